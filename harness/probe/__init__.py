@@ -1,0 +1,1 @@
+"""The Ragas probe: a stdlib + Ragas script run as a subprocess (see run_probe.py)."""

@@ -1,0 +1,52 @@
+"""A scripted judge for Ragas's legacy metric API: a ``BaseRagasLLM`` answering from a PromptBook.
+
+Import only after RAGAS_DO_NOT_TRACK is set (it imports Ragas).
+"""
+
+from __future__ import annotations
+
+import typing as t
+
+from langchain_core.outputs import Generation, LLMResult
+from ragas.llms.base import BaseRagasLLM
+from ragas.run_config import RunConfig
+
+try:  # imported as harness.probe.probe_legacy_stub
+    from .probe_prompt_book import PromptBook, StubMismatch
+except ImportError:  # imported from run_probe.py (script dir on sys.path)
+    from probe_prompt_book import PromptBook, StubMismatch  # type: ignore[no-redef]
+
+__all__ = ["FrozenJudgeLLM", "PromptBook", "StubMismatch"]
+
+
+def no_retry_config() -> RunConfig:
+    """One attempt per call: a stub mismatch must surface, not be retried with back-off."""
+    return RunConfig(max_retries=1, max_wait=0)
+
+
+
+
+class FrozenJudgeLLM(BaseRagasLLM):
+    """Answers each rendered prompt with its frozen reply, looked up by content."""
+
+    def __init__(self, book: PromptBook) -> None:
+        super().__init__(run_config=no_retry_config())
+        self.book = book
+
+    def set_run_config(self, run_config: RunConfig) -> None:  # keep one attempt per call
+        self.run_config = no_retry_config()
+
+    def _reply(self, prompt: t.Any, n: int) -> LLMResult:
+        text = prompt.to_string() if hasattr(prompt, "to_string") else str(prompt)
+        reply = self.book.answer(text)
+        return LLMResult(generations=[[Generation(text=reply) for _ in range(max(n, 1))]])
+
+    def generate_text(self, prompt, n=1, temperature=0.01, stop=None, callbacks=None) -> LLMResult:
+        return self._reply(prompt, n)
+
+    async def agenerate_text(self, prompt, n=1, temperature=0.01, stop=None,
+                             callbacks=None) -> LLMResult:
+        return self._reply(prompt, n)
+
+    def is_finished(self, response: LLMResult) -> bool:
+        return True

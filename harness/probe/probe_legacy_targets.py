@@ -1,0 +1,221 @@
+"""Legacy-API targets: which Ragas class scores which of our metrics, on which sample fields.
+
+Each target names a class of ``ragas.metrics`` (legacy API), our metric name, the
+``SingleTurnSample`` fields the class reads, when it applies to a case (its inputs are
+present), and - for LLM metrics - how to script the judge: which prompts Ragas will ask and
+the frozen reply to each, derived from the case's verdicts. Verdict values go into the
+replies AS GIVEN (2 stays 2, true stays true); Ragas's own parsing decides what they mean.
+
+Import only after RAGAS_DO_NOT_TRACK is set (it imports Ragas).
+"""
+
+from __future__ import annotations
+
+import importlib
+import typing as t
+import warnings
+from dataclasses import dataclass
+
+from ragas.dataset_schema import SingleTurnSample
+
+try:
+    from .probe_encoding import encode_score, encode_warnings, error_record, jsonable
+    from .probe_legacy_stub import FrozenJudgeLLM, PromptBook, StubMismatch
+except ImportError:
+    from probe_encoding import encode_score, encode_warnings, error_record, jsonable  # type: ignore[no-redef]
+    from probe_legacy_stub import FrozenJudgeLLM, PromptBook, StubMismatch  # type: ignore[no-redef]
+
+FROZEN_REASON = "frozen verdict (ragas-compat scripted judge)"
+
+Script = t.Callable[[t.Any, dict, PromptBook], None]
+
+
+@dataclass(frozen=True)
+class LegacyTarget:
+    """One Ragas legacy class run through ``single_turn_ascore`` for one of our metrics."""
+
+    class_name: str
+    private_module: str  # where the class lives when ``ragas.metrics`` does not export it
+    metric: str
+    fields_read: tuple[str, ...]
+    applies: t.Callable[[dict], bool]
+    script: Script | None = None  # None: the class needs no LLM
+
+    @property
+    def name(self) -> str:
+        return f"legacy:{self.class_name}"
+
+
+# -- applicability -----------------------------------------------------------------------
+def _has_verdict(key: str) -> t.Callable[[dict], bool]:
+    return lambda case: key in (case.get("verdicts") or {})
+
+
+def _has_fields(*names: str) -> t.Callable[[dict], bool]:
+    return lambda case: all(case.get(n) is not None for n in names)
+
+
+# -- judge scripts: the prompts Ragas will ask and the frozen replies --------------------
+def _context_precision_script(verdict_key: str, answer_field: str) -> Script:
+    """One prompt per retrieved context: (question, context, answer) -> {reason, verdict}."""
+
+    def script(metric: t.Any, case: dict, book: PromptBook) -> None:
+        prompt = metric.context_precision_prompt
+        contexts = case.get("retrieved_contexts") or []
+        for i, label in enumerate(case["verdicts"][verdict_key]):
+            context = contexts[i] if i < len(contexts) else f"<no retrieved_contexts[{i}]>"
+            book.expect(
+                "context_precision", prompt.instruction,
+                {"question": case.get("user_input"), "context": context,
+                 "answer": case.get(answer_field)},
+                {"reason": FROZEN_REASON, "verdict": label},
+                label=f"verdicts.{verdict_key}[{i}]",
+            )
+
+    return script
+
+
+def _context_recall_script(metric: t.Any, case: dict, book: PromptBook) -> None:
+    """One prompt: (question, joined contexts, reference) -> {classifications: [...]}."""
+    prompt = metric.context_recall_prompt
+    claims = case["verdicts"]["context_recall"]
+    book.expect(
+        "context_recall_classification", prompt.instruction,
+        {"question": case.get("user_input"),
+         "context": "\n".join(case.get("retrieved_contexts") or []),
+         "answer": case.get("reference")},
+        {"classifications": [
+            {"statement": c["statement"], "reason": FROZEN_REASON, "attributed": c["attributed"]}
+            for c in claims]},
+        label="verdicts.context_recall",
+    )
+
+
+def _faithfulness_script(metric: t.Any, case: dict, book: PromptBook) -> None:
+    """Statement generation (question, response) -> {statements}; then, only when there is
+    at least one statement, NLI (joined contexts, statements) -> {statements: [verdicts]}."""
+    claims = case["verdicts"]["faithfulness"]
+    statements = [c["statement"] for c in claims]
+    generator = metric.statement_generator_prompt
+    book.expect(
+        "statement_generator", generator.instruction,
+        {"question": case.get("user_input"), "answer": case.get("response")},
+        {"statements": statements},
+        label="verdicts.faithfulness (statements)",
+    )
+    if statements:
+        nli = metric.nli_statements_prompt
+        book.expect(
+            "nli_statements", nli.instruction,
+            {"context": "\n".join(case.get("retrieved_contexts") or []), "statements": statements},
+            {"statements": [
+                {"statement": c["statement"], "reason": FROZEN_REASON, "verdict": c["verdict"]}
+                for c in claims]},
+            label="verdicts.faithfulness (verdicts)",
+        )
+
+
+_CP = "ragas.metrics._context_precision"
+_CR = "ragas.metrics._context_recall"
+_WITH_REF = ("user_input", "retrieved_contexts", "reference")
+_WITHOUT_REF = ("user_input", "retrieved_contexts", "response")
+_STRINGS = ("retrieved_contexts", "reference_contexts")
+_IDS = ("retrieved_context_ids", "reference_context_ids")
+
+LEGACY_TARGETS: tuple[LegacyTarget, ...] = (
+    LegacyTarget("LLMContextPrecisionWithReference", _CP, "context_precision_with_reference",
+                 _WITH_REF, _has_verdict("context_precision_with_reference"),
+                 _context_precision_script("context_precision_with_reference", "reference")),
+    LegacyTarget("ContextPrecision", _CP, "context_precision_with_reference",
+                 _WITH_REF, _has_verdict("context_precision_with_reference"),
+                 _context_precision_script("context_precision_with_reference", "reference")),
+    LegacyTarget("LLMContextPrecisionWithoutReference", _CP, "context_precision_without_reference",
+                 _WITHOUT_REF, _has_verdict("context_precision_without_reference"),
+                 _context_precision_script("context_precision_without_reference", "response")),
+    LegacyTarget("ContextUtilization", _CP, "context_precision_without_reference",
+                 _WITHOUT_REF, _has_verdict("context_precision_without_reference"),
+                 _context_precision_script("context_precision_without_reference", "response")),
+    LegacyTarget("NonLLMContextPrecisionWithReference", _CP, "context_precision_string_match",
+                 _STRINGS, _has_fields("reference_contexts")),
+    LegacyTarget("LLMContextRecall", _CR, "context_recall",
+                 _WITH_REF, _has_verdict("context_recall"), _context_recall_script),
+    LegacyTarget("ContextRecall", _CR, "context_recall",
+                 _WITH_REF, _has_verdict("context_recall"), _context_recall_script),
+    LegacyTarget("NonLLMContextRecall", _CR, "context_recall_string_match",
+                 _STRINGS, _has_fields("reference_contexts")),
+    LegacyTarget("IDBasedContextPrecision", _CP, "id_context_precision", _IDS, _has_fields(*_IDS)),
+    LegacyTarget("IDBasedContextRecall", _CR, "id_context_recall", _IDS, _has_fields(*_IDS)),
+    LegacyTarget("Faithfulness", "ragas.metrics._faithfulness", "faithfulness",
+                 ("user_input", "response", "retrieved_contexts"), _has_verdict("faithfulness"),
+                 _faithfulness_script),
+)
+
+TARGETS_BY_NAME = {target.name: target for target in LEGACY_TARGETS}
+
+
+class TargetUnavailable(Exception):
+    """The installed Ragas has no such class."""
+
+
+def resolve_class(target: LegacyTarget) -> type:
+    """The class as a user imports it (``ragas.metrics.X``), else from its private module."""
+    import ragas.metrics
+
+    try:
+        return getattr(ragas.metrics, target.class_name)
+    except AttributeError:
+        pass
+    try:
+        return getattr(importlib.import_module(target.private_module), target.class_name)
+    except (ImportError, AttributeError) as exc:
+        raise TargetUnavailable(
+            f"this Ragas has no {target.class_name} (neither ragas.metrics.{target.class_name} "
+            f"nor {target.private_module}.{target.class_name}: {exc})"
+        ) from None
+
+
+def _record_received(metric: t.Any, fields: tuple[str, ...], received: dict) -> None:
+    """Wrap the instance's ``_single_turn_ascore`` to record the sample Ragas hands it."""
+    inner = metric._single_turn_ascore
+
+    async def recording(*args: t.Any, **kwargs: t.Any) -> t.Any:
+        sample = kwargs["sample"] if "sample" in kwargs else args[0]
+        received.update({f: jsonable(getattr(sample, f, None)) for f in fields})
+        return await inner(*args, **kwargs)
+
+    metric._single_turn_ascore = recording
+
+
+async def run_legacy_target(target: LegacyTarget, case: dict) -> dict:
+    """Score one case with one target; every failure becomes the result's error value."""
+    result: dict[str, t.Any] = {
+        "case_id": case.get("id"), "target": target.name, "api": "legacy",
+        "metric": target.metric, "ragas_class": None, "fields_read": list(target.fields_read),
+        "received": None, "value": None, "prompts": 0, "expected_prompts": 0, "warnings": [],
+    }
+    book = PromptBook()
+    received: dict = {}
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        try:
+            cls = resolve_class(target)
+            result["ragas_class"] = f"{cls.__module__}.{cls.__qualname__}"
+            metric = cls(llm=FrozenJudgeLLM(book)) if target.script else cls()
+            if target.script:
+                target.script(metric, case, book)
+            result["expected_prompts"] = book.expected_count
+            _record_received(metric, target.fields_read, received)
+            sample = SingleTurnSample(**{f: case[f] for f in target.fields_read if f in case})
+            value = encode_score(await metric.single_turn_ascore(sample))
+        except Exception as exc:  # noqa: BLE001 - every failure is a recorded result
+            value = (error_record(StubMismatch("; ".join(book.problems)))
+                     if book.problems else error_record(exc))
+        else:
+            problems = book.problems + book.unasked()
+            if problems:
+                value = error_record(StubMismatch("; ".join(problems)))
+    result["received"] = received or None
+    result["value"] = value
+    result["prompts"] = len(book.asked)
+    result["warnings"] = encode_warnings(caught)
+    return result

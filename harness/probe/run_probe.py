@@ -1,0 +1,174 @@
+"""The Ragas probe: run Ragas's own metric classes on frozen verdicts; write one JSON document.
+
+Usage: ``python run_probe.py REQUEST.json`` (run by file path, not ``-m``).
+REQUEST: ``{"cases": [raw case dicts], "targets": null | ["legacy:ClassName", ...],
+"output": "result.json"}``; without "output" the result goes to stdout.
+
+Depends only on the standard library and Ragas, so it runs in any virtualenv or against a
+Ragas checkout on PYTHONPATH. Before Ragas is imported it sets RAGAS_DO_NOT_TRACK=true and
+installs a guard that blocks and records every network attempt.
+
+Exit status: 0 results written (per-result errors included); 2 bad request (stderr says
+why); 3 Ragas could not be imported (output written, ``ragas.import_error`` set).
+"""
+
+from __future__ import annotations
+
+import os
+
+os.environ["RAGAS_DO_NOT_TRACK"] = "true"  # before anything can import Ragas
+
+import asyncio  # noqa: E402
+import faulthandler  # noqa: E402
+import json  # noqa: E402
+import platform  # noqa: E402
+import sys  # noqa: E402
+import warnings  # noqa: E402
+
+import probe_network_guard  # noqa: E402
+from probe_encoding import encode_warnings  # noqa: E402
+
+PROBE_FORMAT = 1
+EXIT_BAD_REQUEST = 2
+EXIT_RAGAS_IMPORT = 3
+SELFTEST_PREFIX = "selftest:"
+
+
+class BadRequest(Exception):
+    pass
+
+
+def read_request(path: str) -> dict:
+    try:
+        with open(path, encoding="utf-8") as handle:
+            request = json.load(handle)
+    except (OSError, json.JSONDecodeError) as exc:
+        raise BadRequest(f"cannot read request {path}: {exc}") from None
+    if not isinstance(request, dict) or not isinstance(request.get("cases"), list):
+        raise BadRequest(f"{path}: request must be an object with a 'cases' list")
+    if not all(isinstance(c, dict) for c in request["cases"]):
+        raise BadRequest(f"{path}: every item of 'cases' must be an object")
+    targets = request.get("targets")
+    if targets is not None and not (isinstance(targets, list)
+                                    and all(isinstance(x, str) for x in targets)):
+        raise BadRequest(f"{path}: 'targets' must be null or a list of strings")
+    return request
+
+
+def import_ragas(document: dict) -> bool:
+    """Import Ragas (warnings recorded); fill ``document["ragas"]``; False when it fails."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        try:
+            import ragas
+            import ragas.metrics  # noqa: F401 - the legacy classes live here
+        except Exception as exc:  # noqa: BLE001 - any import failure is a run-level error
+            document["ragas"]["import_error"] = f"{type(exc).__name__}: {exc}"
+        else:
+            document["ragas"]["version"] = getattr(ragas, "__version__", None)
+            document["ragas"]["file"] = os.path.abspath(ragas.__file__)
+    document["ragas"]["import_warnings"] = encode_warnings(caught)
+    return document["ragas"]["import_error"] is None
+
+
+def telemetry_state() -> dict:
+    """The env value and what Ragas's own check (``ragas._analytics.do_not_track``) says."""
+    state = {"RAGAS_DO_NOT_TRACK": os.environ.get("RAGAS_DO_NOT_TRACK"), "do_not_track": None}
+    try:
+        from ragas._analytics import do_not_track
+
+        state["do_not_track"] = bool(do_not_track())
+    except Exception:  # noqa: BLE001 - older/newer Ragas may lack it
+        pass
+    return state
+
+
+def flush_telemetry() -> None:
+    """Flush Ragas's batched analytics now, so a leak would hit the guard while we record."""
+    try:
+        from ragas._analytics import _analytics_batcher
+
+        _analytics_batcher.flush()
+    except Exception:  # noqa: BLE001
+        pass
+
+
+async def run_cases(cases: list[dict], targets: list[str] | None) -> list[dict]:
+    from probe_legacy_targets import LEGACY_TARGETS, TARGETS_BY_NAME, run_legacy_target
+    from probe_selftest_targets import run_selftest_target
+
+    chosen = [t.name for t in LEGACY_TARGETS] if targets is None else targets
+    results = []
+    for case in cases:
+        for name in chosen:
+            if name.startswith(SELFTEST_PREFIX):
+                results.append(run_selftest_target(name, case))
+                continue
+            target = TARGETS_BY_NAME[name]
+            if target.applies(case):
+                results.append(await run_legacy_target(target, case))
+    return results
+
+
+def check_targets(targets: list[str] | None) -> None:
+    if targets is None:
+        return
+    from probe_legacy_targets import TARGETS_BY_NAME
+    from probe_selftest_targets import SELFTEST_TARGETS
+
+    unknown = [t for t in targets if t not in TARGETS_BY_NAME and t not in SELFTEST_TARGETS]
+    if unknown:
+        raise BadRequest(f"unknown targets {unknown}; known: {sorted(TARGETS_BY_NAME)}")
+
+
+def write(document: dict, output: str | None) -> None:
+    text = json.dumps(document, indent=1, ensure_ascii=False, allow_nan=False)
+    if output is None:
+        sys.stdout.write(text + "\n")
+        return
+    partial = output + ".partial"
+    with open(partial, "w", encoding="utf-8") as handle:
+        handle.write(text)
+    os.replace(partial, output)
+
+
+def main(argv: list[str]) -> int:
+    faulthandler.enable()  # a hard crash still leaves a traceback on stderr
+    attempts: list[dict] = []
+    probe_network_guard.install(attempts)
+    if len(argv) != 2:
+        print("usage: run_probe.py REQUEST.json", file=sys.stderr)
+        return EXIT_BAD_REQUEST
+    try:
+        request = read_request(argv[1])
+    except BadRequest as exc:
+        print(f"bad request: {exc}", file=sys.stderr)
+        return EXIT_BAD_REQUEST
+    document: dict = {
+        "probe_format": PROBE_FORMAT,
+        "python": {"version": platform.python_version(),
+                   "implementation": platform.python_implementation(),
+                   "executable": sys.executable},
+        "ragas": {"version": None, "file": None, "import_error": None},
+        "telemetry": {},
+        "network_attempts": attempts,
+        "results": [],
+    }
+    if not import_ragas(document):
+        document["telemetry"] = telemetry_state()
+        write(document, request.get("output"))
+        return EXIT_RAGAS_IMPORT
+    try:
+        check_targets(request.get("targets"))
+    except BadRequest as exc:
+        print(f"bad request: {exc}", file=sys.stderr)
+        return EXIT_BAD_REQUEST
+    document["results"] = asyncio.run(run_cases(request["cases"], request.get("targets")))
+    flush_telemetry()
+    document["telemetry"] = telemetry_state()
+    write(document, request.get("output"))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
