@@ -1,0 +1,5 @@
+"""``python -m harness`` is ``ragas-compat``."""
+
+from harness.cli import main
+
+main()

@@ -1,0 +1,1 @@
+"""Audit reports: ``report.json`` (machines), ``report.md`` (reviewers), ``junit.xml`` (CI)."""

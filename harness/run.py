@@ -1,0 +1,104 @@
+"""One audit run: load cases, run the Ragas probe, classify, render the three reports.
+
+The CLI (``harness.cli``) and the pytest plugin call ``run_audit``; ``write_reports``
+renders and writes atomically. Ragas runs only inside the probe subprocess.
+"""
+
+from __future__ import annotations
+
+import platform
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import harness
+from harness.audit import Audit, build_audit
+from harness.cases import Suite, load_cases, load_default_suite, merge_suites
+from harness.errors import HarnessInputError
+from harness.expectations import Expectations, load_expectations
+from harness.pin import RagasSource, load_pin
+from harness.probe_runner import ProbeRun, run_probe
+from harness.report.atomic import write_reports_atomically
+from harness.report.json_report import render_json
+from harness.report.junit_report import render_junit
+from harness.report.markdown_report import render_markdown
+
+REPO_ROOT = Path(harness.__file__).resolve().parents[1]
+PINNED = REPO_ROOT / "pinned"
+DEFAULT_EXPECTATIONS = PINNED / "expectations.toml"
+DEFAULT_OUT = REPO_ROOT / "reports"
+REPORT_FILES = ("report.json", "report.md", "junit.xml")
+
+
+class RagasUnavailable(RuntimeError):
+    """The probe could not run Ragas at all (exit code 3)."""
+
+
+@dataclass(frozen=True)
+class RunResult:
+    audit: Audit
+    probe: ProbeRun
+
+
+def display_path(path: Path) -> str:
+    """A portable name for a file: relative to the repository when inside it, else its name."""
+    try:
+        return path.resolve().relative_to(REPO_ROOT).as_posix()
+    except ValueError:
+        return path.name
+
+
+def load_suite(case_files: list[Path]) -> Suite:
+    if not case_files:
+        return load_default_suite()
+    return merge_suites([load_cases(path) for path in case_files])
+
+
+def provenance(probe: ProbeRun, source: RagasSource, suite: Suite, expectations: Expectations) -> dict[str, Any]:
+    """Everything a reviewer needs to know which Ragas ran, on what, and how."""
+    output = probe.output
+    pin = load_pin()
+    ragas = {**source.to_provenance(), "version": output["ragas"].get("version")}
+    attempts = output.get("network_attempts", [])
+    python = output.get("python", {})
+    return {
+        "harness_version": harness.__version__,
+        "python": {"version": python.get("version", platform.python_version()),
+                   "implementation": python.get("implementation", platform.python_implementation())},
+        "ragas_version": output["ragas"].get("version"),
+        "ragas": ragas,
+        "pin": pin.to_provenance(),
+        "suite": {"name": suite.name, "source": suite.source, "cases": len(suite.cases)},
+        "expectations": expectations.source,
+        "network": (f"telemetry off (RAGAS_DO_NOT_TRACK={output.get('telemetry', {}).get('RAGAS_DO_NOT_TRACK')}); "
+                    f"{len(attempts)} connection attempts blocked"),
+        "network_attempts": attempts,
+    }
+
+
+def run_audit(suite: Suite, expectations: Expectations, source: RagasSource, *, python: str,
+              timeout: float = 600.0) -> RunResult:
+    """Run the probe on ``suite`` and classify every row. Raises RagasUnavailable (exit 3)."""
+    probe = run_probe([case.raw for case in suite.cases], python=python,
+                      sys_path_prefix=source.sys_path_prefix, timeout=timeout)
+    if not probe.ok:
+        raise RagasUnavailable(probe.error or "the Ragas probe failed")
+    audit = build_audit(suite, probe.output, expectations, provenance(probe, source, suite, expectations))
+    return RunResult(audit, probe)
+
+
+def render_reports(audit: Audit) -> dict[str, str]:
+    return {"report.json": render_json(audit), "report.md": render_markdown(audit),
+            "junit.xml": render_junit(audit)}
+
+
+def write_reports(audit: Audit, out: Path) -> list[Path]:
+    return write_reports_atomically(out, render_reports(audit))
+
+
+def load_run_expectations(path: Path | None) -> Expectations:
+    path = path or DEFAULT_EXPECTATIONS
+    if not path.exists():
+        raise HarnessInputError(f"expectations file {path.name} does not exist", field="--expectations")
+    expectations = load_expectations(path)
+    return Expectations(display_path(path), expectations.deviations)
