@@ -51,6 +51,11 @@ class Pin:
     def nearest_version(self) -> Version:
         return Version(self.nearest_release)
 
+    def to_provenance(self) -> dict:
+        return {"commit": self.commit, "repository": self.repository,
+                "former_repositories": list(self.former_repositories), "date": self.date.isoformat(),
+                "nearest_release": self.nearest_release, "relation": self.relation}
+
 
 @dataclass(frozen=True)
 class ReferencePoint:
@@ -102,6 +107,15 @@ class PinManifest:
     def constraints_path(self) -> Path | None:
         return None if self.path is None else self.path.parent / self.constraints_file
 
+    def to_provenance(self) -> dict:
+        """The pin for a report: commit, repository, date, nearest release, audited files and
+        which reference points are recorded (JSON-ready, no paths)."""
+        pin_point = self.pin_reference_point()
+        return {**self.pin.to_provenance(),
+                "audited_files": list(self.audited_files),
+                "reference_points": [point.name for point in self.reference_points],
+                "pin_hashes_recorded": pin_point is not None}
+
     def with_reference_point(self, point: ReferencePoint) -> "PinManifest":
         """A copy with ``point`` replacing the entry of the same name, or appended."""
         points = list(self.reference_points)
@@ -125,6 +139,9 @@ def load_manifest(path: str | Path | None = None) -> PinManifest:
         raise HarnessInputError(f"{manifest_path}: cannot read pin manifest ({exc.strerror or exc})",
                                 field="path", value=str(manifest_path)) from None
     return parse_manifest(text, origin=str(manifest_path), path=manifest_path)
+
+
+load_pin = load_manifest  # the name the run uses
 
 
 def parse_manifest(text: str, *, origin: str = "<pin manifest>", path: Path | None = None) -> PinManifest:
