@@ -6,7 +6,8 @@ present), and - for LLM metrics - how to script the judge: which prompts Ragas w
 the frozen reply to each, derived from the case's verdicts. Verdict values go into the
 replies AS GIVEN (2 stays 2, true stays true); Ragas's own parsing decides what they mean.
 
-Import only after RAGAS_DO_NOT_TRACK is set (it imports Ragas).
+Importing this module does not import Ragas (target names can be checked first); running a
+target does, so set RAGAS_DO_NOT_TRACK before that.
 """
 
 from __future__ import annotations
@@ -16,14 +17,12 @@ import typing as t
 import warnings
 from dataclasses import dataclass
 
-from ragas.dataset_schema import SingleTurnSample
-
 try:
     from .probe_encoding import encode_score, encode_warnings, error_record, jsonable
-    from .probe_legacy_stub import FrozenJudgeLLM, PromptBook, StubMismatch
+    from .probe_prompt_book import PromptBook, StubMismatch
 except ImportError:
     from probe_encoding import encode_score, encode_warnings, error_record, jsonable  # type: ignore[no-redef]
-    from probe_legacy_stub import FrozenJudgeLLM, PromptBook, StubMismatch  # type: ignore[no-redef]
+    from probe_prompt_book import PromptBook, StubMismatch  # type: ignore[no-redef]
 
 FROZEN_REASON = "frozen verdict (ragas-compat scripted judge)"
 
@@ -174,6 +173,17 @@ def resolve_class(target: LegacyTarget) -> type:
         ) from None
 
 
+def _ragas_runtime() -> tuple[type, type]:
+    """``(SingleTurnSample, FrozenJudgeLLM)``, imported on first use."""
+    from ragas.dataset_schema import SingleTurnSample
+
+    if __package__:
+        from .probe_legacy_stub import FrozenJudgeLLM
+    else:
+        from probe_legacy_stub import FrozenJudgeLLM  # type: ignore[no-redef]
+    return SingleTurnSample, FrozenJudgeLLM
+
+
 def _record_received(metric: t.Any, fields: tuple[str, ...], received: dict) -> None:
     """Wrap the instance's ``_single_turn_ascore`` to record the sample Ragas hands it."""
     inner = metric._single_turn_ascore
@@ -200,6 +210,7 @@ async def run_legacy_target(target: LegacyTarget, case: dict) -> dict:
         try:
             cls = resolve_class(target)
             result["ragas_class"] = f"{cls.__module__}.{cls.__qualname__}"
+            SingleTurnSample, FrozenJudgeLLM = _ragas_runtime()
             metric = cls(llm=FrozenJudgeLLM(book)) if target.script else cls()
             if target.script:
                 target.script(metric, case, book)

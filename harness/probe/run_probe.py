@@ -154,15 +154,15 @@ def main(argv: list[str]) -> int:
         "network_attempts": attempts,
         "results": [],
     }
-    if not import_ragas(document):
-        document["telemetry"] = telemetry_state()
-        write(document, request.get("output"))
-        return EXIT_RAGAS_IMPORT
     try:
         check_targets(request.get("targets"))
     except BadRequest as exc:
         print(f"bad request: {exc}", file=sys.stderr)
         return EXIT_BAD_REQUEST
+    if not import_ragas(document):
+        document["telemetry"] = telemetry_state()
+        write(document, request.get("output"))
+        return EXIT_RAGAS_IMPORT
     document["results"] = asyncio.run(run_cases(request["cases"], request.get("targets")))
     flush_telemetry()
     document["telemetry"] = telemetry_state()

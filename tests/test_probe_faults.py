@@ -1,0 +1,90 @@
+"""Faults stay contained: each becomes a recorded run-level or per-result error."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from harness.probe_runner import ProbeRun, run_probe
+
+ONE_CASE = [{"id": "c", "category": "edge", "user_input": "q", "reference": "r", "response": "a",
+             "retrieved_contexts": ["x"], "verdicts": {"context_precision_with_reference": [1]}}]
+
+
+def test_ragas_import_failure_is_a_run_level_error(tmp_path: Path):
+    broken = tmp_path / "ragas"
+    broken.mkdir()
+    (broken / "__init__.py").write_text('raise ImportError("this ragas is broken on purpose")\n')
+    run = run_probe(ONE_CASE, sys_path_prefix=[str(tmp_path)])
+    assert not run.ok
+    assert run.error == "Ragas could not be imported: ImportError: this ragas is broken on purpose"
+    assert run.output["results"] == [] and run.output["network_attempts"] == []
+
+
+def _python_without_ragas() -> str | None:
+    for candidate in ("/usr/bin/python3", "/usr/local/bin/python3", shutil.which("python3")):
+        if not candidate or not Path(candidate).exists():
+            continue
+        found = subprocess.run([candidate, "-c", "import importlib.util as u; print(u.find_spec('ragas') is None)"],
+                               capture_output=True, text=True)
+        if found.stdout.strip() == "True":
+            return candidate
+    return None
+
+
+def test_python_without_ragas_is_a_run_level_error():
+    python = _python_without_ragas()
+    if python is None:
+        pytest.skip("no interpreter without Ragas on this machine")
+    run = run_probe(ONE_CASE, python=python)
+    assert not run.ok
+    assert run.error == "Ragas could not be imported: ModuleNotFoundError: No module named 'ragas'"
+
+
+def test_probe_crash_is_a_run_level_error(tmp_path: Path):
+    # an empty stand-in Ragas keeps this fast; the crash happens after the import
+    run = run_probe(ONE_CASE, targets=["selftest:abort"], sys_path_prefix=[_fake_ragas(tmp_path)])
+    assert not run.ok and run.output == {}
+    assert run.error.startswith("probe crashed (exit -6): ")  # SIGABRT
+    assert "Fatal Python error: Aborted" in run.stderr
+
+
+def test_probe_timeout_is_a_run_level_error():
+    run = run_probe(ONE_CASE, timeout=0.5)  # importing Ragas alone takes seconds
+    assert run == ProbeRun(False, "probe timed out after 0.5 s", {}, run.stderr, run.seconds)
+
+
+def test_unknown_target_is_a_rejected_request():
+    run = run_probe(ONE_CASE, targets=["legacy:NoSuchMetric"])
+    assert not run.ok and "unknown targets ['legacy:NoSuchMetric']" in run.error
+
+
+def test_missing_interpreter_is_a_run_level_error(tmp_path: Path):
+    run = run_probe(ONE_CASE, python=str(tmp_path / "no-python"))
+    assert not run.ok and run.error.startswith("cannot start the probe")
+
+
+def test_ragas_without_the_target_classes_gives_unavailable_results(tmp_path: Path):
+    """A Ragas lacking a class yields a TargetUnavailable record per (case, target), not a crash."""
+    fake = tmp_path / "ragas"
+    (fake / "metrics").mkdir(parents=True)
+    (fake / "__init__.py").write_text('__version__ = "0.0.0+fake"\n')
+    (fake / "metrics" / "__init__.py").write_text("")
+    run = run_probe(ONE_CASE, sys_path_prefix=[str(tmp_path)],
+                    targets=["legacy:LLMContextPrecisionWithReference", "legacy:Faithfulness"])
+    assert run.ok, run.error
+    assert run.output["ragas"]["version"] == "0.0.0+fake"
+    [result] = run.output["results"]  # Faithfulness does not apply: no faithfulness verdicts
+    assert result["target"] == "legacy:LLMContextPrecisionWithReference" and result["ragas_class"] is None
+    assert result["value"]["error"]["type"] == "TargetUnavailable"
+    assert "LLMContextPrecisionWithReference" in result["value"]["error"]["message"]
+
+
+def _fake_ragas(tmp_path: Path) -> str:
+    (tmp_path / "ragas" / "metrics").mkdir(parents=True)
+    (tmp_path / "ragas" / "__init__.py").write_text("")
+    (tmp_path / "ragas" / "metrics" / "__init__.py").write_text("")
+    return str(tmp_path)

@@ -1,0 +1,106 @@
+"""A verification run opens no network connection, and Ragas telemetry is off."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from harness.probe_runner import PROBE_SCRIPT, run_probe
+
+DEFAULT_SUITE = Path(__file__).resolve().parents[1] / "harness" / "data" / "default_suite.json"
+VERDICT_TARGETS = {
+    "context_precision_with_reference": ["LLMContextPrecisionWithReference", "ContextPrecision"],
+    "context_precision_without_reference": ["LLMContextPrecisionWithoutReference", "ContextUtilization"],
+    "context_recall": ["LLMContextRecall", "ContextRecall"],
+    "faithfulness": ["Faithfulness"],
+}
+
+
+def applicable_targets(case: dict) -> set[str]:
+    """The contract's rule, restated independently of the probe's own table."""
+    names = {t for key, ts in VERDICT_TARGETS.items() if key in case.get("verdicts", {}) for t in ts}
+    if case.get("reference_contexts") is not None:
+        names |= {"NonLLMContextPrecisionWithReference", "NonLLMContextRecall"}
+    if case.get("retrieved_context_ids") is not None and case.get("reference_context_ids") is not None:
+        names |= {"IDBasedContextPrecision", "IDBasedContextRecall"}
+    return {f"legacy:{n}" for n in names}
+
+
+@pytest.fixture(scope="module")
+def suite_cases() -> list[dict]:
+    if not DEFAULT_SUITE.exists():
+        pytest.skip("harness/data/default_suite.json is not there yet")
+    return json.loads(DEFAULT_SUITE.read_text(encoding="utf-8"))["cases"]
+
+
+@pytest.fixture(scope="module")
+def suite_run(suite_cases):
+    run = run_probe(suite_cases)
+    assert run.ok, run.error
+    return run
+
+
+def test_default_suite_runs_with_no_network_attempt(suite_run):
+    assert suite_run.output["network_attempts"] == []
+
+
+def test_default_suite_has_a_result_for_every_applicable_target(suite_run, suite_cases):
+    got = {(r["case_id"], r["target"]) for r in suite_run.output["results"]}
+    wanted = {(c["id"], t) for c in suite_cases for t in applicable_targets(c)}
+    assert got == wanted
+    assert len(suite_run.output["results"]) == len(wanted)  # one result per pair
+    assert {t for _, t in got} == {f"legacy:{n}" for ts in VERDICT_TARGETS.values() for n in ts} | {
+        "legacy:NonLLMContextPrecisionWithReference", "legacy:NonLLMContextRecall",
+        "legacy:IDBasedContextPrecision", "legacy:IDBasedContextRecall"}
+
+
+def test_default_suite_judge_is_asked_exactly_the_expected_prompts(suite_run):
+    for r in suite_run.output["results"]:
+        if not isinstance(r["value"], dict):
+            assert r["prompts"] == r["expected_prompts"], r
+
+
+def test_telemetry_is_off_inside_the_probe(suite_run):
+    assert suite_run.output["telemetry"] == {"RAGAS_DO_NOT_TRACK": "true", "do_not_track": True}
+    assert suite_run.output["ragas"]["import_error"] is None
+
+
+def test_guard_catches_a_real_connection_attempt():
+    """Negative control: the same guard records and blocks an attempt made inside the probe."""
+    case = {"id": "net", "category": "edge", "user_input": "q", "reference": "r", "response": "a",
+            "retrieved_contexts": []}
+    run = run_probe([case], targets=["selftest:connect"])
+    assert run.ok, run.error
+    [attempt] = run.output["network_attempts"]
+    assert attempt["call"] == "socket.create_connection" and attempt["address"] == "('127.0.0.1', 9)"
+    assert run.output["results"][0]["value"]["error"]["type"] == "NetworkBlocked"
+
+
+def test_guard_blocks_every_patched_entry_point():
+    script = textwrap.dedent(f"""
+        import json, socket, sys
+        sys.path.insert(0, {str(PROBE_SCRIPT.parent)!r})
+        import probe_network_guard
+        attempts = []
+        probe_network_guard.install(attempts)
+        calls = [lambda: socket.create_connection(("127.0.0.1", 9)),
+                 lambda: socket.getaddrinfo("example.com", 443),
+                 lambda: socket.socket().connect(("127.0.0.1", 9)),
+                 lambda: socket.socket().connect_ex(("127.0.0.1", 9))]
+        blocked = 0
+        for call in calls:
+            try:
+                call()
+            except probe_network_guard.NetworkBlocked:
+                blocked += 1
+        print(json.dumps({{"blocked": blocked, "calls": [a["call"] for a in attempts]}}))
+    """)
+    proc = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads(proc.stdout) == {"blocked": 4, "calls": [
+        "socket.create_connection", "socket.getaddrinfo", "socket.connect", "socket.connect_ex"]}
