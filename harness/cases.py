@@ -132,7 +132,7 @@ def _short(value: Any) -> str:
 
 def _got(value: Any) -> str:
     kind = _json_type(value)
-    if kind in ("object", "array"):
+    if kind in ("object", "array", "null"):
         return kind
     return f"{kind} {_short(value)}"
 
@@ -170,8 +170,21 @@ def _where(obj: Any, path: tuple[Any, ...]) -> str:
     return ""
 
 
-def _sort_key(path: tuple[Any, ...]) -> tuple[Any, ...]:
-    return tuple((0, p, "") if isinstance(p, int) else (1, 0, p) for p in path)
+def _document_order(obj: Any, path: tuple[Any, ...]) -> tuple[int, ...]:
+    """Sort key that puts problems in the order their fields appear in the file."""
+    key: list[int] = []
+    node = obj
+    for part in path:
+        if isinstance(node, list) and isinstance(part, int) and part < len(node):
+            key.append(part)
+            node = node[part]
+        elif isinstance(node, dict) and part in node:
+            key.append(list(node).index(part))
+            node = node[part]
+        else:  # a missing key (e.g. reported by "required") sorts after the present ones
+            key.append(1 << 30)
+            node = None
+    return tuple(key)
 
 
 def _semantic_problems(obj: Any) -> list[tuple[tuple[Any, ...], str]]:
@@ -208,7 +221,7 @@ def suite_problems(obj: Any, source: str) -> list[str]:
     validator = jsonschema.Draft202012Validator(_schema())
     located = [(tuple(e.absolute_path), _describe(e)) for e in validator.iter_errors(obj)]
     located += _semantic_problems(obj)
-    located.sort(key=lambda item: _sort_key(item[0]))
+    located.sort(key=lambda item: _document_order(obj, item[0]))
     lines: list[str] = []
     for path, what in located:
         line = f"{source}: {_where(obj, path)}{json_path(path)}: {what}"
