@@ -1,0 +1,42 @@
+"""The reference, the registry and the loader work without Ragas installed."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import textwrap
+
+SCRIPT = textwrap.dedent("""
+    import sys
+
+    class BlockRagas:
+        def find_spec(self, name, path=None, target=None):
+            if name == "ragas" or name.startswith("ragas."):
+                raise ImportError("ragas is blocked for this test")
+            return None
+
+    sys.meta_path.insert(0, BlockRagas())
+    try:
+        import ragas  # noqa: F401
+    except ImportError:
+        pass
+    else:
+        raise SystemExit("the blocker did not block ragas")
+
+    import harness.reference, harness.registry, harness.cases
+    from fractions import Fraction
+
+    suite = harness.cases.load_default_suite()
+    out = harness.registry.metric("context_precision_with_reference").outcome(suite.case("cp-worked-example"))
+    assert out.value == Fraction(5, 6), out
+    count = sum(1 for c in suite.cases for m in harness.registry.METRICS if m.applies_to(c) and m.outcome(c))
+    assert not any(name == "ragas" or name.startswith("ragas.") for name in sys.modules)
+    print("ok", count)
+""")
+
+
+def test_reference_registry_and_loader_import_and_run_without_ragas():
+    result = subprocess.run([sys.executable, "-c", SCRIPT], capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.startswith("ok ")
+    assert int(result.stdout.split()[1]) > 100
