@@ -489,6 +489,8 @@ def resolve_git(url: str, manifest: PinManifest | None = None, *, cache_dir: str
             _remove_tree(staging)
     source = resolve_checkout(destination, manifest, allow_other_commit=allow_other_commit, option="--ragas-git")
     shown = public_url(url)
+    if urlsplit(shown).scheme == "file" or "://" not in shown:  # a local path: keep it portable
+        shown = f"file://…/{Path(urlsplit(shown).path or shown).name}"
     return dataclasses.replace(
         source, kind="git", url=shown, display_path=shown,
         pin_status=source.pin_status.replace("checkout at", f"clone of {shown} at", 1),
