@@ -6,6 +6,8 @@ an ``Audit`` out. It never imports Ragas.
 
 from __future__ import annotations
 
+import dataclasses
+import json
 from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
@@ -75,10 +77,37 @@ class Audit:
         return grouped
 
 
+# Warnings that depend on garbage-collection timing or the machine, not on Ragas's semantics;
+# keeping them would make two identical runs produce different reports.
+UNSTABLE_WARNINGS = ("ResourceWarning",)
+
+
 def _warning_text(warning: Any) -> str:
     if isinstance(warning, dict):
         return f"{warning.get('category', 'Warning')}: {warning.get('message', '')}"
     return str(warning)
+
+
+def with_received_inputs(spec: MetricSpec, case: Case, reference: ReferenceOutcome,
+                         received: dict[str, Any]) -> ReferenceOutcome:
+    """Add a ``coercion`` alternative when Ragas's ``SingleTurnSample`` changed an input before the
+    metric saw it (e.g. an ID ``1.0`` arrives as ``1``): the value under Ragas's semantics,
+    recomputed on the inputs the metric actually received. Type-sensitive comparison (JSON text)."""
+    changed = {name: value for name, value in received.items()
+               if name in case.raw and json.dumps(case.raw[name]) != json.dumps(value)}
+    if not changed or reference.refused is not None:
+        return reference
+    as_fields = {name: tuple(value) if isinstance(value, list) else value
+                 for name, value in changed.items() if name in {f.name for f in dataclasses.fields(Case)}}
+    received_case = dataclasses.replace(case, raw={**case.raw, **changed}, **as_fields)
+    recomputed = spec.outcome(received_case)
+    ragas_semantics = next((recomputed.alternatives[key] for key in ("dedup", "epsilon")
+                            if recomputed.alternatives.get(key) is not None), recomputed.value)
+    return dataclasses.replace(
+        reference,
+        alternatives={**reference.alternatives, "coercion": ragas_semantics},
+        details={**reference.details, "ragas_received": changed},
+    )
 
 
 def build_audit(suite: Suite, probe_output: dict[str, Any], expectations: Expectations,
@@ -91,7 +120,8 @@ def build_audit(suite: Suite, probe_output: dict[str, Any], expectations: Expect
         if case is None:
             continue  # the probe only answers for cases it was given
         spec = metric(result["metric"])
-        reference = spec.outcome(case)
+        received = result.get("received") or {}
+        reference = with_received_inputs(spec, case, spec.outcome(case), received)
         ragas_value = decode_ragas_value(result.get("value"))
         rows.append(AuditRow(
             case=case,
@@ -99,14 +129,15 @@ def build_audit(suite: Suite, probe_output: dict[str, Any], expectations: Expect
             target=result["target"],
             ragas_class=result.get("ragas_class", result["target"]),
             fields_read=tuple(result.get("fields_read", ())),
-            received=result.get("received") or {},
+            received=received,
             ragas_value=ragas_value,
             reference=reference,
             classification=classify(ragas_value, reference),
             expected=expectations.expected(case.id, result["target"]),
             prompts=result.get("prompts"),
             expected_prompts=result.get("expected_prompts"),
-            warnings=tuple(_warning_text(w) for w in result.get("warnings", ())),
+            warnings=tuple(_warning_text(w) for w in result.get("warnings", ())
+                           if not _warning_text(w).startswith(UNSTABLE_WARNINGS)),
         ))
     order = {case.id: index for index, case in enumerate(suite.cases)}
     rows.sort(key=lambda row: (order[row.case.id], row.spec.name, row.target))

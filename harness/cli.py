@@ -50,6 +50,8 @@ def print_summary(audit: Audit, out: Path) -> None:
         table.add_row(metric, *(str(counts.get(n, 0)) for n in used), str(unexpected or ""))
     console.print(table)
     console.print(f"pin: {audit.provenance['ragas'].get('pin_status')}", highlight=False)
+    if audit.provenance["ragas"].get("warning"):
+        console.print(f"[bold yellow]warning:[/] {audit.provenance['ragas']['warning']}", highlight=False)
     for row in audit.unexpected:
         console.print(f"[red]drift[/] {row.case.id} × {row.target}: {row.classification.name} "
                       f"(expected {row.expected.classification}) — {row.classification.explanation}",

@@ -139,6 +139,14 @@ def classify(ragas: RagasValue, reference: ReferenceOutcome) -> Classification:
             f"against {reference.value} on the lists as given",
         )
 
+    coerced_value = _as_float(reference.alternatives.get("coercion"))
+    if coerced_value is not None and same_float(ragas, coerced_value):
+        return Classification(
+            "coercion",
+            f"Ragas coerced the input before scoring it; recomputing Ragas's semantics on the "
+            f"coerced input gives {coerced_value!r}, bit-equal to Ragas, against {reference.value}",
+        )
+
     distance = ulps_between(ragas, exact)
     if distance <= ROUNDING_ULPS:
         return Classification(

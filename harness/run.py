@@ -13,7 +13,7 @@ from typing import Any
 
 import harness
 from harness.audit import Audit, build_audit
-from harness.cases import Suite, load_cases, load_default_suite, merge_suites
+from harness.cases import Suite, load_cases, load_default_suite
 from harness.errors import HarnessInputError
 from harness.expectations import Expectations, load_expectations
 from harness.pin import RagasSource, load_pin
@@ -49,16 +49,30 @@ def display_path(path: Path) -> str:
 
 
 def load_suite(case_files: list[Path]) -> Suite:
+    """The bundled suite, or the given case files as one suite (case ids unique across files)."""
     if not case_files:
         return load_default_suite()
-    return merge_suites([load_cases(path) for path in case_files])
+    suites = [load_cases(path) for path in case_files]
+    if len(suites) == 1:
+        return suites[0]
+    seen: dict[str, str] = {}
+    problems = []
+    for suite in suites:
+        for case in suite.cases:
+            if case.id in seen:
+                problems.append(f"{suite.source}: case {case.id!r}: $.cases[].id: duplicate of a case in {seen[case.id]}")
+            seen.setdefault(case.id, suite.source)
+    if problems:
+        raise HarnessInputError(problems[0], field="id", problems=problems)
+    return Suite("+".join(s.name for s in suites), ", ".join(s.source for s in suites),
+                 tuple(case for suite in suites for case in suite.cases))
 
 
 def provenance(probe: ProbeRun, source: RagasSource, suite: Suite, expectations: Expectations) -> dict[str, Any]:
     """Everything a reviewer needs to know which Ragas ran, on what, and how."""
     output = probe.output
     pin = load_pin()
-    ragas = {**source.to_provenance(), "version": output["ragas"].get("version")}
+    ragas = {**source.to_provenance(), "imported_version": output["ragas"].get("version")}
     attempts = output.get("network_attempts", [])
     python = output.get("python", {})
     return {

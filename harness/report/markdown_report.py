@@ -86,8 +86,9 @@ def _provenance(audit: Audit) -> list[str]:
     p = audit.provenance
     ragas = p.get("ragas", {})
     pin = p.get("pin", {})
+    warning = [f"> **Warning:** {ragas['warning']}", ""] if ragas.get("warning") else []
     rows = [
-        ["Ragas run", f"{ragas.get('version') or 'unknown'} ({ragas.get('kind', '?')}), "
+        ["Ragas run", f"{ragas.get('version') or ragas.get('imported_version') or 'unknown'} ({ragas.get('kind', '?')}), "
                       f"commit {ragas.get('commit') or 'not known (release)'}, {ragas.get('display_path', '?')}"],
         ["Pinned commit", f"{pin.get('commit')} ({pin.get('repository')}, {pin.get('date')})"],
         ["Pin status", ragas.get("pin_status", "unknown")],
@@ -98,7 +99,7 @@ def _provenance(audit: Audit) -> list[str]:
         ["Expectations", p.get("expectations", "?")],
         ["Network", p.get("network", "?")],
     ]
-    return ["## Provenance", ""] + _table(["", ""], rows)
+    return ["## Provenance", ""] + warning + _table(["", ""], rows)
 
 
 def _summary(audit: Audit) -> list[str]:

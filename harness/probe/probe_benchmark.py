@@ -1,0 +1,146 @@
+"""Benchmark: the probe's cost per retrieved context vs a minimal hand-written stub loop.
+
+Usage: ``python harness/probe/probe_benchmark.py [--cases 40] [--contexts 5] [--rounds 5]``
+(prints JSON). Both sides score the same synthetic cases with Ragas's
+LLMContextPrecisionWithReference in the same process after one Ragas import:
+
+* probe:   ``run_legacy_target`` - content-keyed PromptBook, FrozenJudgeLLM, per-result
+           warning capture, received-field recording, result encoding;
+* minimal: a bare BaseRagasLLM that pops pre-rendered replies in call order, called straight
+           through ``single_turn_ascore``.
+
+The two are interleaved case by case (the verdicts and scores are identical; the warm-up
+asserts so). Overhead = probe / minimal - 1, on the best round of each and the median
+round (target: <= 10 %). Ragas's import is reported separately: it is the floor of a run.
+"""
+
+from __future__ import annotations
+
+import os
+
+os.environ["RAGAS_DO_NOT_TRACK"] = "true"
+
+import argparse  # noqa: E402
+import asyncio  # noqa: E402
+import gc  # noqa: E402
+import json  # noqa: E402
+import sys  # noqa: E402
+import time  # noqa: E402
+import warnings  # noqa: E402
+
+import probe_network_guard  # noqa: E402
+
+
+def synthetic_cases(n_cases: int, n_contexts: int) -> list[dict]:
+    return [{"id": f"bench-{i}", "user_input": f"question {i}", "reference": f"reference answer {i}",
+             "response": f"response {i}",
+             "retrieved_contexts": [f"context {i}.{k} " + "lorem ipsum " * 20 for k in range(n_contexts)],
+             "verdicts": {"context_precision_with_reference": [(i + k) % 2 for k in range(n_contexts)]}}
+            for i in range(n_cases)]
+
+
+def probe_scorer():
+    from probe_legacy_targets import TARGETS_BY_NAME, run_legacy_target
+
+    target = TARGETS_BY_NAME["legacy:LLMContextPrecisionWithReference"]
+
+    async def score(case: dict) -> object:
+        result = await run_legacy_target(target, case)
+        assert not isinstance(result["value"], dict), result["value"]
+        return result["value"]
+
+    return score
+
+
+def minimal_scorer():
+    from langchain_core.outputs import Generation, LLMResult
+    from ragas.dataset_schema import SingleTurnSample
+    from ragas.llms.base import BaseRagasLLM
+    from ragas.metrics._context_precision import LLMContextPrecisionWithReference
+    from ragas.run_config import RunConfig
+
+    class ListLLM(BaseRagasLLM):
+        """Pops pre-rendered replies in call order; no lookup, no recording."""
+
+        def __init__(self, replies: list[str]) -> None:
+            super().__init__(run_config=RunConfig(max_retries=1))
+            self.replies = replies
+
+        def generate_text(self, prompt, n=1, temperature=0.01, stop=None, callbacks=None):
+            return LLMResult(generations=[[Generation(text=self.replies.pop(0))]])
+
+        async def agenerate_text(self, prompt, n=1, temperature=0.01, stop=None, callbacks=None):
+            return LLMResult(generations=[[Generation(text=self.replies.pop(0))]])
+
+        def is_finished(self, response):
+            return True
+
+    async def score(case: dict) -> object:
+        replies = [json.dumps({"reason": "r", "verdict": v})
+                   for v in case["verdicts"]["context_precision_with_reference"]]
+        metric = LLMContextPrecisionWithReference(llm=ListLLM(replies))
+        sample = SingleTurnSample(user_input=case["user_input"], reference=case["reference"],
+                                  retrieved_contexts=case["retrieved_contexts"])
+        return await metric.single_turn_ascore(sample)
+
+    return score
+
+
+async def timed_rounds(cases: list[dict], rounds: int) -> tuple[list[float], list[float]]:
+    """Per round: total seconds of each side. The two are interleaved case by case in
+    alternating order (so load drift and cache effects hit both), each timed call starting
+    after a collection with the garbage collector paused."""
+    probe, minimal = probe_scorer(), minimal_scorer()
+    for case in cases[:3]:  # warm-up
+        assert await probe(case) == await minimal(case)
+    probe_totals, minimal_totals = [], []
+    for _ in range(rounds):
+        totals = {"probe": 0.0, "minimal": 0.0}
+        for index, case in enumerate(cases):
+            order = [("probe", probe), ("minimal", minimal)]
+            for side, score in (order if index % 2 == 0 else order[::-1]):
+                gc.collect()
+                gc.disable()
+                try:
+                    start = time.perf_counter()
+                    await score(case)
+                    totals[side] += time.perf_counter() - start
+                finally:
+                    gc.enable()
+        probe_totals.append(totals["probe"])
+        minimal_totals.append(totals["minimal"])
+    return probe_totals, minimal_totals
+
+
+def main(argv: list[str]) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--cases", type=int, default=40)
+    parser.add_argument("--contexts", type=int, default=5)
+    parser.add_argument("--rounds", type=int, default=5)
+    args = parser.parse_args(argv[1:])
+    attempts: list[dict] = []
+    probe_network_guard.install(attempts)
+    start = time.perf_counter()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        import ragas.metrics  # noqa: F401
+    import_seconds = time.perf_counter() - start
+    cases = synthetic_cases(args.cases, args.contexts)
+    contexts = args.cases * args.contexts
+    probe, minimal = asyncio.run(timed_rounds(cases, args.rounds))
+    best_probe, best_minimal = min(probe), min(minimal)
+    ratios = sorted(p / m for p, m in zip(probe, minimal))
+    print(json.dumps({
+        "ragas_import_seconds": round(import_seconds, 3),
+        "cases": args.cases, "contexts_per_case": args.contexts, "rounds": args.rounds,
+        "probe_ms_per_context": round(1000 * best_probe / contexts, 4),
+        "minimal_ms_per_context": round(1000 * best_minimal / contexts, 4),
+        "overhead_best_rounds": round(best_probe / best_minimal - 1, 4),
+        "overhead_median_round": round(ratios[len(ratios) // 2] - 1, 4),
+        "network_attempts": attempts,
+    }, indent=1))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
