@@ -19,7 +19,8 @@ from harness.audit import Audit
 from harness.cli_pin import pin_app
 from harness.diff import CLASSIFICATIONS
 from harness.errors import HarnessInputError
-from harness.pin import resolve_ragas_source
+from harness.pin import RagasNotInstalled, resolve_ragas_source
+from harness.registry import metric
 from harness.report.atomic import check_writable
 from harness.run import (DEFAULT_OUT, RagasUnavailable, load_run_expectations, load_suite, run_audit,
                          write_reports)
@@ -72,6 +73,7 @@ def run(
     ragas_git: Optional[str] = typer.Option(None, "--ragas-git", help="Clone this Ragas repository (cached)."),
     allow_other_commit: bool = typer.Option(False, "--allow-other-commit",
                                             help="Accept a checkout at another commit than the pin."),
+    metrics: Optional[list[str]] = typer.Option(None, "--metric", help="Only these metrics (repeatable)."),
     timeout: float = typer.Option(600.0, "--timeout", help="Seconds before the probe is stopped."),
 ) -> None:
     """Run the audit: Ragas and the reference on the same frozen verdicts, classified and reported."""
@@ -81,8 +83,12 @@ def run(
         check_writable(out)
         source = resolve_ragas_source(python=python, checkout=ragas_checkout, git_url=ragas_git,
                                       allow_other_commit=allow_other_commit)
-        result = run_audit(suite, loaded_expectations, source, python=python, timeout=timeout)
+        selected = tuple(metric(name).name for name in metrics or ())
+        result = run_audit(suite, loaded_expectations, source, python=python, timeout=timeout,
+                           metrics=selected or None)
         write_reports(result.audit, out)
+    except RagasNotInstalled as exc:
+        raise fail(f"Ragas could not be run: {exc}", EXIT_NO_RAGAS)
     except HarnessInputError as exc:
         for line in exc.problems:
             errors.print(f"[bold red]error:[/] {line}", highlight=False, soft_wrap=True)

@@ -61,16 +61,17 @@ class Expectations:
 
     def check_coverage(self, rows: list[tuple[str, str]], case_ids: set[str]) -> list[str]:
         """Problems of the file against the rows of a run: overlaps, and stale entries
-        (a deviation naming a case of this run for which the run produced no such row)."""
+        (a deviation naming a case and a target of this run for which the run produced no such row)."""
         problems = []
         for case_id, target in rows:
             if len(self.matching(case_id, target)) > 1:
                 problems.append(f"{self.source}: ({case_id}, {target}) is named by more than one deviation")
         present = set(rows)
+        targets = {target for _, target in rows}
         for index, deviation in enumerate(self.deviations):
             for case_id in deviation.cases:
                 for target in deviation.targets:
-                    if case_id in case_ids and (case_id, target) not in present:
+                    if case_id in case_ids and target in targets and (case_id, target) not in present:
                         problems.append(
                             f"{self.source}: deviation[{index}] names ({case_id}, {target}), "
                             "which the run did not produce"

@@ -91,13 +91,17 @@ def provenance(probe: ProbeRun, source: RagasSource, suite: Suite, expectations:
 
 
 def run_audit(suite: Suite, expectations: Expectations, source: RagasSource, *, python: str,
-              timeout: float = 600.0) -> RunResult:
-    """Run the probe on ``suite`` and classify every row. Raises RagasUnavailable (exit 3)."""
+              timeout: float = 600.0, metrics: tuple[str, ...] | None = None) -> RunResult:
+    """Run the probe on ``suite`` and classify every row (only ``metrics`` when given).
+    Raises RagasUnavailable (exit 3)."""
     probe = run_probe([case.raw for case in suite.cases], python=python,
                       sys_path_prefix=source.sys_path_prefix, timeout=timeout)
     if not probe.ok:
         raise RagasUnavailable(probe.error or "the Ragas probe failed")
-    audit = build_audit(suite, probe.output, expectations, provenance(probe, source, suite, expectations))
+    output = probe.output
+    if metrics is not None:
+        output = {**output, "results": [r for r in output.get("results", []) if r.get("metric") in metrics]}
+    audit = build_audit(suite, output, expectations, provenance(probe, source, suite, expectations))
     return RunResult(audit, probe)
 
 

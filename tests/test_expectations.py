@@ -19,7 +19,7 @@ def test_rows_default_to_identical_and_deviations_name_rows():
 def test_coverage_reports_stale_and_overlapping_entries():
     data = {"deviation": GOOD["deviation"] + [dict(GOOD["deviation"][0], classification="rounding")]}
     exp = parse_expectations(data, "x.toml")
-    problems = exp.check_coverage([("c1", "legacy:A")], {"c1"})
+    problems = exp.check_coverage([("c1", "legacy:A"), ("c2", "legacy:B")], {"c1", "c2"})
     assert any("more than one deviation" in p for p in problems)
     assert any("(c1, legacy:B)" in p and "did not produce" in p for p in problems)
     # cases outside the run are not stale

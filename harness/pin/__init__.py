@@ -3,11 +3,11 @@
 from harness.pin.blobs import blob_id, file_blob_id
 from harness.pin.manifest import (DEFAULT_MANIFEST_PATH, Pin, PinManifest, ReferencePoint, load_constraints,
                                   load_manifest, load_pin, write_manifest)
-from harness.pin.sources import (RagasSource, RagasSourceError, check_constraints, resolve_checkout,
+from harness.pin.sources import (RagasNotInstalled, RagasSource, RagasSourceError, check_constraints, resolve_checkout,
                                  resolve_git, resolve_installed, resolve_ragas_source)
 
 __all__ = [
-    "DEFAULT_MANIFEST_PATH", "Pin", "PinManifest", "RagasSource", "RagasSourceError", "ReferencePoint",
+    "DEFAULT_MANIFEST_PATH", "Pin", "PinManifest", "RagasNotInstalled", "RagasSource", "RagasSourceError", "ReferencePoint",
     "blob_id", "check_constraints", "file_blob_id", "load_constraints", "load_manifest", "load_pin",
     "resolve_checkout", "resolve_git", "resolve_installed", "resolve_ragas_source", "write_manifest",
 ]

@@ -43,6 +43,10 @@ class RagasSourceError(HarnessInputError):
     """A Ragas source cannot be used as asked (dirty checkout, missing commit, unreachable URL...)."""
 
 
+class RagasNotInstalled(RagasSourceError):
+    """The interpreter has no importable Ragas: the run cannot happen at all (CLI exit code 3)."""
+
+
 @dataclass(frozen=True)
 class RagasSource:
     """The Ragas a run targets, resolved and compared with the pin.
@@ -262,7 +266,7 @@ def resolve_installed(manifest: PinManifest | None = None, *, python: str = sys.
     manifest = manifest or load_manifest()
     located = locate_installed(python)
     if not located["found"]:
-        raise RagasSourceError(
+        raise RagasNotInstalled(
             f"no Ragas is importable by {python}; install it with "
             f"`pip install -c pinned/constraints.txt ragas langchain-community rapidfuzz`, "
             f"or use --ragas-checkout / --ragas-git", field="python", value=python)

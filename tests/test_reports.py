@@ -1,0 +1,85 @@
+"""The default audit end to end: committed reports are current, valid, deterministic, portable."""
+
+import json
+import sys
+import xml.etree.ElementTree as ET
+from importlib import resources
+from pathlib import Path
+
+import jsonschema
+import pytest
+
+from harness.pin import resolve_ragas_source
+from harness.run import DEFAULT_OUT, REPO_ROOT, load_run_expectations, load_suite, render_reports, run_audit
+
+
+@pytest.fixture(scope="module")
+def default_run():
+    suite = load_suite([])
+    source = resolve_ragas_source(python=sys.executable)
+    result = run_audit(suite, load_run_expectations(None), source, python=sys.executable)
+    return result.audit, render_reports(result.audit)
+
+
+def rows_of(report: dict, case_id: str, target: str) -> dict:
+    [row] = [r for r in report["results"] if r["case_id"] == case_id and r["ragas_target"] == target]
+    return row
+
+
+def test_committed_report_json_is_what_the_code_produces(default_run):
+    _, files = default_run
+    committed = (DEFAULT_OUT / "report.json").read_text(encoding="utf-8")
+    assert committed == files["report.json"], (
+        "reports/report.json is stale: regenerate it with `ragas-compat run` and commit it")
+
+
+def test_rendering_is_deterministic(default_run):
+    audit, files = default_run
+    assert render_reports(audit) == files
+
+
+def test_no_machine_paths_in_any_report(default_run):
+    _, files = default_run
+    for name, text in files.items():
+        for needle in (str(REPO_ROOT), str(Path.home()), sys.prefix, "/tmp/"):
+            assert needle not in text, f"{name} contains {needle}"
+
+
+def test_report_json_matches_its_schema(default_run):
+    _, files = default_run
+    schema = json.loads(resources.files("harness").joinpath("schemas/report.schema.json").read_text())
+    jsonschema.validate(json.loads(files["report.json"]), schema)
+
+
+def test_done_criteria_rows(default_run):
+    audit, files = default_run
+    report = json.loads(files["report.json"])
+    worked = rows_of(report, "cp-worked-example", "legacy:LLMContextPrecisionWithReference")
+    assert worked["ragas_value"] == 0.8333333332916666
+    assert worked["ragas_repr"] == "0.8333333332916666"
+    assert worked["reference_exact"] == "5/6" and worked["classification"] == "epsilon"
+    assert rows_of(report, "edge-empty-retrieval", "legacy:LLMContextPrecisionWithReference")[
+        "classification"] == "empty_as_zero"
+    zero_claims = rows_of(report, "edge-zero-response-claims", "legacy:Faithfulness")
+    assert zero_claims["ragas_value"] == "NaN" and zero_claims["reference_value"] is None
+    assert zero_claims["classification"] == "undefined_nan"
+    assert rows_of(report, "edge-duplicate-ids", "legacy:IDBasedContextPrecision")["classification"] == "dedup"
+    assert report["summary"]["unexpected"] == 0 and not audit.drift
+    assert report["provenance"]["pin"]["commit"] == "298b68274234c060deacab3cf5fb52aa3a20e885"
+    assert report["provenance"]["python"]["version"].count(".") == 2
+
+
+def test_markdown_names_provenance_and_causes(default_run):
+    _, files = default_run
+    md = files["report.md"]
+    for needle in ("## Provenance", "298b68274234c060deacab3cf5fb52aa3a20e885", "not the pinned commit",
+                   "### `epsilon`", "0.8333333332916666", "5/6", "### context_precision_with_reference",
+                   "Denominator:", "Missing-value policy:", "`user_input`"):
+        assert needle in md
+
+
+def test_junit_has_one_case_per_row_and_no_failure(default_run):
+    audit, files = default_run
+    suite = ET.fromstring(files["junit.xml"].split("\n", 1)[1])
+    assert int(suite.get("tests")) == len(audit.rows) == len(suite.findall("testcase"))
+    assert suite.get("failures") == "0" and not suite.findall(".//failure")
