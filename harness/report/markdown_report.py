@@ -123,12 +123,6 @@ def _summary(audit: Audit) -> list[str]:
     return lines
 
 
-def _row_line(row: AuditRow) -> str:
-    exact, _ = reference_texts(row)
-    return (f"- `{row.case.id}` × `{row.target}`: Ragas {ragas_text(row)}, reference {exact}. "
-            f"{row.classification.explanation}.")
-
-
 def _unexpected(audit: Audit) -> list[str]:
     if not audit.drift:
         return []
@@ -152,7 +146,9 @@ def _by_classification(audit: Audit) -> list[str]:
             lines.append(f"Expected because: {reason}" + (f" ({upstream})" if upstream else ""))
         if reasons:
             lines.append("")
-        lines += [_row_line(r) for r in rows] + [""]
+        lines += _table(["case", "Ragas target", "Ragas value", "reference", "why"],
+                        [[r.case.id, r.target, ragas_text(r), reference_texts(r)[0], r.classification.explanation]
+                         for r in rows])
     identical = sum(1 for r in audit.rows if r.classification.name == "identical")
     lines += [f"### `identical` ({identical} rows)", "", CAUSES["identical"], ""]
     return lines
