@@ -22,7 +22,6 @@ os.environ["RAGAS_DO_NOT_TRACK"] = "true"
 
 import argparse  # noqa: E402
 import asyncio  # noqa: E402
-import gc  # noqa: E402
 import json  # noqa: E402
 import sys  # noqa: E402
 import time  # noqa: E402
@@ -88,8 +87,7 @@ def minimal_scorer():
 
 async def timed_rounds(cases: list[dict], rounds: int) -> tuple[list[float], list[float]]:
     """Per round: total seconds of each side. The two are interleaved case by case in
-    alternating order (so load drift and cache effects hit both), each timed call starting
-    after a collection with the garbage collector paused."""
+    alternating order, so load drift, cache and garbage-collection effects hit both."""
     probe, minimal = probe_scorer(), minimal_scorer()
     for case in cases[:3]:  # warm-up
         assert await probe(case) == await minimal(case)
@@ -99,14 +97,9 @@ async def timed_rounds(cases: list[dict], rounds: int) -> tuple[list[float], lis
         for index, case in enumerate(cases):
             order = [("probe", probe), ("minimal", minimal)]
             for side, score in (order if index % 2 == 0 else order[::-1]):
-                gc.collect()
-                gc.disable()
-                try:
-                    start = time.perf_counter()
-                    await score(case)
-                    totals[side] += time.perf_counter() - start
-                finally:
-                    gc.enable()
+                start = time.perf_counter()
+                await score(case)
+                totals[side] += time.perf_counter() - start
         probe_totals.append(totals["probe"])
         minimal_totals.append(totals["minimal"])
     return probe_totals, minimal_totals

@@ -19,9 +19,9 @@ except ImportError:  # imported from run_probe.py (script dir on sys.path)
 __all__ = ["FrozenJudgeLLM", "PromptBook", "StubMismatch"]
 
 
-def no_retry_config() -> RunConfig:
-    """One attempt per call: a stub mismatch must surface, not be retried with back-off."""
-    return RunConfig(max_retries=1, max_wait=0)
+# One attempt per call: a stub mismatch must surface, not be retried with back-off.
+# Shared: the stub never uses the config's random generator.
+NO_RETRY = RunConfig(max_retries=1, max_wait=0)
 
 
 
@@ -30,11 +30,11 @@ class FrozenJudgeLLM(BaseRagasLLM):
     """Answers each rendered prompt with its frozen reply, looked up by content."""
 
     def __init__(self, book: PromptBook) -> None:
-        super().__init__(run_config=no_retry_config())
+        super().__init__(run_config=NO_RETRY)
         self.book = book
 
     def set_run_config(self, run_config: RunConfig) -> None:  # keep one attempt per call
-        self.run_config = no_retry_config()
+        self.run_config = NO_RETRY
 
     def _reply(self, prompt: t.Any, n: int) -> LLMResult:
         text = prompt.to_string() if hasattr(prompt, "to_string") else str(prompt)

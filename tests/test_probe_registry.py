@@ -1,0 +1,20 @@
+"""The probe's target table (stdlib-only, in harness/probe) agrees with harness.registry."""
+
+from __future__ import annotations
+
+from harness.cases import load_default_suite
+from harness.probe.probe_legacy_targets import LEGACY_TARGETS
+from harness.registry import METRICS
+
+
+def test_every_registry_target_is_a_probe_target_with_the_same_metric_and_fields():
+    from_registry = {(cls, spec.name, spec.fields_read) for spec in METRICS for cls in spec.ragas_targets}
+    from_probe = {(t.class_name, t.metric, t.fields_read) for t in LEGACY_TARGETS}
+    assert from_probe == from_registry
+
+
+def test_probe_applicability_matches_the_registry_on_the_default_suite():
+    specs = {spec.name: spec for spec in METRICS}
+    for case in load_default_suite().cases:
+        for target in LEGACY_TARGETS:
+            assert target.applies(case.raw) == specs[target.metric].applies_to(case), (case.id, target.name)
