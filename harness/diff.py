@@ -32,6 +32,13 @@ CLASSIFICATIONS: tuple[str, ...] = (
 ROUNDING_ULPS = 4
 
 
+# Semantics Ragas is known to apply, checked (in this order) by recomputing the value under them.
+RECOMPUTED_SEMANTICS: dict[str, str] = {
+    "dedup": "Ragas turns IDs into str() and de-duplicates them into sets",
+    "coercion": "Ragas coerced the input before scoring it (see the received inputs)",
+}
+
+
 @dataclass(frozen=True)
 class RagasError:
     """Ragas (or the probe around it) raised instead of returning a value."""
@@ -118,34 +125,21 @@ def classify(ragas: RagasValue, reference: ReferenceOutcome) -> Classification:
     epsilon_value = _as_float(reference.alternatives.get("epsilon"))
     if epsilon_value is not None and not same_float(epsilon_value, exact):
         distance = ulps_between(ragas, epsilon_value)
-        if distance == 0:
-            return Classification(
-                "epsilon",
-                f"Ragas divides by (hits + 1e-10); recomputing that gives {epsilon_value!r}, "
-                f"bit-equal to Ragas, against the exact {reference.value}",
-            )
         if distance <= ROUNDING_ULPS:
+            closeness = "bit-equal to Ragas" if distance == 0 else (
+                f"{distance} ulp(s) from Ragas's {ragas!r} (summation order)")
             return Classification(
                 "epsilon",
                 f"Ragas divides by (hits + 1e-10); recomputing that gives {epsilon_value!r}, "
-                f"{distance} ulp(s) from Ragas's {ragas!r} (summation order)",
+                f"{closeness}, against the exact {reference.value}",
             )
 
-    dedup_value = _as_float(reference.alternatives.get("dedup"))
-    if dedup_value is not None and same_float(ragas, dedup_value):
-        return Classification(
-            "dedup",
-            f"Ragas turns IDs into str() and de-duplicates them into sets: {dedup_value!r}, "
-            f"against {reference.value} on the lists as given",
-        )
-
-    coerced_value = _as_float(reference.alternatives.get("coercion"))
-    if coerced_value is not None and same_float(ragas, coerced_value):
-        return Classification(
-            "coercion",
-            f"Ragas coerced the input before scoring it; recomputing Ragas's semantics on the "
-            f"coerced input gives {coerced_value!r}, bit-equal to Ragas, against {reference.value}",
-        )
+    for name, semantics in RECOMPUTED_SEMANTICS.items():
+        alternative = _as_float(reference.alternatives.get(name))
+        if alternative is not None and same_float(ragas, alternative):
+            return Classification(
+                name, f"{semantics}: recomputed {alternative!r}, bit-equal to Ragas, against {reference.value}"
+            )
 
     distance = ulps_between(ragas, exact)
     if distance <= ROUNDING_ULPS:
