@@ -1,0 +1,95 @@
+"""The pytest plugin (entry point ``pytest11``), driven through ``pytester`` in a subprocess.
+
+One inner session checks one case file against matching expectations and against an
+expectations file with one classification changed; the plugin runs the probe once for both.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+# ID metrics only: Ragas's legacy IDBased* classes, no judge (fast, and the same rows whatever
+# other target families the probe gains). Precision: [d1, d1, d2] vs [d1] is 2/3 on the list as
+# retrieved and 1/2 under Ragas's str() + set semantics ("dedup"); recall is 1 on both.
+CASES = {
+    "schema_version": 1,
+    "suite": "plugin-test",
+    "cases": [{
+        "id": "duplicate-ids",
+        "category": "edge",
+        "user_input": "Which page documents the port?",
+        "reference": "The configuration page.",
+        "response": "The configuration page.",
+        "retrieved_contexts": ["Configuration: PORT=8080", "Configuration: PORT=8080", "Logging"],
+        "retrieved_context_ids": ["d1", "d1", "d2"],
+        "reference_context_ids": ["d1"],
+    }],
+}
+
+MATCHING = """
+[[deviation]]
+classification = "dedup"
+targets = ["legacy:IDBasedContextPrecision"]
+cases = ["duplicate-ids"]
+reason = "Retrieved IDs become a set."
+"""
+
+CHANGED = """
+[[deviation]]
+classification = "coercion"
+targets = ["legacy:IDBasedContextPrecision"]
+cases = ["duplicate-ids"]
+reason = "a deliberately wrong expectation"
+"""
+
+INNER_TESTS = """
+import sys
+
+import pytest
+
+from harness.errors import HarnessInputError
+
+
+def test_matching(ragas_compat):
+    audit = ragas_compat.check("cases.json", "matching.toml")
+    assert {row.target: row.classification.name for row in audit.rows} == {
+        "legacy:IDBasedContextPrecision": "dedup", "legacy:IDBasedContextRecall": "identical"}
+    assert "ragas" not in sys.modules  # Ragas ran only in the probe subprocess
+
+
+def test_changed(ragas_compat):
+    ragas_compat.check("cases.json", "changed.toml")
+
+
+def test_probe_ran_once(ragas_compat, _ragas_compat_probe_cache):
+    assert len(_ragas_compat_probe_cache) == 1
+
+
+def test_missing_expectations(ragas_compat):
+    with pytest.raises(HarnessInputError, match="does not exist"):
+        ragas_compat.check("cases.json", "no-such-file.toml")
+"""
+
+
+def test_plugin_passes_on_matching_and_fails_clearly_on_changed_expectations(pytester):
+    pytester.makefile(".json", cases=json.dumps(CASES))
+    pytester.makefile(".toml", matching=MATCHING, changed=CHANGED)
+    pytester.makepyfile(test_semantics=INNER_TESTS)
+    result = pytester.runpytest_subprocess("-p", "no:cacheprovider")
+    result.assert_outcomes(passed=3, failed=1)
+    result.stdout.fnmatch_lines([
+        "*test_changed*",
+        "*ragas-compat: 1 drift(s) in suite 'plugin-test' (cases.json) against changed.toml with Ragas *",
+        "*case 'duplicate-ids', target legacy:IDBasedContextPrecision: got dedup, expected coercion "
+        "[[]expected because: a deliberately wrong expectation[]]; Ragas turns IDs into str()*",
+    ])
+    assert "legacy:IDBasedContextRecall: got" not in result.stdout.str()  # the matching row is no drift
+
+
+def test_plugin_module_imports_neither_ragas_nor_the_harness():
+    code = ("import sys, harness.pytest_plugin; "
+            "print(sorted(m for m in sys.modules if m == 'ragas' or m.startswith(('ragas.', 'harness.'))))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "['harness.pytest_plugin']"
