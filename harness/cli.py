@@ -101,3 +101,6 @@ def run(
 
 def main() -> None:  # pragma: no cover - console entry for python -m harness
     app(prog_name="ragas-compat")
+
+from harness.cli_bench import register
+register(app)

@@ -1,0 +1,99 @@
+"""``ragas-compat bench``: pure helpers, and one end-to-end check that ``bench --quick`` prints
+every row and writes them to --json. No timing is asserted anywhere."""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from harness.bench import (ROW_IDS, BenchPlan, BenchRow, fit_growth_exponent, random_labels, summarize,
+                           time_scaling)
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+@pytest.mark.parametrize("exponent", [0.5, 1.0, 2.0, 3.0])
+def test_fit_recovers_the_exponent_of_a_power_law(exponent):
+    ks = [10, 100, 1_000, 10_000]
+    assert fit_growth_exponent(ks, [3e-7 * k ** exponent for k in ks]) == pytest.approx(exponent, abs=1e-9)
+
+
+def test_fit_is_least_squares_on_log_log():
+    # log-log points (0, 0), (1, 1), (2, 3) in base e: slope of the least-squares line is 1.5
+    ks = [1.0, math.e, math.e ** 2]
+    assert fit_growth_exponent(ks, [1.0, math.e, math.e ** 3]) == pytest.approx(1.5)
+
+
+def test_fit_ignores_a_constant_factor_and_tolerates_noise():
+    ks = [10, 100, 1_000, 10_000]
+    noisy = [k ** 2 * f for k, f in zip(ks, (1.1, 0.9, 1.05, 0.97))]
+    assert fit_growth_exponent(ks, noisy) == pytest.approx(2.0, abs=0.05)
+    assert fit_growth_exponent(ks, [5 * s for s in noisy]) == pytest.approx(fit_growth_exponent(ks, noisy))
+
+
+@pytest.mark.parametrize("ks, seconds", [([10], [1.0]), ([10, 10], [1.0, 2.0]), ([10, 100], [0.0, 1.0]),
+                                         ([10, 100], [1.0])])
+def test_fit_refuses_what_has_no_slope(ks, seconds):
+    with pytest.raises(ValueError):
+        fit_growth_exponent(ks, seconds)
+
+
+def test_summary_is_median_and_range():
+    summary = summarize([3.0, 1.0, 2.0, 10.0])
+    assert (summary.n, summary.median, summary.minimum, summary.maximum) == (4, 2.5, 1.0, 10.0)
+    assert summarize([4.0]).to_json() == {"n": 1, "median": 4.0, "min": 4.0, "max": 4.0}
+    with pytest.raises(ValueError):
+        summarize([])
+
+
+def test_random_labels_are_binary_reproducible_and_mixed():
+    labels = random_labels(1_000)
+    assert labels == random_labels(1_000) and len(labels) == 1_000
+    assert set(labels) == {0, 1}
+    assert random_labels(1_000, seed=1) != labels
+
+
+def test_time_scaling_times_every_k_every_repetition():
+    calls: list[int] = []
+    seconds = time_scaling({k: (lambda k=k: calls.append(k)) for k in (1, 2, 3)}, repetitions=4, min_seconds=0.0)
+    assert {k: len(v) for k, v in seconds.items()} == {1: 4, 2: 4, 3: 4}
+    assert all(s >= 0 for v in seconds.values() for s in v)
+    assert set(calls) == {1, 2, 3}
+
+
+def test_row_ratio_target_and_not_measured_json():
+    row = BenchRow("x", "x", samples=[2.0, 3.0], baseline=[1.0, 2.0], ratios=[2.0, 1.5], target=1.3)
+    assert row.met is False and row.to_json()["ratio_summary"]["median"] == 1.75
+    skipped = BenchRow("y", "y", reason="no environments").to_json()
+    assert skipped["status"] == "not measured" and skipped["reason"] == "no environments"
+
+
+def test_quick_plan_is_smaller_than_the_full_plan():
+    quick, full = BenchPlan.for_mode(True), BenchPlan.for_mode(False)
+    assert quick.run_pairs < full.run_pairs and max(quick.ragas_ks) < max(full.ragas_ks)
+    assert max(full.ragas_ks) == 10_000 and max(full.reference_large_ks) == 1_000_000
+
+
+def test_bench_quick_prints_every_row_and_writes_json(tmp_path):
+    """Runs the real command (Ragas only in its subprocesses); checks rows, not times."""
+    out = tmp_path / "bench.json"
+    proc = subprocess.run([sys.executable, "-m", "harness", "bench", "--quick", "--json", str(out)],
+                          cwd=REPO, capture_output=True, text=True, timeout=900,
+                          env={**os.environ, "COLUMNS": "220"})
+    assert proc.returncode == 0, proc.stderr
+    data = json.loads(out.read_text(encoding="utf-8"))
+    assert data["quick"] is True
+    assert [row["id"] for row in data["rows"]] == list(ROW_IDS)
+    for row in data["rows"]:
+        assert row["measurement"] in proc.stdout, row["measurement"]
+        if row["status"] == "not measured":
+            assert f"{row['measurement']}: not measured: {row['reason']}" in proc.stdout
+        else:
+            assert row["summary"]["n"] >= 1
+            assert ("ratio_summary" in row) or ("exponent" in row)
