@@ -1,0 +1,254 @@
+"""Fuzz: seeded generator, batching, selection of the smallest example, reports and exit codes."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import sys
+from collections import Counter
+from pathlib import Path
+
+import pytest
+import typer
+from typer.testing import CliRunner
+
+from harness.cases import parse_suite
+from harness.cli_fuzz import register
+from harness.diff import CLASSIFICATIONS
+from harness.errors import HarnessInputError
+from harness.fuzz import runner as fuzz_runner
+from harness.fuzz.generator import (CLAIM_SHAPES, FUZZ_METRICS, ID_SHAPES, LABEL_SHAPES, STRING_SHAPES,
+                                    fuzz_suite_document, generate_case, generate_cases, targets_for)
+from harness.fuzz.runner import plan_batches, run_fuzz
+from harness.fuzz.shrink import example_case, example_size, smallest_per_classification
+from harness.probe_runner import ProbeRun
+from harness.registry import METRICS
+
+HAS_RAGAS = importlib.util.find_spec("ragas") is not None
+
+
+def _app() -> typer.Typer:
+    app = typer.Typer()
+    app.command("noop")(lambda: None)  # a second command keeps "fuzz" a subcommand
+    register(app)
+    return app
+
+
+# --------------------------------------------------------------------------- generator
+
+def test_same_seed_same_cases_and_other_seed_other_cases():
+    assert generate_cases(150, 7) == generate_cases(150, 7)
+    assert generate_cases(150, 7) != generate_cases(150, 8)
+
+
+def test_a_case_does_not_depend_on_n_or_on_the_metrics():
+    assert generate_cases(40, 3)[:10] == generate_cases(10, 3)
+    only_ids = generate_case(3, 5, ("id_context_precision",))
+    full = generate_case(3, 5)
+    assert only_ids["retrieved_context_ids"] == full["retrieved_context_ids"]
+    assert "verdicts" not in only_ids and "reference_contexts" not in only_ids
+
+
+def test_every_generated_case_passes_the_loader():
+    for seed in (0, 1, 2):
+        suite = parse_suite(fuzz_suite_document(generate_cases(120, seed), seed), source="fuzz")
+        assert len(suite.cases) == 120
+        assert {case.category for case in suite.cases} == {"edge"}
+
+
+def test_metric_selection_passes_the_loader_and_limits_targets():
+    cases = generate_cases(30, 4, ["faithfulness", "id_context_recall"])
+    parse_suite(fuzz_suite_document(cases, 4))
+    assert all(set(case.get("verdicts", {})) <= {"faithfulness"} for case in cases)
+    assert targets_for(["faithfulness", "id_context_recall"]) == ["legacy:IDBasedContextRecall", "legacy:Faithfulness"]
+    with pytest.raises(HarnessInputError, match="judge_audit"):
+        generate_cases(3, 0, ["judge_audit"])
+
+
+def _label_lists(case):
+    verdicts = case.get("verdicts", {})
+    return [verdicts[k] for k in ("context_precision_with_reference", "context_precision_without_reference")
+            if k in verdicts]
+
+
+def _claim_labels(case):
+    verdicts = case.get("verdicts", {})
+    return ([c["attributed"] for c in verdicts.get("context_recall", [])],
+            [c["verdict"] for c in verdicts.get("faithfulness", [])])
+
+
+def test_generated_cases_cover_the_listed_shapes():
+    cases = generate_cases(90, 11)
+    labels = [lst for case in cases for lst in _label_lists(case)]
+    claims = [lst for case in cases for lst in _claim_labels(case)]
+    lists = labels + claims
+    assert any(len(case["retrieved_contexts"]) >= 20 for case in cases), "long label list"
+    assert any(len(lst) >= 20 for lst in claims), "long claim set"
+    assert any(len(case["retrieved_context_ids"]) >= 30 for case in cases), "long ID list"
+    assert any(case["retrieved_contexts"] == [] for case in cases), "empty retrieval"
+    assert any(case["verdicts"]["context_recall"] == [] for case in cases), "zero reference claims"
+    assert any(case["verdicts"]["faithfulness"] == [] for case in cases), "zero response claims"
+    assert any(lst and all(v == 0 for v in lst) for lst in lists), "all zero"
+    assert any(lst and all(v == 1 and v is not True for v in lst) for lst in lists), "all one"
+    assert any(any(isinstance(v, bool) for v in lst) for lst in labels), "boolean labels"
+    assert any(any(isinstance(v, bool) for v in lst) for lst in claims), "boolean claim labels"
+    assert any(2 in lst for lst in labels) and any(2 in lst for lst in claims), "non-binary 2"
+    assert any(case["reference_contexts"] == [] for case in cases), "empty reference contexts"
+    assert any(case["retrieved_context_ids"] == [] for case in cases)
+    assert any(case["reference_context_ids"] == [] for case in cases)
+    duplicates = [case for case in cases
+                  if len(case["retrieved_context_ids"]) > len(set(map(json.dumps, case["retrieved_context_ids"])))]
+    assert duplicates, "duplicate IDs"
+
+    def mixed(case):
+        ids = case["retrieved_context_ids"] + case["reference_context_ids"]
+        return any(type(x) is int and str(x) in ids and float(x) in [y for y in ids if type(y) is float]
+                   for x in ids)
+
+    assert any(mixed(case) for case in cases), "one ID as 1, '1' and 1.0"
+    assert any(case.get("corpus_relevant_count") is not None for case in cases)
+    descriptions = " ".join(case["description"] for case in cases)
+    for shape in {*LABEL_SHAPES, *CLAIM_SHAPES, *ID_SHAPES, *STRING_SHAPES}:
+        assert shape in descriptions
+
+
+def test_contexts_distinct_and_questions_unique():
+    cases = generate_cases(200, 5)
+    assert len({case["user_input"] for case in cases}) == len(cases)
+    for case in cases:
+        texts = case["retrieved_contexts"] + case["reference_contexts"]
+        assert len(set(texts)) == len(set(case["retrieved_contexts"])) + len(
+            set(case["reference_contexts"]) - set(case["retrieved_contexts"]))
+        assert len(set(case["retrieved_contexts"])) == len(case["retrieved_contexts"])
+        assert len({t[0] for t in set(texts)}) == len(set(texts)), "one letter per context"
+        assert all(t == t[0] * len(t) for t in texts)
+
+
+def test_fuzzy_string_match_equals_exact_match_on_generated_contexts():
+    distance = pytest.importorskip("rapidfuzz.distance")
+    for case in generate_cases(60, 9):
+        for a in case["retrieved_contexts"]:
+            for b in case["reference_contexts"]:
+                similarity = 1 - distance.Levenshtein.normalized_distance(a, b)
+                assert similarity == (1.0 if a == b else 0.0)
+
+
+# --------------------------------------------------------------------------- batching, selection
+
+def test_plan_batches_covers_every_case_once_and_balances_workers():
+    for n, workers, size in [(0, 2, None), (1, 2, None), (10_000, 2, None), (4001, 2, None), (61, 1, 60),
+                             (100, 3, 7)]:
+        batches = plan_batches(n, workers, size)
+        covered = [i for start, stop in batches for i in range(start, stop)]
+        assert covered == list(range(n))
+        if size is None and n >= workers:
+            assert len(batches) % workers == 0 and max(b - a for a, b in batches) <= fuzz_runner.MAX_BATCH
+    assert [b - a for a, b in plan_batches(10_000, 2)] == [1667] * 5 + [1665]
+    assert plan_batches(61, 1, 60) == [(0, 60), (60, 61)]
+
+
+# --------------------------------------------------------------------------- fake probe
+
+def _fake_probe(value_for):
+    """A probe that answers every (case, target) with ``value_for(case, target)``."""
+    by_target = {f"legacy:{cls}": spec for spec in METRICS for cls in spec.ragas_targets}
+
+    def probe(cases, *, python, sys_path_prefix, targets, timeout):
+        results = []
+        for case in cases:
+            for target in targets:
+                spec = by_target[target]
+                if spec.applies_to(parse_suite(fuzz_suite_document([case], 0)).cases[0]):
+                    results.append({"case_id": case["id"], "target": target, "metric": spec.name,
+                                    "ragas_class": target, "fields_read": list(spec.fields_read),
+                                    "received": None, "value": value_for(case, target), "warnings": []})
+        output = {"probe_format": 1, "python": {"version": "3.11"}, "ragas": {"version": "fake"},
+                  "network_attempts": [], "results": results}
+        return ProbeRun(True, None, output, "", 0.01)
+
+    return probe
+
+
+def test_exit_1_and_smallest_example_when_a_divergence_is_injected(tmp_path, monkeypatch):
+    # Ragas "returns" 0.123 for every ID recall: never an explained value (the reference is a
+    # fraction with denominator <= 100 or undefined), so each pair is a divergence.
+    monkeypatch.setattr(fuzz_runner, "run_probe", _fake_probe(lambda case, target: 0.123))
+    result = CliRunner().invoke(_app(), ["fuzz", "--n", "20", "--seed", "3", "--metric", "id_context_recall",
+                                         "--out", str(tmp_path), "--workers", "2"])
+    assert result.exit_code == 1, result.output
+    data = json.loads((tmp_path / "fuzz.json").read_text(encoding="utf-8"))
+    assert data["divergence"] is True
+    assert data["by_classification"]["divergence"] == 20 == data["pairs"]
+    example = data["smallest_examples"]["divergence"]
+    sizes = []
+    for case in generate_cases(20, 3, ["id_context_recall"]):
+        sizes.append(len(case["retrieved_context_ids"]) + len(case["reference_context_ids"]))
+    assert example["size"] == min(sizes)
+    assert example["case"]["retrieved_contexts"] == []  # the ID metric does not read contexts
+    parse_suite(fuzz_suite_document([example["case"]], 3))
+    assert "divergence" in (tmp_path / "fuzz.md").read_text(encoding="utf-8")
+
+
+def test_exit_0_when_the_fake_ragas_matches_the_raw_list_reference(tmp_path, monkeypatch):
+    from harness.cases import _build_case
+    from harness.registry import metric
+
+    def reference_value(case, target):
+        outcome = metric("id_context_precision").outcome(_build_case(case))
+        return "NaN" if outcome.value is None else float(outcome.value)
+
+    monkeypatch.setattr(fuzz_runner, "run_probe", _fake_probe(reference_value))
+    result = CliRunner().invoke(_app(), ["fuzz", "--n", "18", "--seed", "1", "--metric", "id_context_precision",
+                                         "--out", str(tmp_path)])
+    assert result.exit_code == 0, result.output
+    data = json.loads((tmp_path / "fuzz.json").read_text(encoding="utf-8"))
+    assert set(data["by_classification"]) == set(CLASSIFICATIONS)
+    assert data["by_classification"]["identical"] + data["by_classification"]["undefined_nan"] == 18
+    assert data["smallest_examples"] == {}
+
+
+def test_probe_failure_is_exit_3(tmp_path, monkeypatch):
+    monkeypatch.setattr(fuzz_runner, "run_probe",
+                        lambda cases, **kw: ProbeRun(False, "Ragas could not be imported: boom", {}, "", 0.0))
+    result = CliRunner().invoke(_app(), ["fuzz", "--n", "4", "--out", str(tmp_path)])
+    assert result.exit_code == 3
+    assert not (tmp_path / "fuzz.json").exists()
+
+
+def test_unknown_metric_is_exit_2(tmp_path):
+    result = CliRunner().invoke(_app(), ["fuzz", "--n", "4", "--metric", "nope", "--out", str(tmp_path)])
+    assert result.exit_code == 2
+
+
+def test_selection_prefers_fewer_list_items():
+    monkey_rows = run_fuzz(12, 2, ["id_context_recall"], workers=1,
+                           probe=_fake_probe(lambda case, target: 0.5))
+    chosen = smallest_per_classification(monkey_rows.rows, ["divergence", "identical", "dedup"])
+    for name, row in chosen.items():
+        same = [r for r in monkey_rows.rows if r.classification.name == name]
+        assert example_size(example_case(row)) == min(example_size(example_case(r)) for r in same)
+
+
+# --------------------------------------------------------------------------- the real Ragas path
+
+@pytest.mark.skipif(not HAS_RAGAS, reason="Ragas is not installed in this interpreter")
+def test_end_to_end_real_probe_classifies_every_pair(tmp_path):
+    result = CliRunner().invoke(_app(), ["fuzz", "--n", "60", "--seed", "5", "--workers", "1", "--batch-size", "60",
+                                         "--out", str(tmp_path), "--python", sys.executable, "--check-cases"])
+    data = json.loads((tmp_path / "fuzz.json").read_text(encoding="utf-8"))
+    assert result.exit_code == (1 if data["divergence"] else 0), result.output
+    assert (tmp_path / "fuzz.md").read_text(encoding="utf-8").startswith("# Fuzz: Ragas")
+    cases = generate_cases(60, 5)
+    suite = parse_suite(fuzz_suite_document(cases, 5))
+    expected_pairs = sum(len(spec.ragas_targets) for case in suite.cases for spec in METRICS
+                         if spec.ragas_targets and spec.applies_to(case))
+    assert data["pairs"] == expected_pairs == sum(data["by_classification"].values())
+    per_target = Counter()
+    for target, counts in data["by_target"].items():
+        per_target[target] = sum(counts.values())
+    assert set(per_target) == set(targets_for(FUZZ_METRICS))
+    # every error Ragas raised is listed with its count
+    assert sum(e["count"] for e in data["errors"]) == data["by_classification"]["error"]
+    assert (data["by_classification"]["error"] == 0) == ("error" not in data["smallest_examples"])
+    # the stub answered every prompt: no error is a stub mismatch
+    assert not [e for e in data["errors"] if e["type"] == "StubMismatch"], data["errors"]
