@@ -104,3 +104,6 @@ def main() -> None:  # pragma: no cover - console entry for python -m harness
 
 from harness.cli_bench import register
 register(app)
+
+from harness.cli_explain import register  # noqa: E402
+register(app)
