@@ -260,7 +260,7 @@ def ragas_value_text(value: RagasValue) -> str:
     return f"error {value.type}: {value.message}"  # RagasError
 
 
-def _ap_quantities(reference: ReferenceOutcome) -> tuple[list[Quantity], list[str]]:
+def _ap_quantities(reference: ReferenceOutcome, r: int | None) -> tuple[list[Quantity], list[str]]:
     d = reference.details
     labels = list(d.get("labels", ()))
     binary = all(is_binary_label(v) for v in labels)
@@ -274,7 +274,6 @@ def _ap_quantities(reference: ReferenceOutcome) -> tuple[list[Quantity], list[st
             numerator += Fraction(hits, i)
     ragas_float = reference.alternatives.get("epsilon", reference.alternatives.get("coercion"))
     exact = numerator / hits if hits else None
-    r = d.get("corpus_relevant")
     formulas: list[str] = []
     prefix = ""
     if not binary:
@@ -307,7 +306,7 @@ def _ap_quantities(reference: ReferenceOutcome) -> tuple[list[Quantity], list[st
         Quantity("retrieved K", k),
         Quantity("relevant retrieved h_K", hits),
         Quantity(f"P@{k}", Fraction(hits, k) if k else None, "h_K / K"),
-        Quantity("corpus relevant R", r),
+        Quantity("corpus relevant R", r, "" if r is not None else "not given (--corpus-relevant)"),
         Quantity("corpus AP", numerator / r if r else None, "numerator / R (trec_eval AP)"),
         Quantity(f"recall@{k}", Fraction(hits, r) if r else None, "h_K / R"),
     ]
@@ -395,10 +394,12 @@ def _judge_audit_quantities(reference: ReferenceOutcome) -> tuple[list[Quantity]
     return quantities, formulas
 
 
-def reference_quantities(spec: ExplainMetric, reference: ReferenceOutcome) -> tuple[list[Quantity], list[str]]:
-    """Every reference quantity worth showing, and the formulas with the input's numbers substituted."""
+def reference_quantities(spec: ExplainMetric, reference: ReferenceOutcome,
+                         corpus_relevant: int | None = None) -> tuple[list[Quantity], list[str]]:
+    """Every reference quantity worth showing, and the formulas with the input's numbers substituted
+    (``corpus_relevant`` is R, used by context-precision only)."""
     if spec.name == "context-precision":
-        return _ap_quantities(reference)
+        return _ap_quantities(reference, corpus_relevant)
     if spec.name == "context-recall":
         return _claim_quantities(reference, "CR", "reference")
     if spec.name == "faithfulness":
@@ -463,7 +464,7 @@ def explain(metric_name: str, *, labels: str | None = None, corpus_relevant: int
 
     registry_spec = registry_metric(spec.registry_name)
     outcome = registry_spec.outcome(case)
-    quantities, formulas = reference_quantities(spec, outcome)
+    quantities, formulas = reference_quantities(spec, outcome, corpus_relevant)
     if not spec.targets:
         return Explanation(spec, inputs, outcome, tuple(quantities), tuple(formulas), (), None,
                            note="judge-audit has no Ragas counterpart: the reference only, nothing to compare")
