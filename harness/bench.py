@@ -370,15 +370,27 @@ def built_environments(folder: Path) -> dict[str, str]:
     return found
 
 
-def measure_matrix_warm_vs_cold(repetitions: int, *, python: str = sys.executable, skip: str | None = None) -> BenchRow:
+def _version_key(text: str) -> tuple:
+    from packaging.version import InvalidVersion, Version
+
+    try:
+        return (0, Version(text), text)
+    except InvalidVersion:
+        return (1, None, text)
+
+
+def measure_matrix_warm_vs_cold(repetitions: int, *, python: str = sys.executable, skip: str | None = None,
+                                cli: Sequence[str] | None = None) -> BenchRow:
     """A warm ``ragas-compat matrix --versions V1,V2,...`` vs the sum of ``ragas-compat run --python
     ENV_V`` over the same environments, alternated. Not measured (with the reason) when ``skip``
-    says so, harness.matrix is missing, no environment is built, or a command fails."""
+    says so, harness.matrix is missing, no environment is built, or a command fails. ``cli`` is the
+    command line that starts ragas-compat (default ``python -m harness``)."""
     row = BenchRow("matrix_warm_vs_cold", "matrix warm vs single-version runs", target=MATRIX_TARGET)
 
     def not_measured(reason: str) -> BenchRow:
         return BenchRow(row.id, row.measurement, reason=reason)
 
+    cli = list(cli or (python, "-m", "harness"))
     if importlib.util.find_spec("harness.matrix") is None:
         return not_measured("harness.matrix is not importable (the matrix is not built yet)")
     folder = environments_dir()
@@ -386,18 +398,18 @@ def measure_matrix_warm_vs_cold(repetitions: int, *, python: str = sys.executabl
     if not envs:
         return not_measured(f"no built environments under {folder}")
     if skip:
-        return not_measured(f"{skip} ({len(envs)} environment(s) found: {', '.join(sorted(envs))})")
+        return not_measured(f"{skip} ({len(envs)} environment(s) found: {', '.join(sorted(envs, key=_version_key))})")
     try:
-        _, help_proc = _timed([python, "-m", "harness", "matrix", "--help"])
+        _, help_proc = _timed([*cli, "matrix", "--help"])
     except (subprocess.TimeoutExpired, OSError) as exc:
         return not_measured(f"ragas-compat matrix --help: {exc}")
     if help_proc.returncode != 0 or "--versions" not in help_proc.stdout or "--out" not in help_proc.stdout:
-        return not_measured("ragas-compat matrix has no --versions/--out options here "
+        return not_measured("`ragas-compat matrix` with --versions/--out is not available here "
                             "(not run, so nothing is written into the repository)")
-    versions = sorted(envs)
+    versions = sorted(envs, key=_version_key)  # oldest first, as the matrix expects
     with tempfile.TemporaryDirectory(prefix="ragas-compat-bench-matrix-") as tmp:
         def matrix_once(index: int) -> float:
-            seconds, proc = _timed([python, "-m", "harness", "matrix", "--versions", ",".join(versions),
+            seconds, proc = _timed([*cli, "matrix", "--versions", ",".join(versions),
                                     "--out", str(Path(tmp) / f"matrix-{index}")])
             if proc.returncode not in (0, 1):
                 raise RuntimeError(f"ragas-compat matrix exited {proc.returncode}: {_tail(proc.stderr)}")
@@ -406,7 +418,7 @@ def measure_matrix_warm_vs_cold(repetitions: int, *, python: str = sys.executabl
         def singles_once(index: int) -> float:
             total = 0.0
             for version in versions:
-                seconds, proc = _timed([python, "-m", "harness", "run", "--python", envs[version],
+                seconds, proc = _timed([*cli, "run", "--python", envs[version],
                                         "--out", str(Path(tmp) / f"run-{index}-{version}")])
                 if proc.returncode not in (0, 1):
                     raise RuntimeError(f"ragas-compat run --python ({version}) exited {proc.returncode}: "
@@ -458,7 +470,7 @@ class BenchPlan:
                        reference_large_ks=(10, 100, 1_000, 10_000), scaling_repetitions=3,
                        min_seconds=0.01, matrix_repetitions=0, warm_up=False)
         return cls(run_pairs=5, probe_invocations=3, probe_cases=40, probe_rounds=5,
-                   ragas_ks=(10, 100, 1_000, 10_000), reference_ks=(10, 100, 1_000, 10_000),
+                   ragas_ks=(10, 100, 1_000, 10_000), reference_ks=(10, 100, 1_000, 10_000, 100_000),
                    reference_large_ks=(10, 100, 1_000, 10_000, 100_000, 1_000_000), scaling_repetitions=5,
                    min_seconds=0.05, matrix_repetitions=2, warm_up=True)
 
@@ -484,11 +496,12 @@ def run_bench(quick: bool, *, python: str = sys.executable,
     skipped = [k for k in plan.reference_large_ks if k > plan.reference_ks[-1]]
     if skipped:
         largest = random_row.points[-1]
-        estimate = largest["median"] * (skipped[-1] / largest["k"]) ** random_row.exponent
+        estimate = largest["median"] * (skipped[-1] / largest["k"]) ** random_row.tail_exponent
+        random_row.extra["extrapolated_seconds"] = {str(skipped[-1]): estimate}
         random_row.notes.append(
             f"K = {skipped[-1]:,} not timed: the exact numerator's denominator grows with the lcm of the "
-            f"relevant ranks (about K bits), so big-integer arithmetic dominates; the fit extrapolates "
-            f"to about {estimate:.3g} s per call")
+            f"relevant ranks (about K bits), so big-integer arithmetic takes over as K grows; the last "
+            f"decade's exponent extrapolates to about {estimate:.3g} s per call (more if growth keeps steepening)")
     rows.append(random_row)
     rows.append(measure_reference_scaling(plan.reference_large_ks, plan.scaling_repetitions,
                                           labels="all_relevant", min_seconds=plan.min_seconds))
