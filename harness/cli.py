@@ -107,3 +107,6 @@ register(app)
 
 from harness.cli_explain import register  # noqa: E402
 register(app)
+
+from harness.cli_matrix import register  # noqa: E402
+register(app)

@@ -1,1 +1,8 @@
 pytest_plugins = ["pytester"]
+
+
+def pytest_configure(config):
+    config.addinivalue_line(
+        "markers", "matrix_e2e: builds a real Ragas release's virtualenv for the version matrix "
+                   "(PyPI, minutes cold; cached across runs in ~/.cache/ragas-compat/envs or "
+                   "$RAGAS_COMPAT_MATRIX_CACHE). Select with -m matrix_e2e, skip with -m 'not matrix_e2e'.")

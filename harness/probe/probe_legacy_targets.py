@@ -173,9 +173,13 @@ def resolve_class(target: LegacyTarget) -> type:
         ) from None
 
 
-def _ragas_runtime() -> tuple[type, type]:
-    """``(SingleTurnSample, FrozenJudgeLLM)``, imported on first use."""
-    from ragas.dataset_schema import SingleTurnSample
+def _ragas_runtime() -> tuple[type | None, type]:
+    """``(SingleTurnSample, FrozenJudgeLLM)``, imported on first use; SingleTurnSample is
+    None in Ragas 0.1.x, which scores row dicts."""
+    try:
+        from ragas.dataset_schema import SingleTurnSample
+    except ImportError:
+        SingleTurnSample = None
 
     if __package__:
         from .probe_legacy_stub import FrozenJudgeLLM
@@ -184,16 +188,50 @@ def _ragas_runtime() -> tuple[type, type]:
     return SingleTurnSample, FrozenJudgeLLM
 
 
+# Ragas 0.1.x scores a row dict under these names instead of a SingleTurnSample.
+ROW_NAMES_0_1 = {"user_input": "question", "retrieved_contexts": "contexts", "response": "answer",
+                 "reference": "ground_truth"}
+
+
+def adapt_inputs(sample_cls: type | None, inputs: dict) -> tuple[t.Any, list[str], list[str]]:
+    """``(sample, accepted, dropped)`` for this Ragas: a SingleTurnSample of the fields it declares
+    (it would silently drop the others, so they are reported as dropped), or - without
+    SingleTurnSample (0.1.x) - a row dict under that version's names."""
+    if sample_cls is not None:
+        declared = getattr(sample_cls, "model_fields", None) or getattr(sample_cls, "__fields__", {})
+        accepted = [f for f in inputs if f in declared]
+        return (sample_cls(**{f: inputs[f] for f in accepted}), accepted,
+                [f for f in inputs if f not in declared])
+    accepted = [f for f in inputs if f in ROW_NAMES_0_1]
+    return ({ROW_NAMES_0_1[f]: inputs[f] for f in accepted}, [ROW_NAMES_0_1[f] for f in accepted],
+            [f for f in inputs if f not in ROW_NAMES_0_1])
+
+
+def declared_columns(metric: t.Any) -> list[str]:
+    """The sample columns the class declares it needs (``_required_columns``; 0.1.x: its
+    ``evaluation_mode``)."""
+    required = getattr(metric, "_required_columns", None)
+    if isinstance(required, dict):
+        return sorted({c for columns in required.values() for c in columns})
+    mode = getattr(metric, "evaluation_mode", None)
+    return [f"evaluation_mode={getattr(mode, 'name', mode)}"] if mode is not None else []
+
+
 def _record_received(metric: t.Any, fields: tuple[str, ...], received: dict) -> None:
-    """Wrap the instance's ``_single_turn_ascore`` to record the sample Ragas hands it."""
-    inner = metric._single_turn_ascore
+    """Wrap the instance's ``_single_turn_ascore`` (0.1.x: ``_ascore``) to record the sample
+    Ragas hands it, under our field names."""
+    name = "_single_turn_ascore" if hasattr(metric, "_single_turn_ascore") else "_ascore"
+    inner = getattr(metric, name)
 
     async def recording(*args: t.Any, **kwargs: t.Any) -> t.Any:
-        sample = kwargs["sample"] if "sample" in kwargs else args[0]
-        received.update({f: jsonable(getattr(sample, f, None)) for f in fields})
+        sample = kwargs.get("sample", kwargs.get("row", args[0] if args else None))
+        if isinstance(sample, dict):
+            received.update({f: jsonable(sample.get(ROW_NAMES_0_1.get(f, f))) for f in fields})
+        else:
+            received.update({f: jsonable(getattr(sample, f, None)) for f in fields})
         return await inner(*args, **kwargs)
 
-    metric._single_turn_ascore = recording
+    setattr(metric, name, recording)
 
 
 async def run_legacy_target(target: LegacyTarget, case: dict) -> dict:
@@ -212,12 +250,17 @@ async def run_legacy_target(target: LegacyTarget, case: dict) -> dict:
             result["ragas_class"] = f"{cls.__module__}.{cls.__qualname__}"
             SingleTurnSample, FrozenJudgeLLM = _ragas_runtime()
             metric = cls(llm=FrozenJudgeLLM(book)) if target.script else cls()
+            result["exported"] = getattr(importlib.import_module("ragas.metrics"), cls.__name__, None) is cls
+            result["required_columns"] = declared_columns(metric)
             if target.script:
                 target.script(metric, case, book)
             result["expected_prompts"] = book.expected_count
             _record_received(metric, target.fields_read, received)
-            sample = SingleTurnSample(**{f: case[f] for f in target.fields_read if f in case})
-            value = encode_score(await metric.single_turn_ascore(sample))
+            sample, result["fields_accepted"], result["fields_dropped"] = adapt_inputs(
+                SingleTurnSample, {f: case[f] for f in target.fields_read if f in case})
+            scored = (metric.ascore(sample) if isinstance(sample, dict)
+                      else metric.single_turn_ascore(sample))
+            value = encode_score(await scored)
         except Exception as exc:  # noqa: BLE001 - every failure is a recorded result
             value = (error_record(StubMismatch("; ".join(book.problems)))
                      if book.problems else error_record(exc))

@@ -1,0 +1,1 @@
+"""The version matrix: the same frozen cases through several Ragas releases, and what drifted."""

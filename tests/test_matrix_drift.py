@@ -1,0 +1,170 @@
+"""Drift matrix and its three renderings, on fake probe outputs (no Ragas, no pip)."""
+
+from __future__ import annotations
+
+import json
+from html.parser import HTMLParser
+
+import pytest
+
+from harness.cases import Suite, load_default_suite
+from harness.matrix.drift import build_matrix, causes_between, Cell
+from harness.matrix.environments import Environment
+from harness.matrix.report import REPORT_FILES, render_reports, write_matrix_reports
+from harness.matrix.run import run_matrix
+from harness.probe_runner import ProbeRun
+
+CASE = "cp-worked-example"
+EPSILON = 0.8333333332916666  # Ragas's (hits + 1e-10) value on this case
+
+
+def result(target, metric, value, **extra):
+    return {"case_id": CASE, "target": target, "api": "legacy", "metric": metric, "value": value,
+            "ragas_class": extra.pop("ragas_class", f"ragas.metrics._x.{target.split(':')[1]}"),
+            "fields_read": [], "received": {}, "prompts": extra.pop("prompts", 0), "expected_prompts": 0,
+            "warnings": extra.pop("warnings", []), "exported": True,
+            "fields_accepted": extra.pop("fields_accepted", ["retrieved_contexts", "reference_contexts"]),
+            "fields_dropped": extra.pop("fields_dropped", []), "required_columns": [], **extra}
+
+
+def missing(target, metric):
+    return result(target, metric, {"error": {"type": "TargetUnavailable", "message": f"this Ragas has no {target}"}},
+                  ragas_class=None, fields_accepted=[])
+
+
+OLD = [missing("legacy:IDBasedContextPrecision", "id_context_precision"),
+       result("legacy:LLMContextPrecisionWithReference", "context_precision_with_reference", 0.5, prompts=3,
+              warnings=[{"category": "DeprecationWarning", "message": "old API"}]),
+       result("legacy:NonLLMContextRecall", "context_recall_string_match",
+              {"error": {"type": "ValueError", "message": "max() arg is an empty sequence\nmore"}}),
+       result("legacy:Faithfulness", "faithfulness", 1.0, fields_dropped=["response"])]
+NEW = [result("legacy:IDBasedContextPrecision", "id_context_precision", 2 / 3),
+       result("legacy:LLMContextPrecisionWithReference", "context_precision_with_reference", EPSILON, prompts=3),
+       result("legacy:NonLLMContextRecall", "context_recall_string_match", 0.5),
+       result("legacy:Faithfulness", "faithfulness", 1.0, ragas_class="ragas.metrics._faith.Faithfulness")]
+
+
+def probe_output(version, results):
+    return {"probe_format": 1, "ragas": {"version": version, "import_error": None, "import_warnings": []},
+            "network_attempts": [], "results": results}
+
+
+def fake_probe(outputs):
+    def probe(cases, *, python, sys_path_prefix, timeout):
+        if python == "broken":
+            return ProbeRun(False, "Ragas could not be imported: ModuleNotFoundError: No module named 'PIL'\nTraceback",
+                            probe_output(None, []), "", 1.0)
+        return ProbeRun(True, None, outputs[python], "", 1.0)
+    return probe
+
+
+@pytest.fixture(scope="module")
+def suite() -> Suite:
+    full = load_default_suite()
+    return Suite(full.name, full.source, (full.case(CASE),))
+
+
+@pytest.fixture(scope="module")
+def matrix(suite):
+    envs = [Environment("0.2.15", "release", "0.2.15", "old", status="reused"),
+            Environment("0.3.0", "release", "0.3.0", "broken", status="built"),
+            Environment("0.3.9", "release", "0.3.9", "new", status="built"),
+            Environment("9.9.9", "release", "9.9.9", None, status="unavailable",
+                        error="ERROR: No matching distribution found for ragas==9.9.9")]
+    columns, _ = run_matrix(envs, suite, probe=fake_probe({"old": probe_output("0.2.15", OLD),
+                                                            "new": probe_output("0.3.9", NEW)}))
+    return build_matrix(columns, {"name": suite.name, "source": suite.source, "cases": 1})
+
+
+def row(matrix, target):
+    return next(r for r in matrix.rows if r.target == target)
+
+
+def test_unavailable_columns_keep_the_first_error_line(matrix):
+    assert [c.available for c in matrix.columns] == [True, False, True, False]
+    assert matrix.columns[1].error == "Ragas could not be imported: ModuleNotFoundError: No module named 'PIL'"
+    assert matrix.columns[3].error == "ERROR: No matching distribution found for ragas==9.9.9"
+    cell = row(matrix, "legacy:Faithfulness").cells[3]
+    assert cell.status == "unavailable" and cell.text == "unavailable"
+    assert [c.kind for c in row(matrix, "legacy:Faithfulness").changes[0]] == ["unavailable"]
+
+
+def test_cells_hold_value_and_classification(matrix):
+    cp = row(matrix, "legacy:LLMContextPrecisionWithReference")
+    assert (cp.cells[0].value, cp.cells[0].classification) == (0.5, "divergence")
+    assert (cp.cells[2].value, cp.cells[2].classification) == (EPSILON, "epsilon")
+    assert cp.reference == "5/6"
+
+
+def compare(matrix, target):
+    """Causes between the two available columns (0.2.15 and 0.3.9), skipping the broken one."""
+    r = row(matrix, target)
+    return {c.kind: c.text for c in causes_between(r.cells[0], r.cells[2], "0.2.15", "0.3.9")}
+
+
+def test_causes_are_named(matrix):
+    assert compare(matrix, "legacy:IDBasedContextPrecision") == {"class_added": "the class first exists in 0.3.9"}
+    cp = compare(matrix, "legacy:LLMContextPrecisionWithReference")
+    assert set(cp) == {"value_changed", "classification_changed"}
+    assert cp["classification_changed"] == "divergence -> epsilon" and repr(EPSILON) in cp["value_changed"]
+    recall = compare(matrix, "legacy:NonLLMContextRecall")
+    assert recall["exception_fixed"] == "0.2.15 raised ValueError: max() arg is an empty sequence"
+    faith = compare(matrix, "legacy:Faithfulness")
+    assert set(faith) == {"field_dropped", "class_moved"} and "'response'" in faith["field_dropped"]
+    reverse = causes_between(row(matrix, "legacy:IDBasedContextPrecision").cells[2],
+                             row(matrix, "legacy:IDBasedContextPrecision").cells[0], "0.3.9", "0.2.15")
+    assert [c.kind for c in reverse] == ["class_missing"]
+
+
+def test_identical_cells_do_not_change():
+    a = Cell("value", 0.5, classification="identical", prompts=2)
+    assert causes_between(a, Cell("value", 0.5, classification="identical", prompts=2), "x", "y") == ()
+    assert causes_between(Cell("value", 0.0), Cell("value", -0.0), "x", "y")[0].kind == "value_changed"
+    nan = float("nan")
+    assert causes_between(Cell("value", nan), Cell("value", nan), "x", "y") == ()
+
+
+def test_drift_summary_names_the_cases(matrix):
+    kinds = {(d.before, d.after, d.kind) for d in matrix.drifts}
+    assert ("0.2.15", "0.3.0", "unavailable") in kinds and ("0.3.0", "0.3.9", "unavailable") in kinds
+    assert all(d.rows == ((CASE, d.rows[0][1]),) or all(c == CASE for c, _ in d.rows) for d in matrix.drifts)
+
+
+def test_api_table_per_version(matrix):
+    old, broken, new, _ = matrix.api["legacy:IDBasedContextPrecision"]
+    assert old.missing == "this Ragas has no legacy:IDBasedContextPrecision" and broken is None
+    assert new.ragas_class.endswith("IDBasedContextPrecision") and new.missing is None
+    cp_old = matrix.api["legacy:LLMContextPrecisionWithReference"][0]
+    assert cp_old.warnings == ("DeprecationWarning: old API",)
+    assert matrix.api["legacy:Faithfulness"][0].fields_dropped == ("response",)
+
+
+class _Collector(HTMLParser):
+    def __init__(self):
+        super().__init__()
+        self.tags: list[tuple[str, dict]] = []
+
+    def handle_starttag(self, tag, attrs):
+        self.tags.append((tag, dict(attrs)))
+
+
+def test_reports_are_deterministic_self_contained_and_portable(matrix, tmp_path):
+    first, second = render_reports(matrix), render_reports(matrix)
+    assert first == second and set(first) == set(REPORT_FILES)
+    data = json.loads(first["matrix.json"])
+    cell = next(r for r in data["rows"] if r["target"] == "legacy:LLMContextPrecisionWithReference")["cells"]["0.3.9"]
+    assert cell["value"] == EPSILON and cell["classification"] == "epsilon" and cell["changed"]
+    assert data["columns"][3]["error"].startswith("ERROR: No matching distribution")
+    html = first["matrix.html"]
+    parser = _Collector()
+    parser.feed(html)
+    tags = {tag for tag, _ in parser.tags}
+    assert "script" not in tags and "link" not in tags and "img" not in tags
+    assert "http://" not in html and "https://" not in html and "<style>" in html
+    assert sum(1 for tag, attrs in parser.tags if tag == "td" and "changed" in attrs.get("class", "")) >= 4
+    md = first["matrix.md"]
+    assert "### 0.2.15 → 0.3.0" in md and f"| {CASE} |" in md and "**0.833333 epsilon** Δ" in md
+    for text in first.values():
+        assert str(tmp_path) not in text and "/root" not in text and "/home" not in text
+    written = write_matrix_reports(matrix, tmp_path / "out")
+    assert [p.read_text() for p in written] == [first[p.name] for p in written]
