@@ -12,6 +12,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
+from harness.aggregation import DatasetLevel, from_probe
 from harness.cases import Case, Suite
 from harness.diff import Classification, RagasValue, classify
 from harness.encoding import decode_ragas_value
@@ -59,6 +60,7 @@ class Audit:
     rows: tuple[AuditRow, ...]
     reference_only: tuple[ReferenceOnlyRow, ...]
     expectation_problems: tuple[str, ...] = field(default=())
+    dataset_level: DatasetLevel | None = None  # Ragas's evaluate() means vs the policy (aggregation.py)
 
     @property
     def unexpected(self) -> tuple[AuditRow, ...]:
@@ -148,4 +150,5 @@ def build_audit(suite: Suite, probe_output: dict[str, Any], expectations: Expect
         if not spec.ragas_targets and spec.applies_to(case)
     )
     problems = expectations.check_coverage([(row.case.id, row.target) for row in rows], set(cases))
-    return Audit(suite, provenance, tuple(rows), reference_only, tuple(problems))
+    return Audit(suite, provenance, tuple(rows), reference_only, tuple(problems),
+                 dataset_level=from_probe(rows, probe_output.get("evaluate")))

@@ -7,6 +7,12 @@ express: unique case ids, one label per retrieved context, integer ``corpus_rele
 each: ``FILE: case 'ID': $.json.path: what was expected``; no case is loaded unless all are valid.
 Judge-audit key sets and 0/1 label values are *not* checked here: verdicts are stored as given
 and the reference implementations refuse what they cannot score.
+
+Optional ``judge_replies``: ``{verdict key: {"i": raw text}}`` (label-list verdicts only) — the
+judge's raw reply for retrieved context i, used verbatim by the probe's scripted judge instead of
+the frozen verdict (e.g. malformed JSON, so Ragas fails to parse it). The reference refuses such a
+row as an error with reason ``judge_reply_unparseable`` (not undefined: the formula is fine, the
+judge failed). Checked: the verdict key is present and i < len(retrieved_contexts).
 """
 
 from __future__ import annotations
@@ -53,6 +59,8 @@ class Case:
     verdicts: Mapping[str, tuple[Any, ...]] = field(default_factory=lambda: MappingProxyType({}))
     # {"human": {claim_id: label}, "judge": {claim_id: label}} as given, or None
     judge_audit: Mapping[str, Mapping[str, Any]] | None = None
+    # verdict key -> {context index: raw judge reply text} (see module docstring), as given
+    judge_replies: Mapping[str, Mapping[int, str]] = field(default_factory=lambda: MappingProxyType({}))
     raw: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
 
 
@@ -213,6 +221,16 @@ def _semantic_problems(obj: Any) -> list[tuple[tuple[Any, ...], str]]:
                 if isinstance(labels, list) and len(labels) != len(contexts):
                     found.append((("cases", i, "verdicts", key),
                                   f"expected {len(contexts)} labels (one per retrieved context), got {len(labels)}"))
+        replies = case.get("judge_replies")
+        if isinstance(replies, dict) and isinstance(contexts, list):
+            for key, by_index in replies.items():
+                if key in LABEL_LIST_VERDICTS and not (isinstance(verdicts, dict) and key in verdicts):
+                    found.append((("cases", i, "judge_replies", key),
+                                  f"raw judge replies for a verdict the case does not have (verdicts.{key})"))
+                for index in (by_index if isinstance(by_index, dict) else {}):
+                    if index.isdigit() and int(index) >= len(contexts):
+                        found.append((("cases", i, "judge_replies", key, index),
+                                      f"context index {index} out of range ({len(contexts)} retrieved contexts)"))
     return found
 
 
@@ -266,6 +284,8 @@ def _build_case(raw: dict[str, Any]) -> Case:
         reference_context_ids=_opt_tuple(raw, "reference_context_ids"),
         corpus_relevant_count=raw.get("corpus_relevant_count"),
         verdicts=MappingProxyType(frozen_verdicts),
+        judge_replies=MappingProxyType({key: MappingProxyType({int(i): text for i, text in by_index.items()})
+                                        for key, by_index in raw.get("judge_replies", {}).items()}),
         judge_audit=None if audit is None else MappingProxyType(
             {"human": MappingProxyType(dict(audit["human"])), "judge": MappingProxyType(dict(audit["judge"]))}),
         raw=raw,

@@ -67,9 +67,10 @@ def _environment(sys_path_prefix: Sequence[str]) -> dict[str, str]:
 
 def run_probe(cases: list[dict], *, python: str = sys.executable,
               sys_path_prefix: Sequence[str] = (), targets: Sequence[str] | None = None,
-              timeout: float = 600.0) -> ProbeRun:
+              timeout: float = 600.0, evaluate: bool | dict | None = None) -> ProbeRun:
     """Run the probe on ``cases`` (raw case dicts) for ``targets`` (None = every legacy target
-    whose inputs a case has) and return what happened."""
+    whose inputs a case has) and return what happened. ``evaluate`` (true or a settings object,
+    see harness/probe/probe_evaluate.py) also runs Ragas's evaluate()/aevaluate() on the suite."""
     import time
 
     with tempfile.TemporaryDirectory(prefix="ragas-compat-probe-") as tmp:
@@ -77,6 +78,8 @@ def run_probe(cases: list[dict], *, python: str = sys.executable,
         output_path = Path(tmp) / "result.json"
         request = {"cases": cases, "targets": None if targets is None else list(targets),
                    "output": str(output_path)}
+        if evaluate:
+            request["evaluate"] = evaluate
         request_path.write_text(json.dumps(request, ensure_ascii=False), encoding="utf-8")
         started = time.perf_counter()
         try:

@@ -10,7 +10,9 @@ lists. Each ``MetricSpec.outcome(case)`` turns a Case into a ReferenceOutcome:
   ``"dedup"`` (ID metrics: str() + set semantics; the reference value uses raw lists),
   ``"coercion"`` (when the reference refuses a non-0/1 label: the value after coercing labels by
   truthiness, as Ragas does; a float for AP metrics because Ragas's float formula applies).
-- ``refused``: the reference's message when it refuses the input (value is then None).
+- ``refused``: the reference's message when it refuses the input (value is then None). A judge
+  reply that is not a verdict (case field ``judge_replies``) is refused too, with
+  ``details["error_reason"] == "judge_reply_unparseable"``: an error, not an undefined value.
 
 The string-match metrics derive 0/1 labels by *exact* string equality (retrieved context i is
 relevant iff it equals some reference context); Ragas uses Levenshtein similarity with a 0.5
@@ -20,7 +22,7 @@ threshold instead, so near-duplicates (e.g. an outdated version of a page) can d
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 
@@ -82,9 +84,28 @@ def _verdict_ap(key: str, uses_corpus_relevant: bool) -> Callable[[Case], Refere
     the *reference* answer, so only the with-reference variant uses it."""
     def outcome(case: Case) -> ReferenceOutcome:
         _require(case, key)
+        if case.judge_replies.get(key):
+            return unparseable_reply_outcome(key, case.verdicts[key], case.judge_replies[key], AP_DENOMINATOR)
         r = case.corpus_relevant_count if uses_corpus_relevant else None
         return _ap_outcome(key, case.verdicts[key], f"verdicts.{key}", r, AP_DENOMINATOR)
     return outcome
+
+
+JUDGE_REPLY_UNPARSEABLE = "judge_reply_unparseable"
+
+
+def unparseable_reply_outcome(key: str, labels: Sequence[object], replies: Mapping[int, str],
+                              denominator: str) -> ReferenceOutcome:
+    """A row whose judge reply (case field judge_replies) is not a verdict: an *error*, not an
+    undefined value (the formula's denominator is fine; the judge failed). Encoded as a refusal
+    with ``details["error_reason"] = "judge_reply_unparseable"``; no alternative value."""
+    where = ", ".join(f"judge_replies.{key}.{i} = {text!r}" for i, text in sorted(replies.items()))
+    return ReferenceOutcome(
+        key, None, None,
+        f"the judge's reply is not a verdict ({where}); there is no label to score",
+        {}, {"labels": tuple(labels), "error_reason": JUDGE_REPLY_UNPARSEABLE,
+             "unparseable_replies": {str(i): text for i, text in sorted(replies.items())}},
+        denominator)
 
 
 def string_match_labels(retrieved: Sequence[str], reference: Sequence[str]) -> tuple[int, ...]:

@@ -91,11 +91,14 @@ def provenance(probe: ProbeRun, source: RagasSource, suite: Suite, expectations:
 
 
 def run_audit(suite: Suite, expectations: Expectations, source: RagasSource, *, python: str,
-              timeout: float = 600.0, metrics: tuple[str, ...] | None = None) -> RunResult:
-    """Run the probe on ``suite`` and classify every row (only ``metrics`` when given).
+              timeout: float = 600.0, metrics: tuple[str, ...] | None = None,
+              evaluate: bool = True) -> RunResult:
+    """Run the probe on ``suite`` and classify every row (only ``metrics`` when given); with
+    ``evaluate`` also Ragas's evaluate()/aevaluate() for the dataset-level section.
     Raises RagasUnavailable (exit 3)."""
     probe = run_probe([case.raw for case in suite.cases], python=python,
-                      sys_path_prefix=source.sys_path_prefix, timeout=timeout)
+                      sys_path_prefix=source.sys_path_prefix, timeout=timeout,
+                      evaluate=True if evaluate else None)
     if not probe.ok:
         raise RagasUnavailable(probe.error or "the Ragas probe failed")
     output = probe.output

@@ -56,22 +56,41 @@ def _has_fields(*names: str) -> t.Callable[[dict], bool]:
 
 # -- judge scripts: the prompts Ragas will ask and the frozen replies --------------------
 def _context_precision_script(verdict_key: str, answer_field: str) -> Script:
-    """One prompt per retrieved context: (question, context, answer) -> {reason, verdict}."""
+    """One prompt per retrieved context: (question, context, answer) -> {reason, verdict}.
+
+    A raw reply in ``judge_replies.<verdict_key>.<i>`` replaces context i's reply verbatim;
+    Ragas then asks its "fix output format" prompt once, which gets the same text back (as
+    ``{"text": ...}``), so parsing fails and the metric raises. Ragas asks context by context,
+    so no prompt is expected after the first raw reply.
+    """
 
     def script(metric: t.Any, case: dict, book: PromptBook) -> None:
         prompt = metric.context_precision_prompt
         contexts = case.get("retrieved_contexts") or []
+        raw_replies = (case.get("judge_replies") or {}).get(verdict_key) or {}
         for i, label in enumerate(case["verdicts"][verdict_key]):
             context = contexts[i] if i < len(contexts) else f"<no retrieved_contexts[{i}]>"
-            book.expect(
-                "context_precision", prompt.instruction,
-                {"question": case.get("user_input"), "context": context,
-                 "answer": case.get(answer_field)},
-                {"reason": FROZEN_REASON, "verdict": label},
-                label=f"verdicts.{verdict_key}[{i}]",
-            )
+            prompt_input = {"question": case.get("user_input"), "context": context,
+                            "answer": case.get(answer_field)}
+            where = f"verdicts.{verdict_key}[{i}]"
+            if str(i) in raw_replies:
+                raw = raw_replies[str(i)]
+                book.expect_raw("context_precision", prompt.instruction, prompt_input, raw,
+                                label=f"judge_replies.{verdict_key}.{i}")
+                book.expect_format_fix(_fix_output_format_instruction(), "context_precision",
+                                       prompt_input, raw, raw,
+                                       label=f"format fix of judge_replies.{verdict_key}.{i}")
+                return
+            book.expect("context_precision", prompt.instruction, prompt_input,
+                        {"reason": FROZEN_REASON, "verdict": label}, label=where)
 
     return script
+
+
+def _fix_output_format_instruction() -> str:
+    from ragas.prompt.pydantic_prompt import fix_output_format_prompt
+
+    return fix_output_format_prompt.instruction
 
 
 def _context_recall_script(metric: t.Any, case: dict, book: PromptBook) -> None:

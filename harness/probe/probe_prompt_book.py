@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 
 INPUT_MARKER = "\nNow perform the same with the following input\ninput: "
 OUTPUT_SUFFIX = "\nOutput: "
+FORMAT_FIX_KIND = "fix_output_format"
 
 
 class StubMismatch(Exception):
@@ -77,9 +78,35 @@ class PromptBook:
         known = self._kinds.setdefault(instruction, kind)
         if known != kind:
             raise ValueError(f"instruction registered for both {known!r} and {kind!r}")
-        key = (kind, canonical(prompt_input))
+        self._add((kind, canonical(prompt_input)), json.dumps(reply, ensure_ascii=False), label)
+
+    def expect_raw(self, kind: str, instruction: str, prompt_input: dict, text: str,
+                   label: str) -> None:
+        """Like :meth:`expect`, but the judge replies with ``text`` verbatim (e.g. malformed JSON)."""
+        known = self._kinds.setdefault(instruction, kind)
+        if known != kind:
+            raise ValueError(f"instruction registered for both {known!r} and {kind!r}")
+        self._add((kind, canonical(prompt_input)), text, label)
+
+    def expect_format_fix(self, fix_instruction: str, kind: str, prompt_input: dict,
+                          output_string: str, fixed_text: str, label: str) -> None:
+        """Expect Ragas's "fix output format" retry for the reply ``output_string`` to a ``kind``
+        prompt on ``prompt_input``; answer ``{"text": fixed_text}``.
+
+        The retry prompt's input is ``{"output_string", "prompt_value"}`` where ``prompt_value``
+        is the whole original prompt; it is keyed by content: the original prompt's kind and
+        input (decoded from ``prompt_value``) and the output string.
+        """
+        known = self._kinds.setdefault(fix_instruction, FORMAT_FIX_KIND)
+        if known != FORMAT_FIX_KIND:
+            raise ValueError(f"instruction registered for both {known!r} and {FORMAT_FIX_KIND!r}")
+        key = (FORMAT_FIX_KIND, canonical({"kind": kind, "input": prompt_input,
+                                           "output_string": output_string}))
+        self._add(key, json.dumps({"text": fixed_text}, ensure_ascii=False), label)
+
+    def _add(self, key: tuple[str, str], reply_text: str, label: str) -> None:
         entry = self._entries.setdefault(key, _Entry(label=label))
-        entry.replies.append(json.dumps(reply, ensure_ascii=False))
+        entry.replies.append(reply_text)
 
     @property
     def expected_count(self) -> int:
@@ -112,7 +139,7 @@ class PromptBook:
                         if first_line.startswith("The output string did not satisfy") else "")
                 raise self._fail(
                     f"no frozen answer for a prompt of unknown kind: {first_line[:160]!r}{hint}")
-            entry = self._entries.get((kind, canonical(data)))
+            entry = self._entries.get((kind, self._content_key(kind, data)))
             if entry is None:
                 raise self._fail(f"no frozen answer for {kind} prompt with input {canonical(data)[:300]}")
             if entry.asked >= len(entry.replies):
@@ -130,6 +157,18 @@ class PromptBook:
             reply = entry.replies[entry.asked]
             entry.asked += 1
             return reply
+
+    def _content_key(self, kind: str, data: object) -> str:
+        """The lookup key of a prompt's input; a format-fix request is keyed by the original
+        prompt's kind and input plus the output string it asks to fix."""
+        if kind != FORMAT_FIX_KIND or not isinstance(data, dict):
+            return canonical(data)
+        try:
+            head, original = split_prompt(str(data.get("prompt_value", "")))
+        except StubMismatch:
+            return canonical(data)
+        return canonical({"kind": self._kind_of(head), "input": original,
+                          "output_string": data.get("output_string")})
 
     def unasked(self) -> list[str]:
         """Expected prompts Ragas never asked (one line per missing asking)."""

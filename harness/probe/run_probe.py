@@ -3,6 +3,8 @@
 Usage: ``python run_probe.py REQUEST.json`` (run by file path, not ``-m``).
 REQUEST: ``{"cases": [raw case dicts], "targets": null | ["legacy:ClassName", ...],
 "output": "result.json"}``; without "output" the result goes to stdout.
+Optional ``"evaluate": true | {settings}`` also runs Ragas's ``evaluate()``/``aevaluate()`` on
+the whole suite (``probe_evaluate.py``) and adds an ``"evaluate"`` section to the output.
 
 Depends only on the standard library and Ragas, so it runs in any virtualenv or against a
 Ragas checkout on PYTHONPATH. Before Ragas is imported it sets RAGAS_DO_NOT_TRACK=true and
@@ -156,6 +158,13 @@ def main(argv: list[str]) -> int:
     }
     try:
         check_targets(request.get("targets"))
+        if request.get("evaluate"):
+            from probe_evaluate import BadEvaluateRequest, settings_from_request
+
+            try:
+                settings_from_request(request["evaluate"])
+            except BadEvaluateRequest as exc:
+                raise BadRequest(str(exc)) from None
     except BadRequest as exc:
         print(f"bad request: {exc}", file=sys.stderr)
         return EXIT_BAD_REQUEST
@@ -164,6 +173,10 @@ def main(argv: list[str]) -> int:
         write(document, request.get("output"))
         return EXIT_RAGAS_IMPORT
     document["results"] = asyncio.run(run_cases(request["cases"], request.get("targets")))
+    if request.get("evaluate"):  # Ragas's evaluate()/aevaluate() over the suite (probe_evaluate.py)
+        from probe_evaluate import run_evaluations
+
+        document["evaluate"] = run_evaluations(request["cases"], request["evaluate"])
     flush_telemetry()
     document["telemetry"] = telemetry_state()
     write(document, request.get("output"))

@@ -14,6 +14,7 @@ from harness.audit import Audit, AuditRow, ReferenceOnlyRow
 from harness.diff import CLASSIFICATIONS, RagasError
 from harness.encoding import encode_detail, encode_fraction, encode_ragas_value
 from harness.reference.outcome import ReferenceOutcome
+from harness.report.dataset_section import dataset_level_json
 
 REPORT_FORMAT = 1
 
@@ -110,6 +111,7 @@ def audit_to_json(audit: Audit) -> dict[str, Any]:
         "metrics": metrics_json(audit),
         "results": [row_json(row) for row in audit.rows],
         "reference_only": [reference_only_json(row) for row in audit.reference_only],
+        "dataset_level": dataset_level_json(audit),
     }
 
 

@@ -1,0 +1,208 @@
+"""Ragas's own ``evaluate()`` / ``aevaluate()`` on the whole suite, with scripted judges.
+
+One evaluation run per (metric set, API, group of cases): the legacy targets are split into
+metric sets (``METRIC_SETS``: classes that share a metric name cannot share a run, because
+``evaluate()`` keys its scores by name); within a set, targets that apply to the same cases
+run together on exactly those cases, so no row is scored without frozen verdicts.
+
+Each metric instance gets its own ``FrozenJudgeLLM`` whose PromptBook holds the frozen replies
+for *every* case of the run, keyed by prompt content: ``evaluate()`` runs the jobs
+concurrently (``RunConfig.max_workers``) and the judge never relies on call order.
+
+Recorded per run: the settings (``raise_exceptions`` etc.), the dataset-level score Ragas
+reports for each metric (``EvaluationResult._repr_dict``: ``safe_nanmean`` over the rows),
+the per-row values Ragas produced (repr floats, "NaN"), and the exception behind every row
+``evaluate()`` turned into NaN (from the executor's "Exception raised in Job[i]" log record,
+job i = row * number_of_metrics + metric position), plus stub problems and prompt counts.
+
+Standard library and Ragas only; imports Ragas, so set RAGAS_DO_NOT_TRACK first.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+import typing as t
+import warnings
+
+try:
+    from .probe_encoding import encode_score, encode_warnings
+    from .probe_legacy_targets import TARGETS_BY_NAME, LegacyTarget, resolve_class
+    from .probe_prompt_book import PromptBook
+except ImportError:
+    from probe_encoding import encode_score, encode_warnings  # type: ignore[no-redef]
+    from probe_legacy_targets import TARGETS_BY_NAME, LegacyTarget, resolve_class  # type: ignore[no-redef]
+    from probe_prompt_book import PromptBook  # type: ignore[no-redef]
+
+METRIC_SETS: tuple[tuple[str, tuple[str, ...]], ...] = (
+    ("legacy_llm", ("legacy:LLMContextPrecisionWithReference",
+                    "legacy:LLMContextPrecisionWithoutReference",
+                    "legacy:LLMContextRecall", "legacy:Faithfulness")),
+    ("legacy_llm_aliases", ("legacy:ContextPrecision", "legacy:ContextUtilization",
+                            "legacy:ContextRecall")),
+    ("legacy_non_llm", ("legacy:NonLLMContextPrecisionWithReference", "legacy:NonLLMContextRecall",
+                        "legacy:IDBasedContextPrecision", "legacy:IDBasedContextRecall")),
+)
+
+DEFAULT_SETTINGS: dict[str, t.Any] = {
+    "apis": ["evaluate", "aevaluate"],
+    "raise_exceptions": False,   # Ragas's default: a failing row becomes NaN
+    "max_workers": 8,            # RunConfig(max_workers=...): concurrent jobs
+    "batch_size": None,
+    "show_progress": False,
+    "timeout": 180,              # RunConfig(timeout=...) per job
+}
+
+JOB_ERROR_MESSAGE = "Exception raised in Job[%s]: %s(%s)"
+
+
+class BadEvaluateRequest(ValueError):
+    pass
+
+
+def settings_from_request(value: t.Any) -> dict[str, t.Any]:
+    """``true`` -> DEFAULT_SETTINGS; an object overrides single settings."""
+    if value is True:
+        return dict(DEFAULT_SETTINGS)
+    if not isinstance(value, dict):
+        raise BadEvaluateRequest("'evaluate' must be true or an object of settings")
+    unknown = sorted(set(value) - set(DEFAULT_SETTINGS))
+    if unknown:
+        raise BadEvaluateRequest(f"unknown 'evaluate' settings {unknown}; known: {sorted(DEFAULT_SETTINGS)}")
+    settings = {**DEFAULT_SETTINGS, **value}
+    if not set(settings["apis"]) <= {"evaluate", "aevaluate"} or not settings["apis"]:
+        raise BadEvaluateRequest("'evaluate.apis' must be a non-empty subset of ['evaluate', 'aevaluate']")
+    return settings
+
+
+def evaluation_groups(cases: list[dict]) -> list[tuple[str, tuple[LegacyTarget, ...], tuple[dict, ...]]]:
+    """``(metric set, targets, cases)``: targets of a set that apply to the same cases, with them."""
+    groups = []
+    for set_name, names in METRIC_SETS:
+        by_cases: dict[tuple[int, ...], list[LegacyTarget]] = {}
+        for name in names:
+            target = TARGETS_BY_NAME[name]
+            applicable = tuple(i for i, case in enumerate(cases) if target.applies(case))
+            if applicable:
+                by_cases.setdefault(applicable, []).append(target)
+        for indices, targets in by_cases.items():
+            groups.append((set_name, tuple(targets), tuple(cases[i] for i in indices)))
+    return groups
+
+
+class _JobErrors(logging.Handler):
+    """Collects the executor's "Exception raised in Job[i]" records: job index -> (type, message)."""
+
+    def __init__(self) -> None:
+        super().__init__(level=logging.ERROR)
+        self.errors: dict[int, tuple[str, str]] = {}
+
+    def emit(self, record: logging.LogRecord) -> None:
+        if record.msg == JOB_ERROR_MESSAGE and isinstance(record.args, tuple) and len(record.args) == 3:
+            index, type_name, message = record.args
+            self.errors[int(index)] = (str(type_name), str(message))
+
+
+def _metrics_with_judges(targets: tuple[LegacyTarget, ...], cases: tuple[dict, ...]
+                         ) -> tuple[list[t.Any], list[PromptBook | None]]:
+    """One fresh metric instance per target; LLM metrics get their own judge and book."""
+    try:
+        from .probe_legacy_stub import FrozenJudgeLLM
+    except ImportError:
+        from probe_legacy_stub import FrozenJudgeLLM  # type: ignore[no-redef]
+    metrics, books = [], []
+    for target in targets:
+        cls = resolve_class(target)
+        if target.script is None:
+            metrics.append(cls())
+            books.append(None)
+            continue
+        book = PromptBook()
+        metric = cls(llm=FrozenJudgeLLM(book))
+        for case in cases:
+            target.script(metric, case, book)
+        metrics.append(metric)
+        books.append(book)
+    names = [m.name for m in metrics]
+    if len(set(names)) != len(names):
+        raise BadEvaluateRequest(f"metric names must be unique within one evaluate() run: {names}")
+    return metrics, books
+
+
+def _dataset(targets: tuple[LegacyTarget, ...], cases: tuple[dict, ...]) -> t.Any:
+    from ragas.dataset_schema import EvaluationDataset, SingleTurnSample
+
+    fields = sorted({f for target in targets for f in target.fields_read})
+    return EvaluationDataset(samples=[SingleTurnSample(**{f: c[f] for f in fields if f in c})
+                                      for c in cases])
+
+
+def _call(api: str, dataset: t.Any, metrics: list[t.Any], settings: dict[str, t.Any]) -> t.Any:
+    from ragas import aevaluate, evaluate
+    from ragas.run_config import RunConfig
+
+    kwargs = dict(dataset=dataset, metrics=metrics, llm=None, embeddings=None,
+                  run_config=RunConfig(max_workers=settings["max_workers"], timeout=settings["timeout"]),
+                  raise_exceptions=settings["raise_exceptions"],
+                  show_progress=settings["show_progress"], batch_size=settings["batch_size"])
+    if api == "evaluate":
+        return evaluate(**kwargs)
+    return asyncio.run(aevaluate(**kwargs))
+
+
+def run_group(api: str, set_name: str, targets: tuple[LegacyTarget, ...], cases: tuple[dict, ...],
+              settings: dict[str, t.Any]) -> dict[str, t.Any]:
+    """One ``evaluate()`` (or ``aevaluate()``) call; every failure is recorded, none raised."""
+    record: dict[str, t.Any] = {
+        "api": api, "metric_set": set_name, "targets": [target.name for target in targets],
+        "metrics": [target.metric for target in targets], "ragas_names": [],
+        "case_ids": [case.get("id") for case in cases], "scores": {}, "rows": [], "errors": [],
+        "run_error": None, "stub_problems": [], "prompts": {}, "expected_prompts": {},
+        "seconds": None, "warnings": [],
+    }
+    handler = _JobErrors()
+    executor_logger = logging.getLogger("ragas.executor")
+    executor_logger.addHandler(handler)
+    started = time.perf_counter()
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        try:
+            metrics, books = _metrics_with_judges(targets, cases)
+            record["ragas_names"] = [m.name for m in metrics]
+            result = _call(api, _dataset(targets, cases), metrics, settings)
+        except Exception as exc:  # noqa: BLE001 - a failing run is a recorded result
+            record["run_error"] = {"type": type(exc).__name__, "message": str(exc)}
+            result, books = None, []
+        finally:
+            record["seconds"] = time.perf_counter() - started
+            executor_logger.removeHandler(handler)
+    record["warnings"] = encode_warnings(caught)
+    if result is None:
+        return record
+    summary = getattr(result, "_repr_dict", {})
+    for target, name in zip(targets, record["ragas_names"]):
+        record["scores"][target.name] = encode_score(summary.get(name, float("nan")))
+    for i, (case, scores) in enumerate(zip(cases, result.scores)):
+        record["rows"].append({"case_id": case.get("id"), "values": {
+            target.name: encode_score(scores.get(name)) for target, name in zip(targets, record["ragas_names"])}})
+        for j, target in enumerate(targets):
+            error = handler.errors.get(i * len(targets) + j)
+            if error is not None:
+                record["errors"].append({"case_id": case.get("id"), "target": target.name,
+                                         "type": error[0], "message": error[1]})
+    for target, book in zip(targets, books):
+        if book is not None:
+            record["prompts"][target.name] = len(book.asked)
+            record["expected_prompts"][target.name] = book.expected_count
+            record["stub_problems"] += [f"{target.name}: {p}" for p in book.problems + book.unasked()]
+    return record
+
+
+def run_evaluations(cases: list[dict], request_value: t.Any) -> dict[str, t.Any]:
+    """Every evaluation run the settings ask for, on ``cases`` (raw case dicts)."""
+    settings = settings_from_request(request_value)
+    runs = [run_group(api, set_name, targets, group_cases, settings)
+            for set_name, targets, group_cases in evaluation_groups(cases)
+            for api in settings["apis"]]
+    return {"settings": settings, "runs": runs}

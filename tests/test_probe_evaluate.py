@@ -1,0 +1,131 @@
+"""Ragas's evaluate()/aevaluate() through the probe on the default suite (two probe runs).
+
+Run A: every legacy target per row, plus evaluate() and aevaluate() with 16 concurrent workers.
+Run B: no per-row targets, evaluate() only, one worker (sequential). The scripted judges answer
+by content, so all three dataset runs must give bit-identical rows, equal to the per-row
+``single_turn_ascore`` values (NaN where that raised), and the parse-failure case must show up
+as dropped with its cause.
+"""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from harness.audit import build_audit
+from harness.cases import load_default_suite
+from harness.encoding import decode_ragas_value
+from harness.expectations import Expectations
+from harness.probe.probe_evaluate import METRIC_SETS, evaluation_groups
+from harness.probe.probe_legacy_targets import LEGACY_TARGETS
+from harness.probe_runner import run_probe
+
+PARSE_FAILURE = "edge-judge-reply-unparseable"
+LEGACY = [t.name for t in LEGACY_TARGETS]
+
+
+def row_values(run: dict) -> dict[tuple[str, str], str]:
+    """(case, target) -> repr of the value (NaN as 'nan'), for bit-exact comparison."""
+    out = {}
+    for row in run["rows"]:
+        for target, raw in row["values"].items():
+            out[(row["case_id"], target)] = repr(decode_ragas_value(raw))
+    return out
+
+
+def runs_by(output: dict, api: str) -> dict[tuple[str, str], str]:
+    values: dict[tuple[str, str], str] = {}
+    for run in output["evaluate"]["runs"]:
+        if run["api"] == api:
+            values.update(row_values(run))
+    return values
+
+
+@pytest.fixture(scope="module")
+def suite():
+    return load_default_suite()
+
+
+@pytest.fixture(scope="module")
+def concurrent(suite):
+    run = run_probe([c.raw for c in suite.cases], targets=LEGACY,
+                    evaluate={"apis": ["evaluate", "aevaluate"], "max_workers": 16})
+    assert run.ok, run.error
+    return run.output
+
+
+@pytest.fixture(scope="module")
+def sequential(suite):
+    run = run_probe([c.raw for c in suite.cases], targets=[], evaluate={"apis": ["evaluate"], "max_workers": 1})
+    assert run.ok, run.error
+    return run.output
+
+
+def test_every_legacy_target_is_in_exactly_one_metric_set():
+    names = [name for _, targets in METRIC_SETS for name in targets]
+    assert sorted(names) == sorted(LEGACY)
+
+
+def test_groups_hold_only_cases_their_targets_apply_to(suite):
+    for _, targets, cases in evaluation_groups([c.raw for c in suite.cases]):
+        assert all(t.applies(c) for t in targets for c in cases)
+
+
+def test_settings_and_no_network(concurrent):
+    settings = concurrent["evaluate"]["settings"]
+    assert settings["raise_exceptions"] is False and settings["max_workers"] == 16
+    assert concurrent["network_attempts"] == []
+    for run in concurrent["evaluate"]["runs"]:
+        assert run["run_error"] is None
+        assert run["stub_problems"] == []
+        assert run["prompts"] == run["expected_prompts"]
+
+
+def test_rows_are_identical_across_runs_and_worker_counts(concurrent, sequential):
+    first = runs_by(concurrent, "evaluate")
+    assert len(first) > 100
+    assert runs_by(concurrent, "aevaluate") == first
+    assert runs_by(sequential, "evaluate") == first
+
+
+def test_rows_equal_single_turn_ascore(concurrent):
+    single = {(r["case_id"], r["target"]): decode_ragas_value(r["value"]) for r in concurrent["results"]}
+    evaluated = runs_by(concurrent, "evaluate")
+    assert set(evaluated) == set(single)
+    for key, value in single.items():
+        expected = "nan" if not isinstance(value, float) else repr(value)  # an exception becomes NaN
+        assert evaluated[key] == expected, key
+
+
+def test_dataset_scores_are_the_nanmean_of_the_rows(concurrent):
+    from harness.aggregation import numpy_nanmean
+
+    for run in concurrent["evaluate"]["runs"]:
+        for target, raw in run["scores"].items():
+            rows = [decode_ragas_value(r["values"][target]) for r in run["rows"]]
+            assert repr(decode_ragas_value(raw)) == repr(numpy_nanmean(rows)), target
+
+
+def test_parse_failure_is_dropped_with_its_cause(suite, concurrent):
+    audit = build_audit(suite, concurrent, Expectations("none", ()), {})
+    by_target = {a.target: a for a in audit.dataset_level.targets}
+    for target in ("legacy:LLMContextPrecisionWithReference", "legacy:ContextPrecision"):
+        agg = by_target[target]
+        [dropped] = agg.dropped_rows
+        assert dropped.case_id == PARSE_FAILURE
+        assert dropped.evaluate_error[0] == "OutputParserException"
+        assert agg.policy.errors["judge_reply_unparseable"] == 1
+        assert f"{PARSE_FAILURE} (error turned into NaN: OutputParserException" in sentence_of(agg)
+        assert agg.classification.name == "epsilon" and agg.mean_recomputed_exactly
+    faithfulness = by_target["legacy:Faithfulness"]
+    [legit] = faithfulness.dropped_rows
+    assert legit.case_id == "edge-zero-response-claims" and legit.evaluate_error is None
+    assert faithfulness.policy.undefined == {"zero_claims": 1}
+    assert math.isnan(legit.evaluate_value)
+
+
+def sentence_of(agg) -> str:
+    from harness.aggregation import sentence
+
+    return sentence(agg)
