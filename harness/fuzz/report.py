@@ -23,6 +23,9 @@ from harness.report.json_report import reference_value_json
 
 FUZZ_FORMAT = 1
 FUZZ_FILES = ("fuzz.json", "fuzz.md")
+STRING_TARGETS_NOTE = ("every generated context is one letter repeated, a different letter per context of a case, so "
+                       "Levenshtein similarity is exactly 1 (equal) or 0 (different): the NonLLM string targets' fuzzy "
+                       "match and the reference's exact match agree by construction, and those targets are fuzzed")
 SHRINKING = ("selection: the smallest generated example per classification (total list length of the "
              "inputs the metric reads, then canonical JSON); no hypothesis shrinking, no new cases")
 
@@ -86,6 +89,7 @@ def fuzz_to_json(run: FuzzRun) -> dict[str, Any]:
         "by_target": _grouped(run, lambda r: r.target),
         "errors": error_kinds(run),
         "shrinking": SHRINKING,
+        "string_targets": STRING_TARGETS_NOTE,
         "smallest_examples": {
             name: {**example_json(row),
                    "by_target": {t: example_json(r) for t, r in smallest_per_target(run.rows, name).items()}}
@@ -115,6 +119,7 @@ def fuzz_to_markdown(data: dict[str, Any]) -> str:
              "Explained classifications (a named semantic difference, recomputed): "
              + ", ".join(data["explained_classifications"]) + ". Unexplained: "
              + ", ".join(data["unexplained_classifications"]) + ".", "",
+             f"String-similarity targets: {data['string_targets']}.", "",
              "## Counts", ""]
     lines += _table(["classification", "pairs"], [[c, str(data["by_classification"][c])] for c in CLASSIFICATIONS])
     lines += ["", "## Counts per Ragas target", ""]
