@@ -54,6 +54,10 @@ def print_fuzz_summary(run: FuzzRun, out: Path) -> None:
     console.print(f"reports written to {out}/ (fuzz.md, fuzz.json)", highlight=False)
 
 
+def _progress(done: int, total: int, probe_run) -> None:
+    errors.print(f"probe process {done}/{total} finished ({probe_run.seconds:.1f} s)", highlight=False)
+
+
 def fuzz(
     n: int = typer.Option(1000, "--n", help="Number of generated cases."),
     seed: int = typer.Option(0, "--seed", help="Seed; the same seed generates the same cases."),
@@ -73,7 +77,7 @@ def fuzz(
     try:
         check_writable(out)
         run = run_fuzz(n, seed, metric, workers=workers, batch_size=batch_size, python=python,
-                       timeout=timeout, validate=check_cases)
+                       timeout=timeout, validate=check_cases, on_batch=_progress)
         write_fuzz_reports(run, out)
     except HarnessInputError as exc:
         for line in exc.problems or [str(exc)]:

@@ -221,8 +221,12 @@ def test_unknown_metric_is_exit_2(tmp_path):
 
 
 def test_selection_prefers_fewer_list_items():
-    monkey_rows = run_fuzz(12, 2, ["id_context_recall"], workers=1,
-                           probe=_fake_probe(lambda case, target: 0.5))
+    progress = []
+    monkey_rows = run_fuzz(12, 2, ["id_context_recall"], workers=2, batch_size=5,
+                           probe=_fake_probe(lambda case, target: 0.5),
+                           on_batch=lambda done, total, run: progress.append((done, total)))
+    assert sorted(progress) == [(1, 3), (2, 3), (3, 3)]
+    assert [row.case.id for row in monkey_rows.rows] == [f"fuzz-2-{i}" for i in range(12)]
     chosen = smallest_per_classification(monkey_rows.rows, ["divergence", "identical", "dedup"])
     for name, row in chosen.items():
         same = [r for r in monkey_rows.rows if r.classification.name == name]

@@ -102,9 +102,11 @@ def _provenance(runs: Sequence[ProbeRun]) -> dict[str, Any]:
 def run_fuzz(n: int, seed: int, metrics: Sequence[str] | None = None, *, workers: int | None = None,
              batch_size: int | None = None, python: str = sys.executable, sys_path_prefix: Sequence[str] = (),
              timeout: float | None = None, validate: bool = False,
-             probe: ProbeFunction | None = None) -> FuzzRun:
+             probe: ProbeFunction | None = None,
+             on_batch: Callable[[int, int, ProbeRun], None] | None = None) -> FuzzRun:
     """Generate ``n`` cases from ``seed``, score them with Ragas and the reference, classify every pair.
 
+    ``on_batch(done, total, probe_run)`` is called as each batch finishes (progress).
     ``probe`` defaults to ``harness.probe_runner.run_probe`` (looked up at call time).
     Raises HarnessInputError for bad arguments and FuzzProbeFailed when a probe process fails."""
     probe = probe or run_probe
@@ -135,6 +137,8 @@ def run_fuzz(n: int, seed: int, metrics: Sequence[str] | None = None, *, workers
             part = Suite(suite.name, suite.source, suite.cases[start:stop])
             audits[index] = build_audit(part, run.output, NO_EXPECTATIONS, {})
             runs[index] = run
+            if on_batch is not None:
+                on_batch(len(runs), len(batches), run)
     rows = tuple(row for index in sorted(audits) for row in audits[index].rows)
     ordered_runs = [runs[index] for index in sorted(runs)]
     return FuzzRun(seed=seed, metrics=chosen, targets=tuple(targets), cases=n, batches=tuple(batches),
