@@ -12,8 +12,9 @@ Labels ``v_i`` (rank order, i = 1..K), cumulative hits ``h_i = v_1 + ... + v_i``
 The context-AP denominator counts only retrieved positives, so it ignores relevant items that
 were never retrieved; report it next to recall@K. ``empty_context`` is True when K = 0, which
 Ragas's 0.0 cannot tell apart from "every retrieved context was useless".
-One pass over the labels: O(K) arithmetic operations (the exact numerator's denominator can
-still grow with the lcm of the positive ranks; the float path is plain O(K)).
+One pass over the labels: O(K) arithmetic operations. The exact numerator's denominator can
+still grow with the lcm of the positive ranks (about K bits), so its terms are added pairwise
+(``balanced_sum``); the float path is plain O(K).
 """
 
 from __future__ import annotations
@@ -82,6 +83,17 @@ def ragas_float_average_precision(labels: Sequence[int]) -> float:
     return sum(terms) / (hits + RAGAS_EPSILON)
 
 
+def balanced_sum(values: list[Fraction]) -> Fraction:
+    """Exact sum, added pairwise so operand sizes stay balanced: summing one by one makes every
+    step pay for the running lcm of all denominators so far (quadratic on random labels)."""
+    while len(values) > 1:
+        paired = [a + b for a, b in zip(values[0::2], values[1::2])]
+        if len(values) % 2:
+            paired.append(values[-1])
+        values = paired
+    return values[0] if values else Fraction(0)
+
+
 def context_precision_profile(labels: Sequence[object], corpus_relevant: object = None,
                               field: str = "labels", *,
                               corpus_relevant_field: str = "corpus_relevant") -> ContextPrecisionProfile:
@@ -92,8 +104,8 @@ def context_precision_profile(labels: Sequence[object], corpus_relevant: object 
     (``corpus_relevant_field`` names R in that message).
     """
     values = validate_labels(labels, field)
-    whole = 0                 # integer part of the numerator (terms with h_i = i are exactly 1)
-    fractional = Fraction(0)  # the remaining terms h_i / i with h_i < i
+    whole = 0                          # terms with h_i = i are exactly 1
+    fractional: list[Fraction] = []    # the remaining terms h_i / i with h_i < i
     terms: list[float] = []
     hits = 0
     for i, v in enumerate(values, start=1):
@@ -103,8 +115,8 @@ def context_precision_profile(labels: Sequence[object], corpus_relevant: object 
             if hits == i:
                 whole += 1
             else:
-                fractional += Fraction(hits, i)
-    numerator = whole + fractional
+                fractional.append(Fraction(hits, i))
+    numerator = whole + balanced_sum(fractional)
     ragas_float = sum(terms) / (hits + RAGAS_EPSILON)
     k = len(values)
     r = _validate_corpus_relevant(corpus_relevant, hits, corpus_relevant_field)
