@@ -21,7 +21,7 @@ from harness.errors import HarnessInputError
 from harness.matrix.drift import Matrix, build_matrix
 from harness.matrix.environments import DEFAULT_LOCK_DIR, DEFAULT_VERSIONS_FILE, PipInstaller, default_cache_dir, \
     ensure_environments, load_version_rules, parse_entries, record_lock
-from harness.matrix.report import REPORT_FILES, write_matrix_reports
+from harness.matrix.report import REPORT_FILES, cases_text, write_matrix_reports
 from harness.matrix.run import run_matrix
 from harness.report.atomic import check_writable
 from harness.run import REPO_ROOT, display_path, load_suite
@@ -41,10 +41,14 @@ def _print_summary(console: Console, matrix: Matrix, environments: list, columns
                       "" if column.probe_seconds is None else f"{column.probe_seconds:.1f}",
                       "ok" if column.available else escape(f"unavailable: {column.error}"))
     console.print(table)
+    total = matrix.suite.get("cases") or 0
     for drift in matrix.drifts:
-        cases = ", ".join(sorted(dict.fromkeys(case for case, _ in drift.rows)))
+        cases = cases_text([case for case, _ in drift.rows], total)
+        if len(cases) > 80:
+            cases = cases[:77] + "..."
         console.print(f"[yellow]drift[/] {escape(drift.before)} → {escape(drift.after)} {drift.kind}: "
-                      f"{escape(drift.text)} [dim]({len(drift.rows)} rows: {escape(cases)})[/]", soft_wrap=True)
+                      f"{escape(drift.text[:120])} [dim]({len(drift.rows)} rows; {escape(cases)})[/]",
+                      soft_wrap=True, highlight=False)
     console.print(f"environments {timings['environments']:.1f} s, probes {timings['probes']:.1f} s, "
                   f"total {timings['total']:.1f} s", highlight=False)
 

@@ -168,3 +168,25 @@ def test_reports_are_deterministic_self_contained_and_portable(matrix, tmp_path)
         assert str(tmp_path) not in text and "/root" not in text and "/home" not in text
     written = write_matrix_reports(matrix, tmp_path / "out")
     assert [p.read_text() for p in written] == [first[p.name] for p in written]
+
+
+def test_cli_writes_a_matrix_of_unavailable_columns_without_crashing(tmp_path, monkeypatch):
+    from typer.testing import CliRunner
+
+    import harness.cli_matrix as cli_matrix
+    from harness.cli import app
+
+    def fake_environments(entries, **kwargs):
+        return [Environment(e.text, "release", e.exact_version, None, status="unavailable",
+                            error=f"ERROR: No matching distribution found for ragas=={e.exact_version}") for e in entries]
+
+    monkeypatch.setattr(cli_matrix, "ensure_environments", fake_environments)
+    result = CliRunner().invoke(app, ["matrix", "--versions", "9.9.8,9.9.9", "--out", str(tmp_path / "m"),
+                                      "--cache-dir", str(tmp_path / "envs")])
+    assert result.exit_code == 0, result.output
+    data = json.loads((tmp_path / "m" / "matrix.json").read_text())
+    assert [c["error"] for c in data["columns"]] == [f"ERROR: No matching distribution found for ragas=={v}"
+                                                      for v in ("9.9.8", "9.9.9")]
+    assert sorted(p.name for p in (tmp_path / "m").iterdir()) == sorted(REPORT_FILES)
+    bad = CliRunner().invoke(app, ["matrix", "--versions", "latest", "--out", str(tmp_path / "m2")])
+    assert bad.exit_code == 2 and "neither a Ragas release" in bad.output

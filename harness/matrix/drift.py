@@ -223,7 +223,7 @@ def _api_cell(results: list[dict]) -> ApiCell:
         ragas_class=first.get("ragas_class"),
         exported=first.get("exported"),
         missing=missing.splitlines()[0] if missing else None,
-        fields_accepted=tuple(first.get("fields_accepted") or ()),
+        fields_accepted=tuple(first.get("fields_accepted") or first.get("fields_read") or ()),
         fields_dropped=tuple(first.get("fields_dropped") or ()),
         required_columns=tuple(first.get("required_columns") or ()),
         warnings=tuple(warnings),
@@ -265,7 +265,7 @@ def build_matrix(columns: list[VersionColumn], suite_info: dict[str, Any]) -> Ma
                         for i in range(1, len(cells)))
         rows.append(MatrixRow(key[0], category, metric_name, target, reference, tuple(cells), changes))
 
-    targets = list(dict.fromkeys(row.target for row in rows))
+    targets = sorted(dict.fromkeys(row.target for row in rows), key=lambda t: (not t.startswith("legacy:"), t))
     api: dict[str, tuple[ApiCell | None, ...]] = {}
     for target in targets:
         per_column = []

@@ -93,9 +93,21 @@ def _md(text: Any) -> str:
     return str(text).replace("|", "\\|").replace("\n", " ")
 
 
+def cases_text(cases: list[str], total: int) -> str:
+    """The case ids of a drift, or "all N cases" when every case of the suite shows it."""
+    unique = sorted(dict.fromkeys(cases))
+    return f"all {total} cases" if total and len(unique) == total else ", ".join(unique)
+
+
+def _cell_label(cell: Cell) -> str:
+    if cell.classification is None or cell.status != "value":
+        return cell.text
+    return f"{cell.text} {cell.classification}"
+
+
 def _cell_md(row: MatrixRow, index: int) -> str:
     cell = row.cells[index]
-    text = cell.text if cell.classification is None else f"{cell.text} {cell.classification}"
+    text = _cell_label(cell)
     if index and row.changes[index - 1]:
         return f"**{_md(text)}** Δ"
     return _md(text)
@@ -135,8 +147,8 @@ def render_markdown(matrix: Matrix) -> str:
     for pair in dict.fromkeys((d.before, d.after) for d in matrix.drifts):
         out += [f"### {pair[0]} → {pair[1]}", "", "| cause | what | rows | cases |", "|---|---|---|---|"]
         for d in (d for d in matrix.drifts if (d.before, d.after) == pair):
-            cases = sorted(dict.fromkeys(case for case, _ in d.rows))
-            out.append(f"| {d.kind} | {_md(d.text)} | {len(d.rows)} | {_md(', '.join(cases))} |")
+            cases = cases_text([case for case, _ in d.rows], suite.get("cases") or 0)
+            out.append(f"| {d.kind} | {_md(d.text)} | {len(d.rows)} | {_md(cases)} |")
         out.append("")
     out += ["## Matrix", "", "| case | metric | target | reference | " + " | ".join(map(_md, labels)) + " |",
             "|---|---|---|---|" + "---|" * len(labels)]
@@ -199,7 +211,7 @@ def _cell_html(row: MatrixRow, index: int) -> str:
     classes = f"v k-{kind}" + (" changed" if causes else "")
     title = cell.explanation or cell.error_message or ""
     body = f"{_e(cell.text)}"
-    if cell.classification:
+    if cell.classification and cell.status == "value":
         body += f'<span class="c">{_e(cell.classification)}</span>'
     if causes:
         body += "".join(f'<span class="why">{_e(c.kind)}: {_e(c.text)}</span>' for c in causes)
@@ -224,7 +236,7 @@ def render_html(matrix: Matrix) -> str:
     if matrix.drifts:
         parts.append("<table><tr><th>from → to</th><th>cause</th><th>what</th><th>cases</th></tr>")
         for d in matrix.drifts:
-            cases = ", ".join(sorted(dict.fromkeys(case for case, _ in d.rows)))
+            cases = cases_text([case for case, _ in d.rows], suite.get("cases") or 0)
             parts.append(f"<tr><td>{_e(d.before)} → {_e(d.after)}</td><td>{_e(d.kind)}</td><td>{_e(d.text)}</td>"
                          f"<td>{_e(cases)} ({len(d.rows)} rows)</td></tr>")
         parts.append("</table>")
