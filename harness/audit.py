@@ -60,6 +60,7 @@ class Audit:
     rows: tuple[AuditRow, ...]
     reference_only: tuple[ReferenceOnlyRow, ...]
     expectation_problems: tuple[str, ...] = field(default=())
+    expectations: Expectations | None = None  # for the legacy-vs-collections pairs (report.api_paths)
     dataset_level: DatasetLevel | None = None  # Ragas's evaluate() means vs the policy (aggregation.py)
 
     @property
@@ -150,5 +151,8 @@ def build_audit(suite: Suite, probe_output: dict[str, Any], expectations: Expect
         if not spec.ragas_targets and spec.applies_to(case)
     )
     problems = expectations.check_coverage([(row.case.id, row.target) for row in rows], set(cases))
-    return Audit(suite, provenance, tuple(rows), reference_only, tuple(problems),
+    from harness.report.api_paths import path_expectation_problems  # it builds on this module
+
+    problems += path_expectation_problems(rows, expectations, set(cases))
+    return Audit(suite, provenance, tuple(rows), reference_only, tuple(problems), expectations,
                  dataset_level=from_probe(rows, probe_output.get("evaluate")))

@@ -122,4 +122,4 @@ def load_run_expectations(path: Path | None) -> Expectations:
     if not path.exists():
         raise HarnessInputError(f"expectations file {path.name} does not exist", field="--expectations")
     expectations = load_expectations(path)
-    return Expectations(display_path(path), expectations.deviations)
+    return Expectations(display_path(path), expectations.deviations, expectations.path_deviations)

@@ -19,6 +19,12 @@ VERDICT_TARGETS = {
     "context_recall": ["LLMContextRecall", "ContextRecall"],
     "faithfulness": ["Faithfulness"],
 }
+COLLECTIONS_VERDICT_TARGETS = {  # ragas.metrics.collections at 0.4.3: no ID-based or string-match classes
+    "context_precision_with_reference": ["ContextPrecisionWithReference", "ContextPrecision"],
+    "context_precision_without_reference": ["ContextPrecisionWithoutReference", "ContextUtilization"],
+    "context_recall": ["ContextRecall"],
+    "faithfulness": ["Faithfulness"],
+}
 
 
 def applicable_targets(case: dict) -> set[str]:
@@ -28,7 +34,8 @@ def applicable_targets(case: dict) -> set[str]:
         names |= {"NonLLMContextPrecisionWithReference", "NonLLMContextRecall"}
     if case.get("retrieved_context_ids") is not None and case.get("reference_context_ids") is not None:
         names |= {"IDBasedContextPrecision", "IDBasedContextRecall"}
-    return {f"legacy:{n}" for n in names}
+    collections = {t for key, ts in COLLECTIONS_VERDICT_TARGETS.items() if key in case.get("verdicts", {}) for t in ts}
+    return {f"legacy:{n}" for n in names} | {f"collections:{n}" for n in collections}
 
 
 @pytest.fixture(scope="module")
@@ -56,7 +63,8 @@ def test_default_suite_has_a_result_for_every_applicable_target(suite_run, suite
     assert len(suite_run.output["results"]) == len(wanted)  # one result per pair
     assert {t for _, t in got} == {f"legacy:{n}" for ts in VERDICT_TARGETS.values() for n in ts} | {
         "legacy:NonLLMContextPrecisionWithReference", "legacy:NonLLMContextRecall",
-        "legacy:IDBasedContextPrecision", "legacy:IDBasedContextRecall"}
+        "legacy:IDBasedContextPrecision", "legacy:IDBasedContextRecall"} | {
+        f"collections:{n}" for ts in COLLECTIONS_VERDICT_TARGETS.values() for n in ts}
 
 
 def test_default_suite_judge_is_asked_exactly_the_expected_prompts(suite_run):

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from harness.probe.probe_legacy_targets import LEGACY_TARGETS
 from harness.probe_runner import run_probe
 
 
@@ -51,7 +52,7 @@ CASES = [
 
 @pytest.fixture(scope="module")
 def results() -> dict[tuple[str, str], dict]:
-    run = run_probe(CASES)
+    run = run_probe(CASES, targets=[t.name for t in LEGACY_TARGETS])  # collections: test_probe_collections
     assert run.ok, run.error
     assert run.output["network_attempts"] == []
     return {(r["case_id"], r["target"].removeprefix("legacy:")): r for r in run.output["results"]}

@@ -1,8 +1,9 @@
 """The Ragas probe: run Ragas's own metric classes on frozen verdicts; write one JSON document.
 
 Usage: ``python run_probe.py REQUEST.json`` (run by file path, not ``-m``).
-REQUEST: ``{"cases": [raw case dicts], "targets": null | ["legacy:ClassName", ...],
-"output": "result.json"}``; without "output" the result goes to stdout.
+REQUEST: ``{"cases": [raw case dicts], "targets": null | ["legacy:ClassName",
+"collections:ClassName", ...], "output": "result.json"}``; without "output" the result goes to
+stdout. ``targets`` null runs every legacy and every collections target whose inputs a case has.
 Optional ``"evaluate": true | {settings}`` also runs Ragas's ``evaluate()``/``aevaluate()`` on
 the whole suite (``probe_evaluate.py``) and adds an ``"evaluate"`` section to the output.
 
@@ -96,15 +97,23 @@ def flush_telemetry() -> None:
 
 
 async def run_cases(cases: list[dict], targets: list[str] | None) -> list[dict]:
+    from probe_collections_targets import (COLLECTIONS_TARGETS, COLLECTIONS_TARGETS_BY_NAME,
+                                           run_collections_target)
     from probe_legacy_targets import LEGACY_TARGETS, TARGETS_BY_NAME, run_legacy_target
     from probe_selftest_targets import run_selftest_target
 
-    chosen = [t.name for t in LEGACY_TARGETS] if targets is None else targets
+    chosen = ([t.name for t in LEGACY_TARGETS] + [t.name for t in COLLECTIONS_TARGETS]
+              if targets is None else targets)
     results = []
     for case in cases:
         for name in chosen:
             if name.startswith(SELFTEST_PREFIX):
                 results.append(run_selftest_target(name, case))
+                continue
+            if name in COLLECTIONS_TARGETS_BY_NAME:
+                collections_target = COLLECTIONS_TARGETS_BY_NAME[name]
+                if collections_target.applies(case):
+                    results.append(await run_collections_target(collections_target, case))
                 continue
             target = TARGETS_BY_NAME[name]
             if target.applies(case):
@@ -115,12 +124,14 @@ async def run_cases(cases: list[dict], targets: list[str] | None) -> list[dict]:
 def check_targets(targets: list[str] | None) -> None:
     if targets is None:
         return
+    from probe_collections_targets import COLLECTIONS_TARGETS_BY_NAME
     from probe_legacy_targets import TARGETS_BY_NAME
     from probe_selftest_targets import SELFTEST_TARGETS
 
-    unknown = [t for t in targets if t not in TARGETS_BY_NAME and t not in SELFTEST_TARGETS]
+    known = {**TARGETS_BY_NAME, **COLLECTIONS_TARGETS_BY_NAME}
+    unknown = [t for t in targets if t not in known and t not in SELFTEST_TARGETS]
     if unknown:
-        raise BadRequest(f"unknown targets {unknown}; known: {sorted(TARGETS_BY_NAME)}")
+        raise BadRequest(f"unknown targets {unknown}; known: {sorted(known)}")
 
 
 def write(document: dict, output: str | None) -> None:

@@ -15,6 +15,7 @@ from harness.diff import CLASSIFICATIONS, RagasError
 from harness.encoding import encode_detail, encode_fraction, encode_ragas_value
 from harness.reference.outcome import ReferenceOutcome
 from harness.report.dataset_section import dataset_level_json
+from harness.report.api_paths import api_paths_json
 
 REPORT_FORMAT = 1
 
@@ -112,6 +113,7 @@ def audit_to_json(audit: Audit) -> dict[str, Any]:
         "results": [row_json(row) for row in audit.rows],
         "reference_only": [reference_only_json(row) for row in audit.reference_only],
         "dataset_level": dataset_level_json(audit),
+        "api_paths": api_paths_json(audit),
     }
 
 

@@ -11,6 +11,7 @@ from typing import Any
 
 from harness.audit import Audit, AuditRow
 from harness.diff import CLASSIFICATIONS, RagasError
+from harness.report.api_paths import api_paths_markdown
 from harness.report.dataset_section import dataset_level_markdown
 from harness.report.json_report import metrics_json
 
@@ -199,7 +200,7 @@ def render_markdown(audit: Audit) -> str:
     lines = [f"# Ragas compatibility audit: suite `{audit.suite.name}`", "",
              "Ragas's own scoring classes and the reference implementations ran on identical frozen "
              "judge verdicts; every difference is classified below.", ""]
-    for part in (_provenance, _summary, _unexpected, _by_classification, _per_metric,
+    for part in (_provenance, _summary, _unexpected, _by_classification, api_paths_markdown, _per_metric,
                  dataset_level_markdown, _reference_only):
         lines += part(audit)
     return "\n".join(lines).rstrip() + "\n"

@@ -1,0 +1,52 @@
+"""A scripted judge for Ragas's collections API: an ``InstructorBaseRagasLLM`` answering from a PromptBook.
+
+The collections metrics (``ragas.metrics.collections``) call ``await llm.agenerate(prompt,
+response_model)`` with a rendered ``BasePrompt`` string and expect an instance of
+``response_model`` back. The stub looks the prompt up by content in a PromptBook (the same
+book, and the same layout, as the legacy judge), and validates the frozen reply with
+``response_model.model_validate_json``. Verdict values reach pydantic AS GIVEN (2 stays 2,
+``true`` stays ``true``): whatever the response model does with them is Ragas's behaviour.
+When pydantic rejects a reply, the ``ValidationError`` propagates (the target records it as
+the result's error) and is also kept in :attr:`FrozenInstructorJudge.rejected`, so a rejection
+is reported even if Ragas swallowed the exception.
+
+Import only after RAGAS_DO_NOT_TRACK is set (it imports Ragas).
+"""
+
+from __future__ import annotations
+
+import typing as t
+
+from pydantic import BaseModel, ValidationError
+from ragas.llms.base import InstructorBaseRagasLLM
+
+try:  # imported as harness.probe.probe_collections_stub
+    from .probe_prompt_book import PromptBook, StubMismatch
+except ImportError:  # imported from run_probe.py (script dir on sys.path)
+    from probe_prompt_book import PromptBook, StubMismatch  # type: ignore[no-redef]
+
+__all__ = ["FrozenInstructorJudge", "PromptBook", "StubMismatch"]
+
+Model = t.TypeVar("Model", bound=BaseModel)
+
+
+class FrozenInstructorJudge(InstructorBaseRagasLLM):
+    """Answers each prompt with its frozen reply, parsed into the requested response model."""
+
+    def __init__(self, book: PromptBook) -> None:
+        self.book = book
+        self.rejected: list[str] = []  # one line per reply the response model refused
+
+    def _reply(self, prompt: str, response_model: type[Model]) -> Model:
+        text = self.book.answer(prompt if isinstance(prompt, str) else str(prompt))
+        try:
+            return response_model.model_validate_json(text)
+        except ValidationError as exc:
+            self.rejected.append(f"{response_model.__name__} refused the frozen reply {text}: {exc}")
+            raise
+
+    def generate(self, prompt: str, response_model: type[Model]) -> Model:
+        return self._reply(prompt, response_model)
+
+    async def agenerate(self, prompt: str, response_model: type[Model]) -> Model:
+        return self._reply(prompt, response_model)
