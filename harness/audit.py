@@ -14,6 +14,7 @@ from typing import Any
 
 from harness.aggregation import DatasetLevel, from_probe
 from harness.cases import Case, Suite
+from harness.api_paths import path_expectation_problems
 from harness.diff import Classification, RagasValue, classify
 from harness.encoding import decode_ragas_value
 from harness.expectations import Expectation, Expectations
@@ -151,8 +152,6 @@ def build_audit(suite: Suite, probe_output: dict[str, Any], expectations: Expect
         if not spec.ragas_targets and spec.applies_to(case)
     )
     problems = expectations.check_coverage([(row.case.id, row.target) for row in rows], set(cases))
-    from harness.report.api_paths import path_expectation_problems  # it builds on this module
-
     problems += path_expectation_problems(rows, expectations, set(cases))
     return Audit(suite, provenance, tuple(rows), reference_only, tuple(problems), expectations,
                  dataset_level=from_probe(rows, probe_output.get("evaluate")))

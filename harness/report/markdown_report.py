@@ -172,9 +172,9 @@ def _per_metric(audit: Audit) -> list[str]:
         for r in rows:
             exact, as_float = reference_texts(r)
             mark = r.classification.name if not r.unexpected else f"**{r.classification.name}** (expected {r.expected.classification})"
-            table.append([r.case.id, r.case.category, r.ragas_class.rsplit(".", 1)[-1], ragas_text(r),
+            table.append([r.case.id, r.case.category, r.target, ragas_text(r),
                           exact, as_float, mark])
-        lines += _table(["case", "category", "Ragas class", "Ragas value (repr)", "reference (exact)",
+        lines += _table(["case", "category", "Ragas target", "Ragas value (repr)", "reference (exact)",
                          "reference (float)", "classification"], table)
     return lines
 
