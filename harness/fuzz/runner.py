@@ -22,7 +22,7 @@ from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass
 from typing import Any
 
-from harness.audit import Audit, AuditRow, build_audit
+from harness.audit import AuditRow, build_audit
 from harness.cases import Suite, _build_case, parse_suite
 from harness.expectations import Expectations
 from harness.fuzz.generator import check_metrics, fuzz_suite_document, generate_cases, targets_for
@@ -31,6 +31,7 @@ from harness.probe_runner import ProbeRun, run_probe
 EXPLAINED: tuple[str, ...] = ("identical", "epsilon", "undefined_nan", "empty_as_zero", "dedup", "coercion",
                               "rounding")
 UNEXPLAINED: tuple[str, ...] = ("divergence", "error")
+PAIRING_CHUNK = 20             # cases per build_audit call (see _pair)
 MAX_BATCH = 2000               # cases per probe process when --batch-size is not given
 BATCH_TIMEOUT_FLOOR = 600.0    # seconds; a batch may also take 2 s per case
 NO_EXPECTATIONS = Expectations("fuzz (no expectations)", ())
@@ -90,6 +91,23 @@ def fuzz_suite(cases: list[dict[str, Any]], seed: int, *, validate: bool) -> Sui
     return Suite(document["suite"], f"fuzz seed {seed}", tuple(_build_case(c) for c in cases))
 
 
+def _pair(suite: Suite, start: int, stop: int, output: dict[str, Any]) -> tuple[AuditRow, ...]:
+    """Classify one batch's probe results with ``build_audit``, PAIRING_CHUNK cases at a time:
+    build_audit's cross-API pairing compares every row with every other row of its suite, so it is
+    kept to small suites (the pairs are per case; chunking changes no result)."""
+    by_case: dict[str, list[dict[str, Any]]] = {}
+    for result in output.get("results", []):
+        by_case.setdefault(result["case_id"], []).append(result)
+    rows: list[AuditRow] = []
+    for chunk in range(start, stop, PAIRING_CHUNK):
+        cases = suite.cases[chunk:min(chunk + PAIRING_CHUNK, stop)]
+        results = [r for case in cases for r in by_case.get(case.id, [])]
+        audit = build_audit(Suite(suite.name, suite.source, cases), {**output, "results": results},
+                            NO_EXPECTATIONS, {})
+        rows.extend(audit.rows)
+    return tuple(rows)
+
+
 def _provenance(runs: Sequence[ProbeRun]) -> dict[str, Any]:
     output = next((run.output for run in runs if run.output), {})
     attempts = [a for run in runs for a in run.output.get("network_attempts", [])]
@@ -117,7 +135,7 @@ def run_fuzz(n: int, seed: int, metrics: Sequence[str] | None = None, *, workers
     cases = generate_cases(n, seed, chosen)
     suite = fuzz_suite(cases, seed, validate=validate)
     batches = plan_batches(n, workers, batch_size)
-    audits: dict[int, Audit] = {}
+    audits: dict[int, tuple[AuditRow, ...]] = {}
     runs: dict[int, ProbeRun] = {}
     with ThreadPoolExecutor(max_workers=workers) as pool:
         futures = {}
@@ -134,12 +152,11 @@ def run_fuzz(n: int, seed: int, metrics: Sequence[str] | None = None, *, workers
                 start, stop = batches[index]
                 raise FuzzProbeFailed(f"probe for cases {start}..{stop - 1}: {run.error}")
             start, stop = batches[index]
-            part = Suite(suite.name, suite.source, suite.cases[start:stop])
-            audits[index] = build_audit(part, run.output, NO_EXPECTATIONS, {})
+            audits[index] = _pair(suite, start, stop, run.output)
             runs[index] = run
             if on_batch is not None:
                 on_batch(len(runs), len(batches), run)
-    rows = tuple(row for index in sorted(audits) for row in audits[index].rows)
+    rows = tuple(row for index in sorted(audits) for row in audits[index])
     ordered_runs = [runs[index] for index in sorted(runs)]
     return FuzzRun(seed=seed, metrics=chosen, targets=tuple(targets), cases=n, batches=tuple(batches),
                    workers=workers, rows=rows, provenance=_provenance(ordered_runs),
