@@ -164,15 +164,17 @@ def classify_paths(legacy: AuditRow, collections: AuditRow) -> Classification:
 
 def path_pairs(rows: Sequence[AuditRow], expectations: Expectations | None) -> tuple[PathPair, ...]:
     """Every (legacy row, collections row) of the same case and metric, classified, in row order."""
+    collections_rows: dict[tuple[str, str], list[AuditRow]] = {}
+    for row in rows:
+        if _is_collections(row):
+            collections_rows.setdefault((row.case.id, row.spec.name), []).append(row)
     pairs = []
     for legacy in (r for r in rows if _is_legacy(r)):
-        for collections in rows:
-            if (_is_collections(collections) and collections.case.id == legacy.case.id
-                    and collections.spec.name == legacy.spec.name):
-                expected = (expectations.expected_path(legacy.case.id, legacy.target, collections.target)
-                            if expectations is not None else IDENTICAL)
-                pairs.append(PathPair(legacy.case, legacy.spec.name, legacy, collections,
-                                      classify_paths(legacy, collections), expected))
+        for collections in collections_rows.get((legacy.case.id, legacy.spec.name), ()):
+            expected = (expectations.expected_path(legacy.case.id, legacy.target, collections.target)
+                        if expectations is not None else IDENTICAL)
+            pairs.append(PathPair(legacy.case, legacy.spec.name, legacy, collections,
+                                  classify_paths(legacy, collections), expected))
     return tuple(pairs)
 
 
