@@ -110,3 +110,6 @@ register(app)
 
 from harness.cli_matrix import register  # noqa: E402
 register(app)
+
+from harness.cli_fuzz import register  # noqa: E402
+register(app)
