@@ -15,6 +15,7 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
+from harness import cli_bench, cli_explain, cli_fuzz, cli_matrix
 from harness.audit import Audit
 from harness.cli_pin import pin_app
 from harness.diff import CLASSIFICATIONS
@@ -30,6 +31,8 @@ EXIT_OK, EXIT_DRIFT, EXIT_BAD_INPUT, EXIT_NO_RAGAS = 0, 1, 2, 3
 app = typer.Typer(add_completion=False, no_args_is_help=True,
                   help="Verify Ragas metric semantics against reference implementations on frozen verdicts.")
 app.add_typer(pin_app, name="pin")
+for module in (cli_explain, cli_fuzz, cli_matrix, cli_bench):
+    module.register(app)
 console = Console()
 errors = Console(stderr=True)
 
@@ -101,15 +104,3 @@ def run(
 
 def main() -> None:  # pragma: no cover - console entry for python -m harness
     app(prog_name="ragas-compat")
-
-from harness.cli_bench import register
-register(app)
-
-from harness.cli_explain import register  # noqa: E402
-register(app)
-
-from harness.cli_matrix import register  # noqa: E402
-register(app)
-
-from harness.cli_fuzz import register  # noqa: E402
-register(app)
