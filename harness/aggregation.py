@@ -22,8 +22,8 @@ coercion: that alternative; empty_as_zero: 0.0; undefined_nan and error: NaN; ro
 divergence: the exact value, i.e. unexplained), and averaged with numpy's own algorithm
 (``numpy_nanmean``: NaN replaced by 0 in place, pairwise summation, divided by the non-NaN
 count). The pair (Ragas's mean, reference mean) is classified by ``harness.diff.classify`` with
-that recomputed mean as the alternative named after the semantics involved (epsilon, then dedup,
-then coercion). No Ragas import here.
+that recomputed mean as the alternative named after the most consequential semantics involved
+(``MEAN_SEMANTICS``: rows kept as 0.0, then coercion, de-duplication, the epsilon). No Ragas import here.
 """
 
 from __future__ import annotations
@@ -223,14 +223,15 @@ def drop_cause(row: AggregationRow) -> str:
     return f"NaN returned by the metric ({reference})"
 
 
+# What a recomputed mean is named after, most consequential first: rows Ragas keeps as 0.0 change
+# the set the mean is taken over; coercion and de-duplication change row values by a lot; the
+# epsilon only in the tenth decimal.
+MEAN_SEMANTICS = ("empty_as_zero", "coercion", "dedup", "epsilon")
+
+
 def _alternative_key(rows: Sequence[AggregationRow]) -> str | None:
     names = {r.row_classification for r in rows}
-    if names & {"epsilon", "empty_as_zero"}:
-        return "epsilon"
-    for key in ("dedup", "coercion"):
-        if key in names:
-            return key
-    return None
+    return next((name for name in MEAN_SEMANTICS if name in names), None)
 
 
 def mean_outcome(metric: str, policy: PolicyCounts, explained_mean: float,

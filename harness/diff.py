@@ -36,6 +36,8 @@ ROUNDING_ULPS = 4
 RECOMPUTED_SEMANTICS: dict[str, str] = {
     "dedup": "Ragas turns IDs into str() and de-duplicates them into sets",
     "coercion": "Ragas coerced the input before scoring it (see the received inputs)",
+    # only for dataset means: a single undefined row scored 0.0 is caught before (value None)
+    "empty_as_zero": "Ragas scores rows the reference leaves undefined as 0.0 and keeps them in the mean",
 }
 
 

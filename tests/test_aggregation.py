@@ -90,13 +90,21 @@ def ap_rows():
     ]
 
 
-def test_ap_mean_pair_is_epsilon_and_explained_exactly():
+def test_ap_mean_with_only_epsilon_rows_is_epsilon():
+    rows = ap_rows()[:1]
+    ragas_mean = numpy_nanmean([r.evaluate_value for r in rows])
+    agg = aggregate_target("m", "legacy:X", {"evaluate": ragas_mean}, rows)
+    assert agg.classification.name == "epsilon" and agg.alternative_key == "epsilon"
+
+
+def test_ap_mean_pair_with_kept_zeros_is_empty_as_zero_and_explained_exactly():
     rows = ap_rows()
     ragas_mean = numpy_nanmean([r.evaluate_value for r in rows])
     agg = aggregate_target("m", "legacy:X", {"evaluate": ragas_mean}, rows)
     assert agg.policy.mean == Fraction(5, 6) and agg.policy.defined == 1
     assert agg.explained_mean == ragas_mean and agg.mean_recomputed_exactly
-    assert agg.classification.name == "epsilon" and agg.alternative_key == "epsilon"
+    # the kept 0.0 row changes the set the mean is over: that, not the epsilon, names the gap
+    assert agg.classification.name == "empty_as_zero" and agg.alternative_key == "empty_as_zero"
     assert [r.case_id for r in agg.dropped_rows] == ["c"]
     assert [r.case_id for r in agg.kept_but_dropped_by_reference] == ["b"]
     assert agg.single_turn_mismatches == ()
