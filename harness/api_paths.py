@@ -33,8 +33,7 @@ from fractions import Fraction
 from typing import TYPE_CHECKING, Any
 
 from harness.cases import Case
-from harness.diff import CLASSIFICATIONS, Classification, RagasError, classify, same_float
-from harness.encoding import encode_ragas_value
+from harness.diff import Classification, RagasError, classify, same_float
 from harness.expectations import IDENTICAL, Expectation, Expectations
 from harness.reference.context_precision import ragas_float_average_precision
 from harness.reference.outcome import ReferenceOutcome

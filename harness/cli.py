@@ -49,9 +49,9 @@ def print_summary(audit: Audit, out: Path) -> None:
     for name in used:
         table.add_column(name, justify="right")
     table.add_column("unexpected", justify="right", style="bold red")
-    for metric, counts in sorted(audit.counts(lambda r: r.spec.name).items()):
-        unexpected = sum(1 for r in audit.unexpected if r.spec.name == metric)
-        table.add_row(metric, *(str(counts.get(n, 0)) for n in used), str(unexpected or ""))
+    for metric_name, counts in sorted(audit.counts(lambda r: r.spec.name).items()):
+        unexpected = sum(1 for r in audit.unexpected if r.spec.name == metric_name)
+        table.add_row(metric_name, *(str(counts.get(n, 0)) for n in used), str(unexpected or ""))
     console.print(table)
     console.print(f"pin: {audit.provenance['ragas'].get('pin_status')}", highlight=False)
     if audit.provenance["ragas"].get("warning"):

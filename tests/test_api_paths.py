@@ -8,10 +8,9 @@ import math
 
 import pytest
 
-from harness.api_paths import classify_paths, legacy_as_reference, path_differences, path_pairs, unpaired_metrics
+from harness.api_paths import legacy_as_reference, path_differences, path_pairs, unpaired_metrics
 from harness.audit import build_audit
 from harness.cases import load_default_suite
-from harness.diff import RagasError
 from harness.expectations import parse_expectations
 from harness.report.api_paths import api_paths_json, api_paths_markdown
 from harness.run import DEFAULT_OUT

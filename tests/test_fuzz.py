@@ -6,7 +6,6 @@ import importlib.util
 import json
 import sys
 from collections import Counter
-from pathlib import Path
 
 import pytest
 import typer

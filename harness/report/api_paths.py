@@ -9,6 +9,7 @@ from harness.api_paths import (COLLECTIONS, LEGACY, PathPair, path_differences, 
 from harness.audit import Audit
 from harness.diff import CLASSIFICATIONS
 from harness.encoding import encode_ragas_value
+from harness.report.markdown_table import markdown_cell
 
 def _pairs_of(audit: Audit) -> tuple[PathPair, ...]:
     return path_pairs(audit.rows, audit.expectations)
@@ -44,10 +45,6 @@ def api_paths_json(audit: Audit) -> dict[str, Any]:
     }
 
 
-def _cell(text: Any) -> str:
-    return str(text).replace("|", "\\|").replace("\n", " ")
-
-
 def api_paths_markdown(audit: Audit) -> list[str]:
     """The report's section "Legacy vs collections at this Ragas" (no lines when no pair exists)."""
     pairs = _pairs_of(audit)
@@ -76,7 +73,7 @@ def api_paths_markdown(audit: Audit) -> list[str]:
     for d in differences:
         legacy = "; ".join(f"`{t.removeprefix(LEGACY)}` {v}" for t, v in d.legacy)
         collections = "; ".join(f"`{t.removeprefix(COLLECTIONS)}` {v}" for t, v in d.collections)
-        lines.append("| " + " | ".join(_cell(c) for c in (d.case.id, d.metric, d.classification, legacy,
+        lines.append("| " + " | ".join(markdown_cell(c) for c in (d.case.id, d.metric, d.classification, legacy,
                                                            collections, d.meaning)) + " |")
     lines.append("")
     if unexpected:

@@ -15,6 +15,7 @@ from harness.aggregation import (POLICY, AggregationRow, PolicyCounts, TargetAgg
                                  drop_cause, explained_row_value, row_status, sentence)
 from harness.audit import Audit
 from harness.encoding import encode_float, encode_fraction, encode_ragas_value
+from harness.report.markdown_table import markdown_table
 
 
 def _mean_json(value: Any) -> Any:
@@ -97,16 +98,6 @@ def dataset_level_json(audit: Audit) -> dict[str, Any] | None:
 
 # --------------------------------------------------------------------------- markdown
 
-def _cell(text: Any) -> str:
-    return str(text).replace("|", "\\|").replace("\n", " ")
-
-
-def _table(header: list[str], rows: list[list[Any]]) -> list[str]:
-    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
-    lines += ["| " + " | ".join(_cell(c) for c in row) + " |" for row in rows]
-    return lines + [""]
-
-
 def _reasons(counts: dict[str, int]) -> str:
     return ", ".join(f"{reason}: {n}" for reason, n in counts.items()) or "—"
 
@@ -141,7 +132,7 @@ def _metric_tables(metric: str, aggs: list[TargetAggregate]) -> list[str]:
         rows.append([f"Ragas `{agg.target}` evaluate()", len(agg.rows), len(agg.kept), undefined, errors,
                      len(agg.dropped_rows), _float(agg.ragas_mean), mark])
     lines = [f"### {metric}", ""]
-    lines += _table(["", "cases M", "defined / kept N", "undefined", "errors", "dropped K", "mean",
+    lines += markdown_table(["", "cases M", "defined / kept N", "undefined", "errors", "dropped K", "mean",
                      "classification"], rows)
     for agg in aggs:
         lines.append(f"- `{agg.target}`: {sentence(agg)}")
@@ -164,7 +155,7 @@ def _metric_tables(metric: str, aggs: list[TargetAggregate]) -> list[str]:
         table.append([category, cat_policy.cases, cat_policy.defined, _reasons(cat_policy.undefined),
                       _reasons(cat_policy.errors), _exact_mean(cat_policy)]
                      + [f"{t[category][1]}, {_float(t[category][2])}" for t in per_target])
-    return lines + ["Per case category:", ""] + _table(header, table)
+    return lines + ["Per case category:", ""] + markdown_table(header, table)
 
 
 def dataset_level_markdown(audit: Audit) -> list[str]:

@@ -14,6 +14,7 @@ from harness.diff import CLASSIFICATIONS, RagasError
 from harness.report.api_paths import api_paths_markdown
 from harness.report.dataset_section import dataset_level_markdown
 from harness.report.json_report import metrics_json
+from harness.report.markdown_table import markdown_table
 
 CAUSES: dict[str, str] = {
     "identical": "Ragas's float is bit-equal to the reference value.",
@@ -57,16 +58,6 @@ CAUSES: dict[str, str] = {
 }
 
 
-def _cell(text: Any) -> str:
-    return str(text).replace("|", "\\|").replace("\n", " ")
-
-
-def _table(header: list[str], rows: list[list[Any]]) -> list[str]:
-    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
-    lines += ["| " + " | ".join(_cell(c) for c in row) + " |" for row in rows]
-    return lines + [""]
-
-
 def ragas_text(row: AuditRow) -> str:
     value = row.ragas_value
     if isinstance(value, RagasError):
@@ -101,7 +92,7 @@ def _provenance(audit: Audit) -> list[str]:
         ["Expectations", p.get("expectations", "?")],
         ["Network", p.get("network", "?")],
     ]
-    return ["## Provenance", ""] + warning + _table(["", ""], rows)
+    return ["## Provenance", ""] + warning + markdown_table(["", ""], rows)
 
 
 def _summary(audit: Audit) -> list[str]:
@@ -116,12 +107,12 @@ def _summary(audit: Audit) -> list[str]:
     for title, key in (("metric", lambda r: r.spec.name), ("case category", lambda r: r.case.category)):
         counts = audit.counts(key)
         lines += [f"Classifications per {title}:", ""]
-        lines += _table([title] + used + ["total"],
+        lines += markdown_table([title] + used + ["total"],
                         [[k] + [c.get(name, 0) for name in used] + [sum(c.values())]
                          for k, c in sorted(counts.items())])
     per_category = Counter(case.category for case in audit.suite.cases)
     lines += ["Cases per category:", ""]
-    lines += _table(["category", "cases"], [[k, v] for k, v in sorted(per_category.items())])
+    lines += markdown_table(["category", "cases"], [[k, v] for k, v in sorted(per_category.items())])
     return lines
 
 
@@ -129,7 +120,7 @@ def _unexpected(audit: Audit) -> list[str]:
     if not audit.drift:
         return []
     lines = ["## Unexpected classifications", ""]
-    lines += _table(["case", "Ragas target", "classification", "expected", "why"],
+    lines += markdown_table(["case", "Ragas target", "classification", "expected", "why"],
                     [[r.case.id, r.target, r.classification.name, r.expected.classification,
                       r.classification.explanation] for r in audit.unexpected])
     lines += [f"- {problem}" for problem in audit.expectation_problems]
@@ -148,7 +139,7 @@ def _by_classification(audit: Audit) -> list[str]:
             lines.append(f"Expected because: {reason}" + (f" ({upstream})" if upstream else ""))
         if reasons:
             lines.append("")
-        lines += _table(["case", "Ragas target", "Ragas value", "reference", "why"],
+        lines += markdown_table(["case", "Ragas target", "Ragas value", "reference", "why"],
                         [[r.case.id, r.target, ragas_text(r), reference_texts(r)[0], r.classification.explanation]
                          for r in rows])
     identical = sum(1 for r in audit.rows if r.classification.name == "identical")
@@ -174,7 +165,7 @@ def _per_metric(audit: Audit) -> list[str]:
             mark = r.classification.name if not r.unexpected else f"**{r.classification.name}** (expected {r.expected.classification})"
             table.append([r.case.id, r.case.category, r.target, ragas_text(r),
                           exact, as_float, mark])
-        lines += _table(["case", "category", "Ragas target", "Ragas value (repr)", "reference (exact)",
+        lines += markdown_table(["case", "category", "Ragas target", "Ragas value (repr)", "reference (exact)",
                          "reference (float)", "classification"], table)
     return lines
 
@@ -187,7 +178,7 @@ def _reference_only(audit: Audit) -> list[str]:
         rows = [r for r in audit.reference_only if r.spec.name == name]
         keys = sorted({k for r in rows for k in r.reference.details})
         lines += [f"### {name}", "", f"- Denominator: {rows[0].spec.denominator}", ""]
-        lines += _table(["case"] + keys,
+        lines += markdown_table(["case"] + keys,
                         [[r.case.id] + [_detail(r.reference.details.get(k)) for k in keys] for r in rows])
     return lines
 
