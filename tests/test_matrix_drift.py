@@ -190,3 +190,14 @@ def test_cli_writes_a_matrix_of_unavailable_columns_without_crashing(tmp_path, m
     assert sorted(p.name for p in (tmp_path / "m").iterdir()) == sorted(REPORT_FILES)
     bad = CliRunner().invoke(app, ["matrix", "--versions", "latest", "--out", str(tmp_path / "m2")])
     assert bad.exit_code == 2 and "neither a Ragas release" in bad.output
+
+
+def test_a_class_the_judge_cannot_drive_is_not_scripted_not_missing():
+    from harness.matrix.drift import NOT_SCRIPTED_ERROR, Cell, causes_between
+
+    not_scripted = Cell(status="error", error_type=NOT_SCRIPTED_ERROR,
+                        error_message="ContextPrecision has no prompt interface the scripted judge knows")
+    assert not_scripted.text == "not scripted"
+    causes = causes_between(not_scripted, Cell(status="value", value=0.5, classification="identical"),
+                            "0.3.9", "0.4.3")
+    assert [c.kind for c in causes] == ["not_scripted"] and "0.3.9" in causes[0].text

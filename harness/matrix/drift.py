@@ -8,6 +8,8 @@ named:
 
 * ``unavailable``      - one of the two versions could not be installed or imported;
 * ``class_missing`` / ``class_added`` - the target class does not exist in one of them;
+* ``not_scripted``     - the class exists in one of them but asks its judge through an interface the
+  probe's scripted judge cannot answer (0.3.x collections API): not scored there, not a Ragas change;
 * ``field_dropped``    - a field the target reads is not a ``SingleTurnSample`` field of that version
   (it was silently dropped or renamed), so the metric received something else;
 * ``exception`` / ``exception_fixed`` / ``exception_changed`` - Ragas raised in one of them;
@@ -32,6 +34,8 @@ from harness.diff import RagasError, same_float
 from harness.matrix.run import VersionColumn
 
 MISSING_CLASS_ERROR = "TargetUnavailable"
+NOT_SCRIPTED_ERROR = "TargetNotScripted"  # the class exists; the probe's scripted judge cannot drive it
+NOT_RUN_LABELS = {MISSING_CLASS_ERROR: "missing class", NOT_SCRIPTED_ERROR: "not scripted"}
 
 
 @dataclass(frozen=True)
@@ -55,7 +59,7 @@ class Cell:
         if self.status == "value":
             return "NaN" if math.isnan(self.value) else f"{self.value:.6g}"
         if self.status == "error":
-            return "missing class" if self.error_type == MISSING_CLASS_ERROR else f"error: {self.error_type}"
+            return NOT_RUN_LABELS.get(self.error_type, f"error: {self.error_type}")
         return self.status
 
 
@@ -182,7 +186,13 @@ def causes_between(before: Cell, after: Cell, before_label: str, after_label: st
         causes.append(Cause("class_missing", f"{after_label} has no such class"))
     elif missing_before and not missing_after:
         causes.append(Cause("class_added", f"the class first exists in {after_label}"))
-    if missing_before or missing_after:
+    not_scripted_before = before.error_type == NOT_SCRIPTED_ERROR
+    not_scripted_after = after.error_type == NOT_SCRIPTED_ERROR
+    if not_scripted_before != not_scripted_after:
+        which = before_label if not_scripted_before else after_label
+        causes.append(Cause("not_scripted", f"the harness's scripted judge cannot drive {which}'s class "
+                                            "(a different prompt interface): not scored there, not a Ragas change"))
+    if missing_before or missing_after or not_scripted_before or not_scripted_after:
         return tuple(causes)
     for name in sorted(set(after.fields_dropped) - set(before.fields_dropped)):
         causes.append(Cause("field_dropped", f"SingleTurnSample of {after_label} has no field {name!r} "

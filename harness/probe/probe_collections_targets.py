@@ -43,6 +43,11 @@ class TargetUnavailable(Exception):
     """The running Ragas has no such collections class (or no collections API at all)."""
 
 
+class TargetNotScripted(TargetUnavailable):
+    """The class exists but asks its judge through an interface the scripted judge cannot answer
+    (an earlier collections API): it is not scored, and that is the harness's limit, not Ragas's."""
+
+
 @dataclass(frozen=True)
 class CollectionsTarget:
     """One ``ragas.metrics.collections`` class run through ``ascore`` for one of our metrics."""
@@ -200,7 +205,13 @@ async def run_collections_target(target: CollectionsTarget, case: dict) -> dict:
             result["ragas_class"] = f"{cls.__module__}.{cls.__qualname__}"
             judge = _judge_class()(book)
             metric = cls(llm=judge)
-            target.script(metric, case, book)
+            try:
+                target.script(metric, case, book)
+            except AttributeError as exc:
+                # An earlier collections API (e.g. 0.3.x) lays its prompts out differently: the
+                # scripted judge cannot answer it, so the class is not scored here (not a Ragas error).
+                raise TargetNotScripted(f"{cls.__qualname__} has no prompt interface the scripted judge "
+                                        f"knows ({exc})") from None
             result["expected_prompts"] = book.expected_count
             result["received"] = {f: jsonable(v) for f, v in inputs.items()}
             value = _metric_value(await metric.ascore(**inputs))
