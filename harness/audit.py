@@ -13,8 +13,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from harness.aggregation import DatasetLevel, from_probe
-from harness.cases import Case, Suite
 from harness.api_paths import path_expectation_problems
+from harness.cases import Case, Suite
 from harness.diff import Classification, RagasValue, classify
 from harness.encoding import decode_ragas_value
 from harness.expectations import Expectation, Expectations

@@ -23,8 +23,7 @@ from harness.errors import HarnessInputError
 from harness.pin import RagasNotInstalled, resolve_ragas_source
 from harness.registry import metric
 from harness.report.atomic import check_writable
-from harness.run import (DEFAULT_OUT, RagasUnavailable, load_run_expectations, load_suite, run_audit,
-                         write_reports)
+from harness.run import DEFAULT_OUT, RagasUnavailable, load_run_expectations, load_suite, run_audit, write_reports
 
 EXIT_OK, EXIT_DRIFT, EXIT_BAD_INPUT, EXIT_NO_RAGAS = 0, 1, 2, 3
 

@@ -19,8 +19,16 @@ from rich.table import Table
 
 from harness.errors import HarnessInputError
 from harness.matrix.drift import Matrix, build_matrix
-from harness.matrix.environments import DEFAULT_LOCK_DIR, DEFAULT_VERSIONS_FILE, PipInstaller, default_cache_dir, \
-    ensure_environments, load_version_rules, parse_entries, record_lock
+from harness.matrix.environments import (
+    DEFAULT_LOCK_DIR,
+    DEFAULT_VERSIONS_FILE,
+    PipInstaller,
+    default_cache_dir,
+    ensure_environments,
+    load_version_rules,
+    parse_entries,
+    record_lock,
+)
 from harness.matrix.report import REPORT_FILES, cases_text, write_matrix_reports
 from harness.matrix.run import run_matrix
 from harness.report.atomic import check_writable

@@ -8,8 +8,16 @@ from fractions import Fraction
 
 import pytest
 
-from harness.aggregation import (AggregationRow, aggregate_target, explained_row_value, numpy_nanmean,
-                                 pairwise_sum, policy_counts, row_status, sentence)
+from harness.aggregation import (
+    AggregationRow,
+    aggregate_target,
+    explained_row_value,
+    numpy_nanmean,
+    pairwise_sum,
+    policy_counts,
+    row_status,
+    sentence,
+)
 from harness.diff import RagasError
 from harness.reference.outcome import ReferenceOutcome
 

@@ -10,8 +10,8 @@ import typer
 from typer.testing import CliRunner
 
 from harness.cli_explain import register
-from harness.explain import EXPLAIN_NAMES, parse_id_list, parse_labels
 from harness.errors import HarnessInputError
+from harness.explain import EXPLAIN_NAMES, parse_id_list, parse_labels
 
 app = typer.Typer()
 

@@ -16,8 +16,17 @@ from harness.cli_fuzz import register
 from harness.diff import CLASSIFICATIONS
 from harness.errors import HarnessInputError
 from harness.fuzz import runner as fuzz_runner
-from harness.fuzz.generator import (CLAIM_SHAPES, FUZZ_METRICS, ID_SHAPES, LABEL_SHAPES, STRING_SHAPES,
-                                    fuzz_suite_document, generate_case, generate_cases, targets_for)
+from harness.fuzz.generator import (
+    CLAIM_SHAPES,
+    FUZZ_METRICS,
+    ID_SHAPES,
+    LABEL_SHAPES,
+    STRING_SHAPES,
+    fuzz_suite_document,
+    generate_case,
+    generate_cases,
+    targets_for,
+)
 from harness.fuzz.runner import plan_batches, run_fuzz
 from harness.fuzz.shrink import example_case, example_size, smallest_per_classification
 from harness.probe_runner import ProbeRun

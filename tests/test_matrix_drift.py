@@ -8,7 +8,7 @@ from html.parser import HTMLParser
 import pytest
 
 from harness.cases import Suite, load_default_suite
-from harness.matrix.drift import build_matrix, causes_between, Cell
+from harness.matrix.drift import Cell, build_matrix, causes_between
 from harness.matrix.environments import Environment
 from harness.matrix.report import REPORT_FILES, render_reports, write_matrix_reports
 from harness.matrix.run import run_matrix

@@ -9,9 +9,17 @@ from pathlib import Path
 import pytest
 
 from harness.errors import HarnessInputError
-from harness.matrix.environments import (MARKER_NAME, InstallFailed, ensure_environments, first_line,
-                                         load_version_rules, newest_matching, parse_entries, record_lock,
-                                         requirements_for)
+from harness.matrix.environments import (
+    MARKER_NAME,
+    InstallFailed,
+    ensure_environments,
+    first_line,
+    load_version_rules,
+    newest_matching,
+    parse_entries,
+    record_lock,
+    requirements_for,
+)
 
 
 class FakeInstaller:

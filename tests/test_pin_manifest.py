@@ -8,8 +8,15 @@ import datetime as dt
 import pytest
 
 from harness.errors import HarnessInputError
-from harness.pin.manifest import (DEFAULT_MANIFEST_PATH, ReferencePoint, dump_manifest, load_constraints,
-                                  load_manifest, parse_manifest, write_manifest)
+from harness.pin.manifest import (
+    DEFAULT_MANIFEST_PATH,
+    ReferencePoint,
+    dump_manifest,
+    load_constraints,
+    load_manifest,
+    parse_manifest,
+    write_manifest,
+)
 
 PIN = "298b68274234c060deacab3cf5fb52aa3a20e885"
 V043 = "4ecab384fda829ca50bec3f07cc49589d756e172"

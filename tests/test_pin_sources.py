@@ -18,8 +18,15 @@ import git
 import pytest
 
 from harness.pin.manifest import load_manifest
-from harness.pin.sources import (RagasSourceError, cache_folder_name, public_url, resolve_checkout, resolve_git,
-                                 resolve_installed, resolve_ragas_source)
+from harness.pin.sources import (
+    RagasSourceError,
+    cache_folder_name,
+    public_url,
+    resolve_checkout,
+    resolve_git,
+    resolve_installed,
+    resolve_ragas_source,
+)
 
 SITE_RAGAS = Path(importlib.util.find_spec("ragas").submodule_search_locations[0])  # found, not imported
 ACTOR = git.Actor("ragas-compat tests", "tests@example.invalid")

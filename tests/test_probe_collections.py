@@ -13,8 +13,12 @@ os.environ.setdefault("RAGAS_DO_NOT_TRACK", "true")  # before Ragas is imported 
 import pytest
 from pydantic import ValidationError
 
-from harness.probe.probe_collections_targets import (COLLECTIONS_TARGETS, CollectionsTarget,
-                                                     resolve_class, run_collections_target)
+from harness.probe.probe_collections_targets import (
+    COLLECTIONS_TARGETS,
+    CollectionsTarget,
+    resolve_class,
+    run_collections_target,
+)
 from harness.probe.probe_prompt_book import PromptBook, StubMismatch
 from harness.probe_runner import run_probe
 from harness.registry import metric

@@ -29,8 +29,13 @@ import time
 from collections import Counter
 from typing import Any
 
-from harness.bench import (measure_probe_overhead, measure_ragas_legacy_scaling, measure_reference_float_scaling,
-                           measure_reference_scaling, random_labels)
+from harness.bench import (
+    measure_probe_overhead,
+    measure_ragas_legacy_scaling,
+    measure_reference_float_scaling,
+    measure_reference_scaling,
+    random_labels,
+)
 from harness.fuzz.runner import run_fuzz
 from harness.reference.context_precision import context_precision_profile, ragas_float_average_precision
 

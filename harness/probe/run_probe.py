@@ -97,8 +97,7 @@ def flush_telemetry() -> None:
 
 
 async def run_cases(cases: list[dict], targets: list[str] | None) -> list[dict]:
-    from probe_collections_targets import (COLLECTIONS_TARGETS, COLLECTIONS_TARGETS_BY_NAME,
-                                           run_collections_target)
+    from probe_collections_targets import COLLECTIONS_TARGETS, COLLECTIONS_TARGETS_BY_NAME, run_collections_target
     from probe_legacy_targets import LEGACY_TARGETS, TARGETS_BY_NAME, run_legacy_target
     from probe_selftest_targets import run_selftest_target
 

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from harness.api_paths import (COLLECTIONS, LEGACY, PathPair, path_differences, path_pairs,
-                               unpaired_metrics)
+from harness.api_paths import COLLECTIONS, LEGACY, PathPair, path_differences, path_pairs, unpaired_metrics
 from harness.audit import Audit
 from harness.diff import CLASSIFICATIONS
 from harness.encoding import encode_ragas_value
 from harness.report.markdown_table import markdown_cell
+
 
 def _pairs_of(audit: Audit) -> tuple[PathPair, ...]:
     return path_pairs(audit.rows, audit.expectations)

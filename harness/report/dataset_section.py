@@ -11,8 +11,17 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from harness.aggregation import (POLICY, AggregationRow, PolicyCounts, TargetAggregate, by_category,
-                                 drop_cause, explained_row_value, row_status, sentence)
+from harness.aggregation import (
+    POLICY,
+    AggregationRow,
+    PolicyCounts,
+    TargetAggregate,
+    by_category,
+    drop_cause,
+    explained_row_value,
+    row_status,
+    sentence,
+)
 from harness.audit import Audit
 from harness.encoding import encode_float, encode_fraction, encode_ragas_value
 from harness.report.markdown_table import markdown_table

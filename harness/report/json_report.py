@@ -14,8 +14,8 @@ from harness.audit import Audit, AuditRow, ReferenceOnlyRow
 from harness.diff import CLASSIFICATIONS, RagasError
 from harness.encoding import encode_detail, encode_fraction, encode_ragas_value
 from harness.reference.outcome import ReferenceOutcome
-from harness.report.dataset_section import dataset_level_json
 from harness.report.api_paths import api_paths_json
+from harness.report.dataset_section import dataset_level_json
 
 REPORT_FORMAT = 1
 
