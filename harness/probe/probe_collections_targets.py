@@ -26,10 +26,10 @@ import warnings
 from dataclasses import dataclass
 
 try:
-    from .probe_encoding import encode_score, encode_warnings, error_record, jsonable
+    from .probe_encoding import encode_score, encode_warnings, error_record, jsonable, new_result
     from .probe_prompt_book import PromptBook, StubMismatch
 except ImportError:
-    from probe_encoding import encode_score, encode_warnings, error_record, jsonable  # type: ignore[no-redef]
+    from probe_encoding import encode_score, encode_warnings, error_record, jsonable, new_result  # type: ignore[no-redef]
     from probe_prompt_book import PromptBook, StubMismatch  # type: ignore[no-redef]
 
 FROZEN_REASON = "frozen verdict (ragas-compat scripted judge)"
@@ -190,11 +190,7 @@ def _metric_value(result: t.Any) -> object:
 
 async def run_collections_target(target: CollectionsTarget, case: dict) -> dict:
     """Score one case with one collections target; every failure becomes the result's error value."""
-    result: dict[str, t.Any] = {
-        "case_id": case.get("id"), "target": target.name, "api": "collections",
-        "metric": target.metric, "ragas_class": None, "fields_read": list(target.fields_read),
-        "received": None, "value": None, "prompts": 0, "expected_prompts": 0, "warnings": [],
-    }
+    result = new_result(case, target, "collections")
     book = PromptBook()
     judge = None
     inputs = {f: case[f] for f in target.fields_read if f in case}

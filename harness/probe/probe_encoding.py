@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import math
 import numbers
+import typing as t
 
 
 def encode_score(value: object) -> object:
@@ -44,3 +45,12 @@ def jsonable(value: object) -> object:
     if isinstance(value, (list, tuple)):
         return [jsonable(v) for v in value]
     return repr(value)
+
+
+def new_result(case: dict, target: t.Any, api: str) -> dict:
+    """The probe-output record of one (case, target), before scoring (probe format 1)."""
+    return {
+        "case_id": case.get("id"), "target": target.name, "api": api,
+        "metric": target.metric, "ragas_class": None, "fields_read": list(target.fields_read),
+        "received": None, "value": None, "prompts": 0, "expected_prompts": 0, "warnings": [],
+    }

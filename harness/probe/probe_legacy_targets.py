@@ -18,10 +18,10 @@ import warnings
 from dataclasses import dataclass
 
 try:
-    from .probe_encoding import encode_score, encode_warnings, error_record, jsonable
+    from .probe_encoding import encode_score, encode_warnings, error_record, jsonable, new_result
     from .probe_prompt_book import PromptBook, StubMismatch
 except ImportError:
-    from probe_encoding import encode_score, encode_warnings, error_record, jsonable  # type: ignore[no-redef]
+    from probe_encoding import encode_score, encode_warnings, error_record, jsonable, new_result  # type: ignore[no-redef]
     from probe_prompt_book import PromptBook, StubMismatch  # type: ignore[no-redef]
 
 FROZEN_REASON = "frozen verdict (ragas-compat scripted judge)"
@@ -255,11 +255,7 @@ def _record_received(metric: t.Any, fields: tuple[str, ...], received: dict) -> 
 
 async def run_legacy_target(target: LegacyTarget, case: dict) -> dict:
     """Score one case with one target; every failure becomes the result's error value."""
-    result: dict[str, t.Any] = {
-        "case_id": case.get("id"), "target": target.name, "api": "legacy",
-        "metric": target.metric, "ragas_class": None, "fields_read": list(target.fields_read),
-        "received": None, "value": None, "prompts": 0, "expected_prompts": 0, "warnings": [],
-    }
+    result = new_result(case, target, "legacy")
     book = PromptBook()
     received: dict = {}
     with warnings.catch_warnings(record=True) as caught:
