@@ -1,5 +1,5 @@
 """``python -m harness`` is ``ragas-compat``."""
 
-from harness.cli import main
+from harness.cli.app import main
 
 main()

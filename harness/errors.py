@@ -1,18 +1,57 @@
-"""The one error type for bad input, so callers can turn it into exit code 2."""
+"""The exit codes of ``ragas-compat`` and the errors that carry them.
+
+Every error the harness raises on purpose is a ``HarnessError`` and knows its exit code, so the
+command line turns any of them into a message and that code in one place (``harness.cli.app``).
+"""
 
 from __future__ import annotations
 
+from enum import IntEnum
+from typing import ClassVar
 
-class HarnessInputError(ValueError):
+
+class ExitCode(IntEnum):
+    """What a ``ragas-compat`` process exit status means."""
+
+    OK = 0          # every row has its expected classification
+    DRIFT = 1       # at least one unexpected classification, or a problem in the expectations
+    BAD_INPUT = 2   # bad input or usage; no report is touched
+    NO_RAGAS = 3    # Ragas could not be run at all (not importable, probe crashed or timed out)
+
+
+class HarnessError(Exception):
+    """An error the harness raises on purpose; ``exit_code`` is what the CLI exits with."""
+
+    exit_code: ClassVar[ExitCode] = ExitCode.BAD_INPUT
+
+    @property
+    def problems(self) -> list[str]:
+        """One line per problem (the message, unless several were collected)."""
+        return [str(self)]
+
+
+class HarnessInputError(HarnessError, ValueError):
     """Invalid input: names the offending field (and file / case id when known) and value.
 
     ``problems`` holds one line per problem when several were found at once (the case
     loader reports every problem of a file together).
     """
 
+    exit_code = ExitCode.BAD_INPUT
+
     def __init__(self, message: str, *, field: str | None = None, value: object = None,
                  problems: list[str] | None = None) -> None:
         super().__init__(message)
         self.field = field
         self.value = value
-        self.problems = problems or [message]
+        self._problems = problems or [message]
+
+    @property
+    def problems(self) -> list[str]:
+        return self._problems
+
+
+class RagasUnavailable(HarnessError, RuntimeError):
+    """Ragas could not be run at all: not importable, or the probe crashed or timed out."""
+
+    exit_code = ExitCode.NO_RAGAS

@@ -10,7 +10,7 @@ format of ``pinned/expectations.toml`` (a row named by no ``[[deviation]]`` is e
         ragas_compat.check("cases.json", "expectations.toml")
 
 Relative paths are resolved against the directory of the test file. ``check`` returns the
-``harness.audit.Audit``; on drift it raises AssertionError listing each drifting row (case,
+``harness.compare.audit.Audit``; on drift it raises AssertionError listing each drifting row (case,
 target, got, expected, explanation) and each problem of the expectations file (overlapping or
 stale deviations). ``--ragas-compat-python`` picks the interpreter whose Ragas is checked
 (default: the one running pytest).
@@ -32,7 +32,7 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 if TYPE_CHECKING:  # pragma: no cover
-    from harness.audit import Audit
+    from harness.compare.audit import Audit
 
 PYTHON_OPTION = "--ragas-compat-python"
 
@@ -78,12 +78,12 @@ class RagasCompat:
         """Run the case file(s) through Ragas and classify every row against ``expectations``.
 
         Bad input (case file, expectations file) raises ``harness.errors.HarnessInputError``; a
-        Ragas that cannot be run raises ``harness.run.RagasUnavailable`` (or RagasNotInstalled).
+        Ragas that cannot be run raises ``harness.pipeline.RagasUnavailable`` (or RagasNotInstalled).
         """
-        from harness.audit import build_audit
-        from harness.expectations import load_expectations
+        from harness.compare.audit import build_audit
+        from harness.compare.expectations import load_expectations
         from harness.pin import resolve_ragas_source
-        from harness.run import load_suite, provenance, run_audit
+        from harness.pipeline import load_suite, provenance, run_audit
 
         case_files = [cases] if isinstance(cases, (str, Path)) else list(cases)
         paths = [self._path(p) for p in case_files]

@@ -8,7 +8,7 @@ from fractions import Fraction
 
 import pytest
 
-from harness.aggregation import (
+from harness.compare.dataset_level import (
     AggregationRow,
     aggregate_target,
     explained_row_value,
@@ -18,8 +18,8 @@ from harness.aggregation import (
     row_status,
     sentence,
 )
-from harness.diff import RagasError
-from harness.reference.outcome import ReferenceOutcome
+from harness.compare.classify import RagasError
+from harness.metrics.outcome import ReferenceOutcome
 
 EPS = 1e-10
 

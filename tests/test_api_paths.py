@@ -8,12 +8,12 @@ import math
 
 import pytest
 
-from harness.api_paths import legacy_as_reference, path_differences, path_pairs, unpaired_metrics
-from harness.audit import build_audit
+from harness.compare.api_paths import legacy_as_reference, path_differences, path_pairs, unpaired_metrics
+from harness.compare.audit import build_audit
 from harness.cases import load_default_suite
-from harness.expectations import parse_expectations
-from harness.report.api_paths import api_paths_json, api_paths_markdown
-from harness.run import DEFAULT_OUT
+from harness.compare.expectations import parse_expectations
+from harness.report.markdown.api_paths import api_paths_json, api_paths_markdown
+from harness.pipeline import DEFAULT_OUT
 
 SUITE = load_default_suite()
 CP = "context_precision_with_reference"

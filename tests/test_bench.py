@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from harness.bench import ROW_IDS, BenchPlan, BenchRow, fit_growth_exponent, random_labels, summarize, time_scaling
+from harness.tools.bench import ROW_IDS, BenchPlan, BenchRow, fit_growth_exponent, random_labels, summarize, time_scaling
 
 REPO = Path(__file__).resolve().parents[1]
 

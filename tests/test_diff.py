@@ -5,8 +5,8 @@ from fractions import Fraction
 
 import pytest
 
-from harness.diff import CLASSIFICATIONS, RagasError, classify, same_float, ulps_between
-from harness.reference.outcome import ReferenceOutcome
+from harness.compare.classify import CLASSIFICATIONS, RagasError, classify, same_float, ulps_between
+from harness.metrics.outcome import ReferenceOutcome
 
 
 def outcome(value=None, *, undefined=None, refused=None, **alternatives):

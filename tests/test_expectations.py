@@ -3,7 +3,7 @@ from pathlib import Path
 import pytest
 
 from harness.errors import HarnessInputError
-from harness.expectations import load_expectations, parse_expectations
+from harness.compare.expectations import load_expectations, parse_expectations
 
 GOOD = {"deviation": [{"classification": "epsilon", "targets": ["legacy:A", "legacy:B"], "cases": ["c1"],
                        "reason": "1e-10 in the denominator", "upstream": "https://example.invalid/1"}]}
@@ -49,7 +49,7 @@ def test_unparseable_file_names_the_file(tmp_path: Path):
 
 
 def test_the_pinned_expectations_file_parses():
-    from harness.run import DEFAULT_EXPECTATIONS
+    from harness.pipeline import DEFAULT_EXPECTATIONS
     assert load_expectations(DEFAULT_EXPECTATIONS).deviations
 
 

@@ -9,9 +9,9 @@ import pytest
 import typer
 from typer.testing import CliRunner
 
-from harness.cli_explain import register
+from harness.cli.explain import register
 from harness.errors import HarnessInputError
-from harness.explain import EXPLAIN_NAMES, parse_id_list, parse_labels
+from harness.tools.explain import EXPLAIN_NAMES, parse_id_list, parse_labels
 
 app = typer.Typer()
 

@@ -12,11 +12,11 @@ import typer
 from typer.testing import CliRunner
 
 from harness.cases import parse_suite
-from harness.cli_fuzz import register
-from harness.diff import CLASSIFICATIONS
+from harness.cli.fuzz import register
+from harness.compare.classify import CLASSIFICATIONS
 from harness.errors import HarnessInputError
-from harness.fuzz import runner as fuzz_runner
-from harness.fuzz.generator import (
+from harness.tools.fuzz import runner as fuzz_runner
+from harness.tools.fuzz.generator import (
     CLAIM_SHAPES,
     FUZZ_METRICS,
     ID_SHAPES,
@@ -27,10 +27,10 @@ from harness.fuzz.generator import (
     generate_cases,
     targets_for,
 )
-from harness.fuzz.runner import plan_batches, run_fuzz
-from harness.fuzz.shrink import example_case, example_size, smallest_per_classification
-from harness.probe_runner import ProbeRun
-from harness.registry import METRICS
+from harness.tools.fuzz.runner import plan_batches, run_fuzz
+from harness.tools.fuzz.shrink import example_case, example_size, smallest_per_classification
+from harness.runner import ProbeRun
+from harness.metrics.registry import METRICS
 
 HAS_RAGAS = importlib.util.find_spec("ragas") is not None
 
@@ -198,8 +198,8 @@ def test_exit_1_and_smallest_example_when_a_divergence_is_injected(tmp_path, mon
 
 
 def test_exit_0_when_the_fake_ragas_matches_the_raw_list_reference(tmp_path, monkeypatch):
-    from harness.cases import _build_case
-    from harness.registry import metric
+    from harness.cases.loader import _build_case
+    from harness.metrics.registry import metric
 
     def reference_value(case, target):
         outcome = metric("id_context_precision").outcome(_build_case(case))

@@ -8,11 +8,11 @@ from html.parser import HTMLParser
 import pytest
 
 from harness.cases import Suite, load_default_suite
-from harness.matrix.drift import Cell, build_matrix, causes_between
-from harness.matrix.environments import Environment
-from harness.matrix.report import REPORT_FILES, render_reports, write_matrix_reports
-from harness.matrix.run import run_matrix
-from harness.probe_runner import ProbeRun
+from harness.tools.matrix.drift import Cell, build_matrix, causes_between
+from harness.tools.matrix.environments import Environment
+from harness.tools.matrix.report import REPORT_FILES, render_reports, write_matrix_reports
+from harness.tools.matrix.run import run_matrix
+from harness.runner import ProbeRun
 
 CASE = "cp-worked-example"
 EPSILON = 0.8333333332916666  # Ragas's (hits + 1e-10) value on this case
@@ -173,8 +173,8 @@ def test_reports_are_deterministic_self_contained_and_portable(matrix, tmp_path)
 def test_cli_writes_a_matrix_of_unavailable_columns_without_crashing(tmp_path, monkeypatch):
     from typer.testing import CliRunner
 
-    import harness.cli_matrix as cli_matrix
-    from harness.cli import app
+    import harness.cli.matrix as cli_matrix
+    from harness.cli.app import app
 
     def fake_environments(entries, **kwargs):
         return [Environment(e.text, "release", e.exact_version, None, status="unavailable",
@@ -193,7 +193,7 @@ def test_cli_writes_a_matrix_of_unavailable_columns_without_crashing(tmp_path, m
 
 
 def test_a_class_the_judge_cannot_drive_is_not_scripted_not_missing():
-    from harness.matrix.drift import NOT_SCRIPTED_ERROR, Cell, causes_between
+    from harness.tools.matrix.drift import NOT_SCRIPTED_ERROR, Cell, causes_between
 
     not_scripted = Cell(status="error", error_type=NOT_SCRIPTED_ERROR,
                         error_message="ContextPrecision has no prompt interface the scripted judge knows")

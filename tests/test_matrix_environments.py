@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from harness.errors import HarnessInputError
-from harness.matrix.environments import (
+from harness.tools.matrix.environments import (
     MARKER_NAME,
     InstallFailed,
     ensure_environments,

@@ -12,7 +12,7 @@ import git
 import pytest
 from typer.testing import CliRunner
 
-from harness.cli_pin import pin_app
+from harness.cli.pin import pin_app
 from harness.pin.manifest import DEFAULT_MANIFEST_PATH, load_manifest, write_manifest
 from harness.pin.sources import resolve_installed
 

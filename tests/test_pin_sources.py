@@ -19,6 +19,7 @@ import pytest
 
 from harness.pin.manifest import load_manifest
 from harness.pin.sources import (
+    RagasNotInstalled,
     RagasSourceError,
     cache_folder_name,
     public_url,
@@ -137,8 +138,9 @@ def test_python_without_ragas_is_a_clean_error(tmp_path):
     python = tmp_path / "python-without-ragas"
     python.write_text(f"#!/bin/sh\nexec {sys.executable} -S -I \"$@\"\n")  # no site-packages
     python.chmod(0o755)
-    with pytest.raises(RagasSourceError, match="no Ragas is importable"):
+    with pytest.raises(RagasNotInstalled, match="no Ragas is importable") as raised:
         resolve_installed(load_manifest(), python=str(python))
+    assert raised.value.exit_code == 3
 
 
 # ---------------------------------------------------------------- checkout
@@ -225,7 +227,7 @@ def test_not_a_repository_or_not_ragas_is_refused(tmp_path):
 
 
 def test_probe_imports_ragas_from_the_checkout(ragas_repo):
-    from harness.probe_runner import run_probe
+    from harness.runner import run_probe
 
     root, first = ragas_repo
     source = resolve_checkout(root, manifest_pinned_at(first))

@@ -20,8 +20,8 @@ from harness.probe.probe_collections_targets import (
     run_collections_target,
 )
 from harness.probe.probe_prompt_book import PromptBook, StubMismatch
-from harness.probe_runner import run_probe
-from harness.registry import metric
+from harness.runner import run_probe
+from harness.metrics.registry import metric
 
 
 # -- the stub ------------------------------------------------------------------------------

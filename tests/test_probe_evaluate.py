@@ -13,13 +13,13 @@ import math
 
 import pytest
 
-from harness.audit import build_audit
+from harness.compare.audit import build_audit
 from harness.cases import load_default_suite
-from harness.encoding import decode_ragas_value
-from harness.expectations import Expectations
+from harness.values import decode_ragas_value
+from harness.compare.expectations import Expectations
 from harness.probe.probe_evaluate import METRIC_SETS, evaluation_groups
 from harness.probe.probe_legacy_targets import LEGACY_TARGETS
-from harness.probe_runner import run_probe
+from harness.runner import run_probe
 
 PARSE_FAILURE = "edge-judge-reply-unparseable"
 LEGACY = [t.name for t in LEGACY_TARGETS]
@@ -99,7 +99,7 @@ def test_rows_equal_single_turn_ascore(concurrent):
 
 
 def test_dataset_scores_are_the_nanmean_of_the_rows(concurrent):
-    from harness.aggregation import numpy_nanmean
+    from harness.compare.dataset_level import numpy_nanmean
 
     for run in concurrent["evaluate"]["runs"]:
         for target, raw in run["scores"].items():
@@ -127,6 +127,6 @@ def test_parse_failure_is_dropped_with_its_cause(suite, concurrent):
 
 
 def sentence_of(agg) -> str:
-    from harness.aggregation import sentence
+    from harness.compare.dataset_level import sentence
 
     return sentence(agg)

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from harness.probe_runner import ProbeRun, run_probe
+from harness.runner import ProbeRun, run_probe
 
 ONE_CASE = [{"id": "c", "category": "edge", "user_input": "q", "reference": "r", "response": "a",
              "retrieved_contexts": ["x"], "verdicts": {"context_precision_with_reference": [1]}}]

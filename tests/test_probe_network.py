@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from harness.probe_runner import PROBE_SCRIPT, run_probe
+from harness.runner import PROBE_SCRIPT, run_probe
 
-DEFAULT_SUITE = Path(__file__).resolve().parents[1] / "harness" / "data" / "default_suite.json"
+DEFAULT_SUITE = Path(__file__).resolve().parents[1] / "harness" / "cases" / "suites" / "default.json"
 VERDICT_TARGETS = {
     "context_precision_with_reference": ["LLMContextPrecisionWithReference", "ContextPrecision"],
     "context_precision_without_reference": ["LLMContextPrecisionWithoutReference", "ContextUtilization"],
@@ -40,8 +40,6 @@ def applicable_targets(case: dict) -> set[str]:
 
 @pytest.fixture(scope="module")
 def suite_cases() -> list[dict]:
-    if not DEFAULT_SUITE.exists():
-        pytest.skip("harness/data/default_suite.json is not there yet")
     return json.loads(DEFAULT_SUITE.read_text(encoding="utf-8"))["cases"]
 
 

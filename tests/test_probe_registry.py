@@ -1,10 +1,10 @@
-"""The probe's target table (stdlib-only, in harness/probe) agrees with harness.registry."""
+"""The probe's target table (stdlib-only, in harness/probe) agrees with harness.metrics.registry."""
 
 from __future__ import annotations
 
 from harness.cases import load_default_suite
 from harness.probe.probe_legacy_targets import LEGACY_TARGETS
-from harness.registry import METRICS
+from harness.metrics.registry import METRICS
 
 
 def test_every_registry_target_is_a_probe_target_with_the_same_metric_and_fields():

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from harness.probe.probe_legacy_targets import LEGACY_TARGETS
-from harness.probe_runner import run_probe
+from harness.runner import run_probe
 
 
 def case(case_id: str, **fields) -> dict:

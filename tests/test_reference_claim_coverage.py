@@ -5,7 +5,7 @@ from fractions import Fraction
 import pytest
 
 from harness.errors import HarnessInputError
-from harness.reference.claim_coverage import context_recall, faithfulness
+from harness.metrics.claim_coverage import context_recall, faithfulness
 
 
 def test_seed_four_claim_example_recall_quarter_faithfulness_one():

@@ -9,7 +9,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from harness.errors import HarnessInputError
-from harness.reference.context_precision import context_precision_profile, ragas_float_average_precision
+from harness.metrics.context_precision import context_precision_profile, ragas_float_average_precision
 
 
 def ragas_0_4_3_average_precision(verdict_list: list[int]) -> float:

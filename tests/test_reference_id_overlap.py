@@ -7,7 +7,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from harness.errors import HarnessInputError
-from harness.reference.id_overlap import id_overlap
+from harness.metrics.id_overlap import id_overlap
 
 
 def ragas_0_4_3_id_scores(retrieved, reference):

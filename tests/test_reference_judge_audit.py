@@ -7,7 +7,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from harness.errors import HarnessInputError
-from harness.reference.judge_audit import judge_audit
+from harness.metrics.judge_audit import judge_audit
 
 
 def test_seed_judge_audit_example():

@@ -3,7 +3,7 @@ from __future__ import annotations
 import pytest
 
 from harness.errors import HarnessInputError
-from harness.reference.labels import coerce_by_truthiness, is_binary_label, validate_label, validate_labels
+from harness.metrics.labels import coerce_by_truthiness, is_binary_label, validate_label, validate_labels
 
 
 @pytest.mark.parametrize("value", [0, 1, True, False])

@@ -9,8 +9,8 @@ import pytest
 
 from harness.cases import load_default_suite, parse_suite
 from harness.errors import HarnessInputError
-from harness.reference.outcome import ReferenceOutcome
-from harness.registry import METRIC_NAMES, METRICS, MetricSpec, metric
+from harness.metrics.outcome import ReferenceOutcome
+from harness.metrics.registry import METRIC_NAMES, METRICS, MetricSpec, metric
 
 SUITE = load_default_suite()
 PAIRS = [(case, spec) for case in SUITE.cases for spec in METRICS if spec.applies_to(case)]

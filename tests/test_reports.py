@@ -10,7 +10,8 @@ import jsonschema
 import pytest
 
 from harness.pin import resolve_ragas_source
-from harness.run import DEFAULT_OUT, REPO_ROOT, load_run_expectations, load_suite, render_reports, run_audit
+from harness.resources import CHECKOUT_ROOT as REPO_ROOT
+from harness.pipeline import DEFAULT_OUT, load_run_expectations, load_suite, render_reports, run_audit
 
 
 @pytest.fixture(scope="module")
@@ -47,7 +48,7 @@ def test_no_machine_paths_in_any_report(default_run):
 
 def test_report_json_matches_its_schema(default_run):
     _, files = default_run
-    schema = json.loads(resources.files("harness").joinpath("schemas/report.schema.json").read_text())
+    schema = json.loads(resources.files("harness").joinpath("report/report.schema.json").read_text())
     jsonschema.validate(json.loads(files["report.json"]), schema)
 
 

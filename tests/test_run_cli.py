@@ -8,10 +8,10 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from harness.cli import app
+from harness.cli.app import app
 
 runner = CliRunner()
-DEFAULT_SUITE = Path(__file__).resolve().parents[1] / "harness" / "data" / "default_suite.json"
+DEFAULT_SUITE = Path(__file__).resolve().parents[1] / "harness" / "cases" / "suites" / "default.json"
 
 
 def one_case_file(tmp_path: Path) -> Path:

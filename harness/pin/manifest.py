@@ -20,11 +20,11 @@ from pathlib import Path
 from packaging.requirements import InvalidRequirement, Requirement
 from packaging.version import InvalidVersion, Version
 
+from harness.resources import pinned
 from harness.errors import HarnessInputError
 from harness.pin.blobs import is_blob_id
 
-PINNED_DIR = Path(__file__).resolve().parents[2] / "pinned"
-DEFAULT_MANIFEST_PATH = PINNED_DIR / "pin.toml"
+DEFAULT_MANIFEST_PATH = pinned("pin.toml")
 
 REFERENCE_KINDS = ("tag", "commit", "wheel")
 RELATIONS = ("after", "at", "before")

@@ -32,7 +32,7 @@ from urllib.parse import urlsplit, urlunsplit
 import git
 from packaging.version import InvalidVersion, Version
 
-from harness.errors import HarnessInputError
+from harness.errors import HarnessInputError, RagasUnavailable
 from harness.pin.blobs import blob_ids_under
 from harness.pin.manifest import Constraint, PinManifest, load_manifest
 
@@ -43,8 +43,8 @@ class RagasSourceError(HarnessInputError):
     """A Ragas source cannot be used as asked (dirty checkout, missing commit, unreachable URL...)."""
 
 
-class RagasNotInstalled(RagasSourceError):
-    """The interpreter has no importable Ragas: the run cannot happen at all (CLI exit code 3)."""
+class RagasNotInstalled(RagasUnavailable):
+    """The interpreter has no importable Ragas: the run cannot happen at all (exit code 3)."""
 
 
 @dataclass(frozen=True)
@@ -269,7 +269,7 @@ def resolve_installed(manifest: PinManifest | None = None, *, python: str = sys.
         raise RagasNotInstalled(
             f"no Ragas is importable by {python}; install it with "
             f"`pip install -c pinned/constraints.txt ragas langchain-community rapidfuzz`, "
-            f"or use --ragas-checkout / --ragas-git", field="python", value=python)
+            f"or use --ragas-checkout / --ragas-git")
     package = Path(located["package_dir"])
     # audited paths are repository-relative (src/ragas/...); the package's parent plays src/.
     relative = {file: file.removeprefix("src/") for file in manifest.audited_files}

@@ -1,7 +1,7 @@
-"""``report.json``: the audit for machines (schema: harness/schemas/report.schema.json).
+"""``report.json``: the audit for machines (schema: harness/report/report.schema.json).
 
 Deterministic and portable: no timestamps, no absolute paths, keys in a fixed order,
-values in the encoding of ``harness.encoding``.
+values in the encoding of ``harness.values``.
 """
 
 from __future__ import annotations
@@ -10,12 +10,12 @@ import json
 from collections import Counter
 from typing import Any
 
-from harness.audit import Audit, AuditRow, ReferenceOnlyRow
-from harness.diff import CLASSIFICATIONS, RagasError
-from harness.encoding import encode_detail, encode_fraction, encode_ragas_value
-from harness.reference.outcome import ReferenceOutcome
-from harness.report.api_paths import api_paths_json
-from harness.report.dataset_section import dataset_level_json
+from harness.compare.audit import Audit, AuditRow, ReferenceOnlyRow
+from harness.compare.classify import CLASSIFICATIONS, RagasError
+from harness.values import encode_detail, encode_fraction, encode_ragas_value
+from harness.metrics.outcome import ReferenceOutcome
+from harness.report.markdown.api_paths import api_paths_json
+from harness.report.markdown.dataset_level import dataset_level_json
 
 REPORT_FORMAT = 1
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import xml.etree.ElementTree as ET
 
-from harness.audit import Audit
-from harness.report.markdown_report import ragas_text, reference_texts
+from harness.compare.audit import Audit
+from harness.report.markdown.document import ragas_text, reference_texts
 
 
 def render_junit(audit: Audit) -> str:

@@ -1,0 +1,68 @@
+"""The frozen case model: one Case per row of a case file, a Suite per file.
+
+Sequences are tuples and mappings read-only, so a case cannot change after validation.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from types import MappingProxyType
+from typing import Any
+
+from harness.errors import HarnessInputError
+
+CATEGORIES = ("single_source", "multi_source", "no_answer", "conflict", "outdated", "edge")
+DEFAULT_SUITE_SOURCE = "bundled:default"
+
+
+@dataclass(frozen=True, eq=True)
+class Case:
+    """One frozen case. Sequences are tuples; ``raw`` is the case's JSON object exactly as read
+    (a private deep copy) so it can be handed to the Ragas probe unchanged."""
+
+    id: str
+    category: str
+    user_input: str
+    reference: str
+    response: str
+    retrieved_contexts: tuple[str, ...]
+    description: str | None = None
+    candidate_contexts: tuple[str, ...] | None = None
+    reference_contexts: tuple[str, ...] | None = None
+    retrieved_context_ids: tuple[str | int | float, ...] | None = None
+    reference_context_ids: tuple[str | int | float, ...] | None = None
+    corpus_relevant_count: int | None = None
+    # verdict key -> tuple of labels (label lists) or tuple of claim dicts (claim lists), as given
+    verdicts: Mapping[str, tuple[Any, ...]] = field(default_factory=lambda: MappingProxyType({}))
+    # {"human": {claim_id: label}, "judge": {claim_id: label}} as given, or None
+    judge_audit: Mapping[str, Mapping[str, Any]] | None = None
+    # verdict key -> {context index: raw judge reply text} (see module docstring), as given
+    judge_replies: Mapping[str, Mapping[int, str]] = field(default_factory=lambda: MappingProxyType({}))
+    raw: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
+
+
+@dataclass(frozen=True)
+class Suite:
+    """A validated case file. ``source`` is a display name (file name or 'bundled:default'),
+    never an absolute path."""
+
+    name: str
+    source: str
+    cases: tuple[Case, ...]
+
+    def case(self, case_id: str) -> Case:
+        """The case with this id; HarnessInputError listing the valid ids otherwise."""
+        for c in self.cases:
+            if c.id == case_id:
+                return c
+        raise HarnessInputError(
+            f"{self.source}: no case {case_id!r}; cases: {', '.join(c.id for c in self.cases)}",
+            field="id", value=case_id)
+
+    def category_counts(self) -> dict[str, int]:
+        """Number of cases per category, in CATEGORIES order (zeros included)."""
+        counts = {c: 0 for c in CATEGORIES}
+        for case in self.cases:
+            counts[case.category] += 1
+        return counts

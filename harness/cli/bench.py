@@ -1,0 +1,108 @@
+"""``ragas-compat bench``: the project's performance measurements as a table (typer + rich).
+
+``register(app)`` adds the command to the main typer app. The measurements live in
+``harness.tools.bench``; this module only prints them and writes ``--json``. Exit code 0 whenever the
+bench ran (a missed target is reported, not an error); 2 when the JSON file cannot be written.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Optional
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from harness.tools.bench import BenchRow, bench_to_json, run_bench, summarize, write_json
+
+
+def _seconds(value: float, unit: str) -> str:
+    if unit == "ms":
+        return f"{value:.3f} ms"
+    if value >= 1:
+        return f"{value:.2f} s"
+    if value >= 1e-3:
+        return f"{value * 1e3:.3f} ms"
+    return f"{value * 1e6:.2f} µs"
+
+
+def _cells(row: BenchRow) -> list[str]:
+    if not row.measured:
+        return ["—", f"not measured: {row.reason}", "—", "—", "—"]
+    summary = summarize(row.samples)
+    cells = [str(summary.n), _seconds(summary.median, row.unit),
+             f"{_seconds(summary.minimum, row.unit)} – {_seconds(summary.maximum, row.unit)}"]
+    if row.ratios:
+        ratio = summarize(row.ratios)
+        verdict = "[green]met[/]" if row.met else "[bold red]missed[/]"
+        cells.append(f"ratio {ratio.median:.3f} ({ratio.minimum:.3f}–{ratio.maximum:.3f})")
+        cells.append(f"≤ {row.target:g} {verdict}")
+    else:
+        cells.append(f"exponent {row.exponent:.2f} (last decade {row.tail_exponent:.2f})")
+        cells.append(f"at K = {row.extra['largest_k']:,}")
+    return cells
+
+
+def bench_table(rows: list[BenchRow], quick: bool) -> Table:
+    table = Table(title=f"ragas-compat bench{' --quick' if quick else ''}: median and min–max per repetition")
+    table.add_column("measurement", no_wrap=True)
+    table.add_column("n", justify="right")
+    table.add_column("median", justify="right")
+    table.add_column("min–max", justify="right")
+    table.add_column("ratio / exponent")
+    table.add_column("target / size")
+    for row in rows:
+        table.add_row(row.measurement, *_cells(row))
+    return table
+
+
+def scaling_table(rows: list[BenchRow]) -> Table | None:
+    scaling = [row for row in rows if row.points]
+    if not scaling:
+        return None
+    ks = sorted({point["k"] for row in scaling for point in row.points})
+    table = Table(title="scaling: median seconds per call by K")
+    table.add_column("implementation", no_wrap=True)
+    for k in ks:
+        table.add_column(f"K={k:,}", justify="right")
+    table.add_column("exponent", justify="right")
+    for row in scaling:
+        by_k = {point["k"]: point["median"] for point in row.points}
+        table.add_row(row.measurement.removeprefix("scaling: "),
+                      *(_seconds(by_k[k], "s") if k in by_k else "—" for k in ks), f"{row.exponent:.2f}")
+    return table
+
+
+def register(app: typer.Typer) -> None:
+    """Add the ``bench`` command to ``app``."""
+
+    @app.command("bench", help=(
+        "Measure the harness against its floors, alternating measured and baseline: run vs "
+        "`import ragas.metrics`, probe vs a minimal stub loop per scored context, reference vs Ragas "
+        "context-AP scaling (growth exponents), and a warm matrix vs single-version runs when "
+        "environments are built. Prints median and min–max; ratios are the numbers to compare."))
+    def bench_command(
+        quick: bool = typer.Option(False, "--quick", help="Fewer repetitions and smaller K (well under a minute)."),
+        json_path: Optional[Path] = typer.Option(None, "--json", help="Also write the numbers to this JSON file."),
+    ) -> None:
+        console = Console()
+        errors = Console(stderr=True)
+        rows = run_bench(quick, progress=lambda message: errors.print(f"[dim]bench: {message}…[/]",
+                                                                      highlight=False))
+        console.print(bench_table(rows, quick))
+        extra = scaling_table(rows)
+        if extra is not None:
+            console.print(extra)
+        for row in rows:
+            if not row.measured:
+                console.print(f"{row.measurement}: not measured: {row.reason}", highlight=False, soft_wrap=True)
+            for note in row.notes:
+                console.print(f"[dim]{row.measurement}:[/] {note}", highlight=False, soft_wrap=True)
+        if json_path is not None:
+            try:
+                write_json(json_path, bench_to_json(rows, quick=quick))
+            except OSError as exc:
+                errors.print(f"[bold red]error:[/] cannot write {json_path}: {exc}", highlight=False)
+                raise typer.Exit(2)
+            console.print(f"numbers written to {json_path}", highlight=False)

@@ -1,0 +1,223 @@
+"""Legacy vs collections at this Ragas: the two Ragas paths for one metric, compared case by case.
+
+A *pair* is a legacy row (``legacy:X``) and a collections row (``collections:Y``) of the same
+case and metric (every legacy target with every collections target). It is classified with
+``harness.compare.classify.classify`` and the same vocabulary, with the legacy value in the place of the
+reference (``legacy_as_reference``):
+
+- a legacy float becomes the exact value ``Fraction(float)``; bit-equal is ``identical``, a few
+  ulps is ``rounding``;
+- ``epsilon``: both paths compute AP with the ``1e-10`` in the denominator, so the legacy float
+  already carries it. In a pair ``epsilon`` means the paths differ by exactly that term (one adds
+  it, the other not), recomputed from the case's labels: the alternative is the case's exact AP
+  when the legacy value is the epsilon float, and the epsilon float when the legacy value is exact;
+- ``coercion``: the legacy classes map verdicts to 0/1 by truthiness; when the case holds a
+  non-binary verdict (the reference refuses it), the alternative is the value with the verdicts
+  taken AS GIVEN (AP with Ragas's float operations; claim share ``sum / count``), so a path that
+  does not coerce is recognised;
+- legacy NaN is an undefined reference: collections NaN is ``identical`` (same meaning, same
+  encoding), 0.0 is ``empty_as_zero``, anything else ``divergence``;
+- a collections error is ``error`` (``identical`` when the legacy class raised the same type);
+  a legacy error against a collections value is ``divergence``.
+
+Legacy rows of metrics with no collections class in the run (and the reverse) are listed as
+unpaired. Nothing here does I/O; ``harness.report.markdown.api_paths`` renders the section.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import TYPE_CHECKING, Any
+
+from harness.cases import Case
+from harness.compare.classify import Classification, RagasError, classify, same_float
+from harness.compare.expectations import IDENTICAL, Expectation, Expectations
+from harness.metrics.context_precision import ragas_float_average_precision
+from harness.metrics.outcome import ReferenceOutcome
+
+if TYPE_CHECKING:  # harness.compare.audit imports this module
+    from harness.compare.audit import AuditRow
+
+LEGACY = "legacy:"
+COLLECTIONS = "collections:"
+AP_METRICS = ("context_precision_with_reference", "context_precision_without_reference")
+CLAIM_METRICS = ("context_recall", "faithfulness")
+
+MEANING: dict[str, str] = {
+    "identical": "both paths give the same result",
+    "epsilon": "the paths differ only by the 1e-10 in the average-precision denominator",
+    "undefined_nan": "the legacy path is undefined and the collections path returns NaN",
+    "empty_as_zero": "the legacy path returns NaN (undefined) where the collections path returns 0.0",
+    "dedup": "the paths differ by de-duplicating IDs",
+    "coercion": ("the legacy path maps verdicts to 0/1 by truthiness; the collections path takes them "
+                 "as given, and recomputing with the verdicts as given is bit-equal to it"),
+    "rounding": "a few ulps apart: float summation order",
+    "divergence": "a difference none of the known semantics explains",
+    "error": "the collections path raises where the legacy path returns a value",
+}
+
+
+@dataclass(frozen=True)
+class PathPair:
+    """One (case, metric, legacy target, collections target), classified."""
+
+    case: Case
+    metric: str
+    legacy: AuditRow
+    collections: AuditRow
+    classification: Classification
+    expected: Expectation
+
+    @property
+    def unexpected(self) -> bool:
+        return self.classification.name != self.expected.classification
+
+
+def _is_legacy(row: AuditRow) -> bool:
+    return row.target.startswith(LEGACY)
+
+
+def _is_collections(row: AuditRow) -> bool:
+    return row.target.startswith(COLLECTIONS)
+
+
+def _as_given_value(row: AuditRow) -> float | None:
+    """The case's value with non-binary verdicts taken as given (None when not computable)."""
+    labels = row.reference.details.get("labels")
+    if row.reference.refused is None or not isinstance(labels, (list, tuple)) or not labels:
+        return None
+    if not all(isinstance(v, (bool, int)) for v in labels):
+        return None  # e.g. 1.5: no integer verdict to take as given
+    as_given = [int(v) for v in labels]
+    if row.spec.name in AP_METRICS:
+        return ragas_float_average_precision(as_given)
+    if row.spec.name in CLAIM_METRICS:
+        return sum(as_given) / len(as_given)
+    return None
+
+
+def _epsilon_counterpart(legacy_value: float, reference: ReferenceOutcome) -> float | None:
+    """The AP value on the other side of the 1e-10 from the legacy value, if it is on one side."""
+    eps = reference.alternatives.get("epsilon")
+    if eps is None or reference.value is None:
+        return None
+    exact, eps = float(reference.value), float(eps)
+    if same_float(exact, eps):
+        return None
+    if same_float(legacy_value, eps):
+        return exact
+    if same_float(legacy_value, exact):
+        return eps
+    return None
+
+
+def legacy_as_reference(legacy: AuditRow) -> ReferenceOutcome:
+    """The legacy row's value as a ReferenceOutcome (see the module docstring)."""
+    value = legacy.ragas_value
+    base = {"metric": legacy.spec.name, "details": {"legacy_target": legacy.target},
+            "denominator": legacy.reference.denominator}
+    if isinstance(value, RagasError):
+        return ReferenceOutcome(value=None, undefined_reason=None, alternatives={},
+                                refused=f"the legacy path raised {value.type}: {value.message}", **base)
+    if math.isnan(value):
+        return ReferenceOutcome(value=None, undefined_reason="legacy path returned NaN", refused=None,
+                                alternatives={}, **base)
+    alternatives: dict[str, float | Fraction | None] = {}
+    epsilon = _epsilon_counterpart(value, legacy.reference)
+    if epsilon is not None:
+        alternatives["epsilon"] = epsilon
+    as_given = _as_given_value(legacy)
+    if as_given is not None:
+        alternatives["coercion"] = as_given
+    if math.isinf(value):  # no exact Fraction: only bit-equality can match
+        return ReferenceOutcome(value=None, undefined_reason=f"legacy path returned {value!r}",
+                                refused=None, alternatives=alternatives, **base)
+    return ReferenceOutcome(value=Fraction(value), undefined_reason=None, refused=None,
+                            alternatives=alternatives, **base)
+
+
+def value_text(value: Any) -> str:
+    if isinstance(value, RagasError):
+        return f"error: {value.type}: {value.message}"
+    return repr(value)
+
+
+def classify_paths(legacy: AuditRow, collections: AuditRow) -> Classification:
+    """Classify the collections value against the legacy value (module docstring)."""
+    left, right = legacy.ragas_value, collections.ragas_value
+    name: str
+    if isinstance(left, RagasError):
+        if isinstance(right, RagasError):
+            name = "identical" if right.type == left.type else "error"
+        else:
+            name = "divergence"
+    elif isinstance(right, float) and (same_float(left, right) or (math.isnan(left) and math.isnan(right))):
+        name = "identical"
+    else:
+        name = classify(right, legacy_as_reference(legacy)).name
+    return Classification(name, f"legacy {value_text(left)}, collections {value_text(right)}: {MEANING[name]}")
+
+
+def path_pairs(rows: Sequence[AuditRow], expectations: Expectations | None) -> tuple[PathPair, ...]:
+    """Every (legacy row, collections row) of the same case and metric, classified, in row order."""
+    collections_rows: dict[tuple[str, str], list[AuditRow]] = {}
+    for row in rows:
+        if _is_collections(row):
+            collections_rows.setdefault((row.case.id, row.spec.name), []).append(row)
+    pairs = []
+    for legacy in (r for r in rows if _is_legacy(r)):
+        for collections in collections_rows.get((legacy.case.id, legacy.spec.name), ()):
+            expected = (expectations.expected_path(legacy.case.id, legacy.target, collections.target)
+                        if expectations is not None else IDENTICAL)
+            pairs.append(PathPair(legacy.case, legacy.spec.name, legacy, collections,
+                                  classify_paths(legacy, collections), expected))
+    return tuple(pairs)
+
+
+def path_expectation_problems(rows: Sequence[AuditRow], expectations: Expectations,
+                              case_ids: set[str]) -> list[str]:
+    """Unexpected pairs and path_deviation coverage problems, as expectation-file problems."""
+    pairs = path_pairs(rows, expectations)
+    problems = [
+        f"{expectations.source}: ({p.case.id}, {p.legacy.target} vs {p.collections.target}) is "
+        f"{p.classification.name}, expected {p.expected.classification} ({p.classification.explanation})"
+        for p in pairs if p.unexpected]
+    return problems + expectations.check_path_coverage(
+        [(p.case.id, p.legacy.target, p.collections.target) for p in pairs], case_ids)
+
+
+def unpaired_metrics(rows: Sequence[AuditRow]) -> dict[str, list[str]]:
+    """Metrics run on only one path: ``{"legacy_only": [...], "collections_only": [...]}``."""
+    legacy = {r.spec.name for r in rows if _is_legacy(r)}
+    collections = {r.spec.name for r in rows if _is_collections(r)}
+    return {"legacy_only": sorted(legacy - collections), "collections_only": sorted(collections - legacy)}
+
+
+@dataclass(frozen=True)
+class PathDifference:
+    """One behavioural difference: a case and metric where the paths disagree, with the values."""
+
+    case: Case
+    metric: str
+    classification: str
+    legacy: tuple[tuple[str, str], ...]       # (target, value text)
+    collections: tuple[tuple[str, str], ...]
+    meaning: str
+
+
+def path_differences(pairs: Sequence[PathPair]) -> tuple[PathDifference, ...]:
+    """Non-identical pairs grouped by (case, metric, classification)."""
+    groups: dict[tuple[str, str, str], list[PathPair]] = {}
+    for pair in pairs:
+        if pair.classification.name != "identical":
+            groups.setdefault((pair.case.id, pair.metric, pair.classification.name), []).append(pair)
+    out = []
+    for (_, metric, name), members in groups.items():
+        legacy = {p.legacy.target: value_text(p.legacy.ragas_value) for p in members}
+        collections = {p.collections.target: value_text(p.collections.ragas_value) for p in members}
+        out.append(PathDifference(members[0].case, metric, name, tuple(legacy.items()),
+                                  tuple(collections.items()), MEANING[name]))
+    return tuple(out)

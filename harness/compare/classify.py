@@ -1,0 +1,154 @@
+"""Classify one (case, metric, Ragas target) pair: Ragas's value against the reference outcome.
+
+Every pair gets exactly one name from ``CLASSIFICATIONS``. The checks run in a fixed
+order and each one recomputes the semantics it names (the epsilon value, the
+de-duplicated value, the truthiness-coerced value) instead of relying on a tolerance;
+the only tolerance is ``ROUNDING_ULPS``, used solely for ``rounding``.
+"""
+
+from __future__ import annotations
+
+import math
+import struct
+from dataclasses import dataclass
+from fractions import Fraction
+
+from harness.metrics.outcome import ReferenceOutcome
+
+CLASSIFICATIONS: tuple[str, ...] = (
+    "identical",
+    "epsilon",
+    "undefined_nan",
+    "empty_as_zero",
+    "dedup",
+    "coercion",
+    "rounding",
+    "divergence",
+    "error",
+)
+
+# A difference of at most this many units in the last place, with no semantic
+# explanation, is attributed to float summation order (e.g. Python 3.12's compensated sum()).
+ROUNDING_ULPS = 4
+
+
+# Semantics Ragas is known to apply, checked (in this order) by recomputing the value under them.
+RECOMPUTED_SEMANTICS: dict[str, str] = {
+    "dedup": "Ragas turns IDs into str() and de-duplicates them into sets",
+    "coercion": "Ragas coerced the input before scoring it (see the received inputs)",
+    # only for dataset means: a single undefined row scored 0.0 is caught before (value None)
+    "empty_as_zero": "Ragas scores rows the reference leaves undefined as 0.0 and keeps them in the mean",
+}
+
+
+@dataclass(frozen=True)
+class RagasError:
+    """Ragas (or the probe around it) raised instead of returning a value."""
+
+    type: str
+    message: str
+
+
+RagasValue = float | RagasError
+
+
+@dataclass(frozen=True)
+class Classification:
+    name: str
+    explanation: str
+
+
+def ordered_bits(x: float) -> int:
+    """Map a finite double to an integer so that adjacent doubles differ by 1."""
+    (bits,) = struct.unpack("<q", struct.pack("<d", x))
+    return bits if bits >= 0 else -(bits & 0x7FFF_FFFF_FFFF_FFFF)
+
+
+def ulps_between(a: float, b: float) -> int:
+    """Number of representable doubles between ``a`` and ``b`` (0 when bit-equal)."""
+    if not (math.isfinite(a) and math.isfinite(b)):
+        return 0 if a == b else 2**63
+    return abs(ordered_bits(a) - ordered_bits(b))
+
+
+def same_float(a: float, b: float) -> bool:
+    """Bit-equal, with 0.0 and -0.0 kept apart and NaN equal to NaN."""
+    return struct.pack("<d", a) == struct.pack("<d", b)
+
+
+def _as_float(value: float | Fraction | None) -> float | None:
+    return None if value is None else float(value)
+
+
+def classify(ragas: RagasValue, reference: ReferenceOutcome) -> Classification:
+    """Classify Ragas's value against the reference outcome (see module docstring)."""
+    if isinstance(ragas, RagasError):
+        return Classification("error", f"Ragas raised {ragas.type}: {ragas.message}")
+
+    if reference.refused is not None:
+        coerced = _as_float(reference.alternatives.get("coercion"))
+        if (coerced is None and math.isnan(ragas)) or (
+            coerced is not None and same_float(ragas, coerced)
+        ):
+            return Classification(
+                "coercion",
+                f"the reference refuses the input ({reference.refused}); Ragas accepted it "
+                "and coerced it by truthiness",
+            )
+        return Classification(
+            "divergence",
+            f"the reference refuses the input ({reference.refused}); Ragas returned {ragas!r}, "
+            f"which is not the truthiness-coerced value {coerced!r}",
+        )
+
+    if reference.value is None:
+        reason = reference.undefined_reason or "undefined"
+        if math.isnan(ragas):
+            return Classification(
+                "undefined_nan", f"reference undefined ({reason}); Ragas encodes it as NaN"
+            )
+        if ragas == 0.0:
+            return Classification(
+                "empty_as_zero",
+                f"reference undefined ({reason}); Ragas returns 0.0, indistinguishable from a real zero",
+            )
+        return Classification(
+            "divergence", f"reference undefined ({reason}) but Ragas returned {ragas!r}"
+        )
+
+    exact = float(reference.value)
+    if math.isnan(ragas):
+        return Classification(
+            "divergence", f"Ragas returned NaN where the reference is defined ({reference.value})"
+        )
+    if same_float(ragas, exact):
+        return Classification("identical", "bit-equal to the reference value")
+
+    epsilon_value = _as_float(reference.alternatives.get("epsilon"))
+    if epsilon_value is not None and not same_float(epsilon_value, exact):
+        distance = ulps_between(ragas, epsilon_value)
+        if distance <= ROUNDING_ULPS:
+            closeness = "bit-equal to Ragas" if distance == 0 else (
+                f"{distance} ulp(s) from Ragas's {ragas!r} (summation order)")
+            return Classification(
+                "epsilon",
+                f"Ragas divides by (hits + 1e-10); recomputing that gives {epsilon_value!r}, "
+                f"{closeness}, against the exact {reference.value}",
+            )
+
+    for name, semantics in RECOMPUTED_SEMANTICS.items():
+        alternative = _as_float(reference.alternatives.get(name))
+        if alternative is not None and same_float(ragas, alternative):
+            return Classification(
+                name, f"{semantics}: recomputed {alternative!r}, bit-equal to Ragas, against {reference.value}"
+            )
+
+    distance = ulps_between(ragas, exact)
+    if distance <= ROUNDING_ULPS:
+        return Classification(
+            "rounding",
+            f"{distance} ulp(s) from the exact {reference.value}: float summation order, not meaning",
+        )
+    return Classification(
+        "divergence", f"Ragas {ragas!r} against reference {reference.value} ({exact!r})"
+    )

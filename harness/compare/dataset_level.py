@@ -1,0 +1,354 @@
+"""Dataset-level scores: Ragas's ``evaluate()`` mean next to an explicit missing-value policy.
+
+**Reference policy** (per metric, over the M cases the metric applies to). Each row is
+
+- *defined*: the reference has a value;
+- *undefined*, by ``undefined_reason`` (empty_retrieval, no_relevant_retrieved, zero_claims,
+  empty_reference_contexts, empty_id_set): the formula's denominator is empty;
+- an *error*, by reason: ``judge_reply_unparseable`` (the judge's reply is not a verdict) or
+  ``refused_input`` (the reference refuses an input, e.g. a label 2).
+
+The reference mean is the exact mean over defined rows (sum / defined, a Fraction; None when no
+row is defined); every other row is *dropped*, and the dropped share is (M - defined) / M.
+
+**Ragas.** ``evaluate()`` reports ``safe_nanmean`` of its per-row values (numpy ``nanmean``:
+NaN rows are skipped). With ``raise_exceptions=False`` an exception in a row is NaN too, so
+undefined and failed rows both vanish; and rows Ragas scores 0.0 where the reference is undefined
+(the AP epsilon) stay in. N is the number of non-NaN rows, K = M - N were dropped.
+
+**What explains Ragas's mean.** Each row's value is recomputed from the reference under the
+semantics its per-row classification established (identical: the exact value; epsilon, dedup,
+coercion: that alternative; empty_as_zero: 0.0; undefined_nan and error: NaN; rounding and
+divergence: the exact value, i.e. unexplained), and averaged with numpy's own algorithm
+(``numpy_nanmean``: NaN replaced by 0 in place, pairwise summation, divided by the non-NaN
+count). The pair (Ragas's mean, reference mean) is classified by ``harness.compare.classify.classify`` with
+that recomputed mean as the alternative named after the most consequential semantics involved
+(``MEAN_SEMANTICS``: rows kept as 0.0, then coercion, de-duplication, the epsilon). No Ragas import here.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from fractions import Fraction
+
+from harness.compare.classify import Classification, RagasError, RagasValue, classify, same_float
+from harness.metrics.outcome import ReferenceOutcome
+
+POLICY = ("A row is defined (the reference has a value), undefined (empty denominator; by reason) or an error "
+          "(the judge's reply is not a verdict, or the reference refuses an input; by reason). The reference "
+          "mean is the exact mean over defined rows; every other row is dropped. Ragas's evaluate() mean is "
+          "numpy nanmean over its per-row values, where an exception (raise_exceptions=False) and an undefined "
+          "claim/ID metric are NaN and skipped, and an undefined AP row is 0.0 and kept.")
+
+REFUSED_INPUT = "refused_input"
+PAIRWISE_BLOCK = 128  # numpy's PW_BLOCKSIZE
+
+
+# --------------------------------------------------------------------------- numpy's mean
+
+def pairwise_sum(values: Sequence[float]) -> float:
+    """numpy's float64 ``add.reduce`` on a contiguous array: 8 interleaved accumulators up to 128
+    items, halves (rounded down to a multiple of 8) above; plain loop below 8 items."""
+    n = len(values)
+    if n < 8:
+        total = 0.0
+        for v in values:
+            total += v
+        return total
+    if n <= PAIRWISE_BLOCK:
+        r = list(values[:8])
+        i = 8
+        while i < n - n % 8:
+            for j in range(8):
+                r[j] += values[i + j]
+            i += 8
+        total = ((r[0] + r[1]) + (r[2] + r[3])) + ((r[4] + r[5]) + (r[6] + r[7]))
+        for v in values[i:]:
+            total += v
+        return total
+    half = n // 2
+    half -= half % 8
+    return pairwise_sum(values[:half]) + pairwise_sum(values[half:])
+
+
+def numpy_nanmean(values: Sequence[float]) -> float:
+    """``numpy.nanmean`` as Ragas's ``safe_nanmean`` calls it: NaN when empty or all NaN, else the
+    pairwise sum with NaN replaced by 0 (in place) divided by the number of non-NaN values."""
+    count = sum(1 for v in values if not math.isnan(v))
+    if count == 0:
+        return math.nan
+    return pairwise_sum([0.0 if math.isnan(v) else v for v in values]) / count
+
+
+# --------------------------------------------------------------------------- reference policy
+
+def row_status(outcome: ReferenceOutcome) -> tuple[str, str | None]:
+    """``("defined", None)``, ``("undefined", reason)`` or ``("error", reason)`` for one row."""
+    if outcome.refused is not None:
+        return "error", str(outcome.details.get("error_reason") or REFUSED_INPUT)
+    if outcome.value is None:
+        return "undefined", outcome.undefined_reason or "undefined"
+    return "defined", None
+
+
+@dataclass(frozen=True)
+class PolicyCounts:
+    """The reference policy over a set of rows: counts, exact mean over defined rows, dropped share."""
+
+    cases: int
+    defined: int
+    undefined: dict[str, int]
+    errors: dict[str, int]
+    mean: Fraction | None
+
+    @property
+    def dropped(self) -> int:
+        return self.cases - self.defined
+
+    @property
+    def dropped_share(self) -> Fraction | None:
+        return Fraction(self.dropped, self.cases) if self.cases else None
+
+
+def policy_counts(outcomes: Iterable[ReferenceOutcome]) -> PolicyCounts:
+    outcomes = list(outcomes)
+    undefined: Counter[str] = Counter()
+    errors: Counter[str] = Counter()
+    values: list[Fraction] = []
+    for outcome in outcomes:
+        status, reason = row_status(outcome)
+        if status == "defined":
+            values.append(Fraction(outcome.value))  # type: ignore[arg-type]
+        elif status == "undefined":
+            undefined[reason or "undefined"] += 1
+        else:
+            errors[reason or REFUSED_INPUT] += 1
+    mean = sum(values, Fraction(0)) / len(values) if values else None
+    return PolicyCounts(len(outcomes), len(values), dict(sorted(undefined.items())),
+                        dict(sorted(errors.items())), mean)
+
+
+# --------------------------------------------------------------------------- Ragas side
+
+@dataclass(frozen=True)
+class AggregationRow:
+    """One case of one Ragas target: what evaluate() produced next to the per-row audit."""
+
+    case_id: str
+    category: str
+    reference: ReferenceOutcome
+    row_classification: str                   # the per-row (single_turn_ascore) classification
+    evaluate_value: float                     # the value evaluate() put in its row (NaN kept)
+    single_turn_value: RagasValue             # what single_turn_ascore returned for the same case
+    evaluate_error: tuple[str, str] | None = None  # (type, message) evaluate() turned into NaN
+
+
+def explained_row_value(row: AggregationRow) -> float:
+    """The row's value recomputed from the reference under the semantics its classification names."""
+    ref, name = row.reference, row.row_classification
+    exact = math.nan if ref.value is None else float(ref.value)
+    if name in ("epsilon", "dedup", "coercion"):
+        alternative = ref.alternatives.get(name)
+        return math.nan if alternative is None else float(alternative)
+    if name == "empty_as_zero":
+        return 0.0
+    if name in ("undefined_nan", "error"):
+        return math.nan
+    return exact  # identical; rounding and divergence stay unexplained
+
+
+def _same_value(evaluate_value: float, single_turn: RagasValue) -> bool:
+    if isinstance(single_turn, RagasError):
+        return math.isnan(evaluate_value)  # raise_exceptions=False turns the exception into NaN
+    return same_float(evaluate_value, single_turn)
+
+
+@dataclass(frozen=True)
+class TargetAggregate:
+    """One Ragas target over the suite: evaluate()'s mean, the policy, and the classified pair."""
+
+    metric: str
+    target: str
+    apis: dict[str, float]                  # api -> the dataset-level score Ragas reported
+    rows: tuple[AggregationRow, ...]
+    policy: PolicyCounts
+    explained_mean: float
+    recomputed_mean: float                  # numpy_nanmean over evaluate()'s own per-row values
+    classification: Classification
+    alternative_key: str | None
+    run_problems: tuple[str, ...] = field(default=())
+
+    @property
+    def ragas_mean(self) -> float:
+        return self.apis.get("evaluate", next(iter(self.apis.values()), math.nan))
+
+    @property
+    def kept(self) -> tuple[AggregationRow, ...]:
+        return tuple(r for r in self.rows if not math.isnan(r.evaluate_value))
+
+    @property
+    def dropped_rows(self) -> tuple[AggregationRow, ...]:
+        return tuple(r for r in self.rows if math.isnan(r.evaluate_value))
+
+    @property
+    def kept_but_dropped_by_reference(self) -> tuple[AggregationRow, ...]:
+        """Rows the reference drops (undefined or error) that Ragas kept in its mean (e.g. 0.0)."""
+        return tuple(r for r in self.kept if row_status(r.reference)[0] != "defined")
+
+    @property
+    def apis_agree(self) -> bool:
+        values = list(self.apis.values())
+        return all(same_float(v, values[0]) for v in values)
+
+    @property
+    def single_turn_mismatches(self) -> tuple[str, ...]:
+        return tuple(r.case_id for r in self.rows if not _same_value(r.evaluate_value, r.single_turn_value))
+
+    @property
+    def mean_recomputed_exactly(self) -> bool:
+        return same_float(self.recomputed_mean, self.ragas_mean)
+
+
+def drop_cause(row: AggregationRow) -> str:
+    """Why evaluate() dropped a row: the exception it swallowed, or the NaN the metric returned."""
+    status, reason = row_status(row.reference)
+    reference = "reference: defined" if status == "defined" else f"reference: {status}, {reason}"
+    if row.evaluate_error is not None:
+        kind, message = row.evaluate_error
+        first_line = message.strip().splitlines()[0] if message.strip() else ""
+        return f"error turned into NaN: {kind}: {first_line} ({reference})"
+    return f"NaN returned by the metric ({reference})"
+
+
+# What a recomputed mean is named after, most consequential first: rows Ragas keeps as 0.0 change
+# the set the mean is taken over; coercion and de-duplication change row values by a lot; the
+# epsilon only in the tenth decimal.
+MEAN_SEMANTICS = ("empty_as_zero", "coercion", "dedup", "epsilon")
+
+
+def _alternative_key(rows: Sequence[AggregationRow]) -> str | None:
+    names = {r.row_classification for r in rows}
+    return next((name for name in MEAN_SEMANTICS if name in names), None)
+
+
+def mean_outcome(metric: str, policy: PolicyCounts, explained_mean: float,
+                 alternative_key: str | None) -> ReferenceOutcome:
+    """The reference side of the mean pair: the exact policy mean; Ragas's recomputed mean as the
+    alternative ``alternative_key``."""
+    alternatives: dict[str, float | Fraction | None] = {}
+    if alternative_key is not None:
+        alternatives[alternative_key] = explained_mean
+    return ReferenceOutcome(metric, policy.mean, None if policy.mean is not None else "no_defined_rows",
+                            None, alternatives, {"defined": policy.defined, "cases": policy.cases},
+                            "defined rows")
+
+
+def aggregate_target(metric: str, target: str, apis: dict[str, float], rows: Sequence[AggregationRow],
+                     run_problems: Sequence[str] = ()) -> TargetAggregate:
+    rows = tuple(rows)
+    policy = policy_counts(r.reference for r in rows)
+    explained = numpy_nanmean([explained_row_value(r) for r in rows])
+    recomputed = numpy_nanmean([r.evaluate_value for r in rows])
+    key = _alternative_key(rows)
+    ragas_mean = apis.get("evaluate", next(iter(apis.values()), math.nan))
+    classification = classify(ragas_mean, mean_outcome(metric, policy, explained, key))
+    return TargetAggregate(metric, target, dict(apis), rows, policy, explained, recomputed,
+                           classification, key, tuple(run_problems))
+
+
+def sentence(agg: TargetAggregate) -> str:
+    """"Ragas's mean of X is over N of M cases; K were dropped: …" (plus rows kept as 0.0)."""
+    dropped = agg.dropped_rows
+    text = (f"Ragas's mean of {agg.ragas_mean!r} is over {len(agg.kept)} of {len(agg.rows)} cases; "
+            f"{len(dropped)} were dropped")
+    text += (": " + "; ".join(f"{r.case_id} ({drop_cause(r)})" for r in dropped)) if dropped else ""
+    kept = agg.kept_but_dropped_by_reference
+    if kept:
+        text += (f". {len(kept)} kept although the reference drops them: "
+                 + ", ".join(f"{r.case_id} ({row_status(r.reference)[1]}; Ragas {r.evaluate_value!r})"
+                             for r in kept))
+    return text + "."
+
+
+def by_category(agg: TargetAggregate) -> dict[str, tuple[PolicyCounts, int, float]]:
+    """category -> (reference policy, Ragas rows kept N, numpy nanmean of Ragas's rows)."""
+    out: dict[str, tuple[PolicyCounts, int, float]] = {}
+    for category in sorted({r.category for r in agg.rows}):
+        rows = [r for r in agg.rows if r.category == category]
+        out[category] = (policy_counts(r.reference for r in rows),
+                         sum(1 for r in rows if not math.isnan(r.evaluate_value)),
+                         numpy_nanmean([r.evaluate_value for r in rows]))
+    return out
+
+
+# --------------------------------------------------------------------------- from the probe output
+
+@dataclass(frozen=True)
+class DatasetLevel:
+    """Every Ragas target that ran through evaluate(), aggregated (registry order)."""
+
+    settings: dict
+    targets: tuple[TargetAggregate, ...]
+    problems: tuple[str, ...] = field(default=())
+
+
+def _decode(raw: object) -> float:
+    from harness.values import decode_ragas_value
+
+    value = decode_ragas_value(raw)
+    return math.nan if isinstance(value, RagasError) else value
+
+
+def from_probe(audit_rows: Sequence, evaluate_output: dict | None) -> DatasetLevel | None:
+    """Join the probe's ``evaluate`` section with the audit rows (``case.id``, ``target``,
+    ``reference``, ``classification``, ``ragas_value``); only targets with audit rows take part."""
+    if not evaluate_output:
+        return None
+    from harness.metrics.registry import METRIC_NAMES
+
+    by_key = {(row.case.id, row.target): row for row in audit_rows}
+    audited_targets = {row.target for row in audit_rows}
+    runs: dict[str, dict[str, dict]] = {}   # target -> api -> run
+    problems: list[str] = []
+    for run in evaluate_output.get("runs", []):
+        if run.get("run_error"):
+            error = run["run_error"]
+            problems.append(f"{run.get('api')}() on {', '.join(run.get('targets', []))} failed: "
+                            f"{error.get('type')}: {error.get('message')}")
+            continue
+        for target in run.get("targets", []):
+            if target in audited_targets:
+                runs.setdefault(target, {})[run["api"]] = run
+    targets = []
+    for target, by_api in runs.items():
+        main_api = "evaluate" if "evaluate" in by_api else sorted(by_api)[0]
+        run = by_api[main_api]
+        errors = {(e["case_id"], e["target"]): (e["type"], e["message"]) for e in run.get("errors", [])}
+        rows, target_problems = [], [p for p in run.get("stub_problems", []) if p.startswith(target + ":")]
+        metric = None
+        for entry in run.get("rows", []):
+            audit_row = by_key.get((entry["case_id"], target))
+            if audit_row is None:
+                target_problems.append(f"{entry['case_id']}: evaluate() scored a case with no per-row result")
+                continue
+            metric = audit_row.spec.name
+            rows.append(AggregationRow(entry["case_id"], audit_row.case.category, audit_row.reference,
+                                       audit_row.classification.name, _decode(entry["values"].get(target)),
+                                       audit_row.ragas_value, errors.get((entry["case_id"], target))))
+        for api, other in sorted(by_api.items()):
+            if api == main_api:
+                continue
+            theirs = {e["case_id"]: _decode(e["values"].get(target)) for e in other.get("rows", [])}
+            differ = [r.case_id for r in rows if not same_float(theirs.get(r.case_id, math.nan), r.evaluate_value)]
+            if differ:
+                target_problems.append(f"{api}() row values differ from {main_api}() for {', '.join(differ)}")
+        if metric is None:
+            continue
+        apis = {api: _decode(r.get("scores", {}).get(target)) for api, r in sorted(by_api.items())}
+        targets.append(aggregate_target(metric, target, apis, rows, target_problems))
+    order = {name: i for i, name in enumerate(METRIC_NAMES)}
+    targets.sort(key=lambda a: (order.get(a.metric, len(order)), a.target))
+    return DatasetLevel(dict(evaluate_output.get("settings", {})), tuple(targets), tuple(problems))

@@ -1,0 +1,112 @@
+"""One audit run: load cases, run the Ragas probe, classify, render the three reports.
+
+The CLI (``harness.cli.app``) and the pytest plugin call ``run_audit``; ``write_reports``
+renders and writes atomically. Ragas runs only inside the probe subprocess.
+"""
+
+from __future__ import annotations
+
+import platform
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import harness
+from harness.compare.audit import Audit, build_audit
+from harness.cases import Suite, load_cases, load_default_suite
+from harness.errors import HarnessInputError, RagasUnavailable
+from harness.compare.expectations import Expectations, load_expectations
+from harness.pin import RagasSource, load_pin
+from harness.runner import ProbeRun, run_probe
+from harness.resources import REPORTS_DIR, display_path, pinned
+from harness.report.atomic import write_reports_atomically
+from harness.report.json_report import render_json
+from harness.report.junit_report import render_junit
+from harness.report.markdown.document import render_markdown
+
+DEFAULT_EXPECTATIONS = pinned("expectations.toml")
+DEFAULT_OUT = REPORTS_DIR
+REPORT_FILES = ("report.json", "report.md", "junit.xml")
+
+
+@dataclass(frozen=True)
+class RunResult:
+    audit: Audit
+    probe: ProbeRun
+
+
+def load_suite(case_files: list[Path]) -> Suite:
+    """The bundled suite, or the given case files as one suite (case ids unique across files)."""
+    if not case_files:
+        return load_default_suite()
+    suites = [load_cases(path) for path in case_files]
+    if len(suites) == 1:
+        return suites[0]
+    seen: dict[str, str] = {}
+    problems = []
+    for suite in suites:
+        for case in suite.cases:
+            if case.id in seen:
+                problems.append(f"{suite.source}: case {case.id!r}: $.cases[].id: duplicate of a case in {seen[case.id]}")
+            seen.setdefault(case.id, suite.source)
+    if problems:
+        raise HarnessInputError(problems[0], field="id", problems=problems)
+    return Suite("+".join(s.name for s in suites), ", ".join(s.source for s in suites),
+                 tuple(case for suite in suites for case in suite.cases))
+
+
+def provenance(probe: ProbeRun, source: RagasSource, suite: Suite, expectations: Expectations) -> dict[str, Any]:
+    """Everything a reviewer needs to know which Ragas ran, on what, and how."""
+    output = probe.output
+    pin = load_pin()
+    ragas = {**source.to_provenance(), "imported_version": output["ragas"].get("version")}
+    attempts = output.get("network_attempts", [])
+    python = output.get("python", {})
+    return {
+        "harness_version": harness.__version__,
+        "python": {"version": python.get("version", platform.python_version()),
+                   "implementation": python.get("implementation", platform.python_implementation())},
+        "ragas_version": output["ragas"].get("version"),
+        "ragas": ragas,
+        "pin": pin.to_provenance(),
+        "suite": {"name": suite.name, "source": suite.source, "cases": len(suite.cases)},
+        "expectations": expectations.source,
+        "network": (f"telemetry off (RAGAS_DO_NOT_TRACK={output.get('telemetry', {}).get('RAGAS_DO_NOT_TRACK')}); "
+                    f"{len(attempts)} connection attempts blocked"),
+        "network_attempts": attempts,
+    }
+
+
+def run_audit(suite: Suite, expectations: Expectations, source: RagasSource, *, python: str,
+              timeout: float = 600.0, metrics: tuple[str, ...] | None = None,
+              evaluate: bool = True) -> RunResult:
+    """Run the probe on ``suite`` and classify every row (only ``metrics`` when given); with
+    ``evaluate`` also Ragas's evaluate()/aevaluate() for the dataset-level section.
+    Raises RagasUnavailable (exit 3)."""
+    probe = run_probe([case.raw for case in suite.cases], python=python,
+                      sys_path_prefix=source.sys_path_prefix, timeout=timeout,
+                      evaluate=True if evaluate else None)
+    if not probe.ok:
+        raise RagasUnavailable(probe.error or "the Ragas probe failed")
+    output = probe.output
+    if metrics is not None:
+        output = {**output, "results": [r for r in output.get("results", []) if r.get("metric") in metrics]}
+    audit = build_audit(suite, output, expectations, provenance(probe, source, suite, expectations))
+    return RunResult(audit, probe)
+
+
+def render_reports(audit: Audit) -> dict[str, str]:
+    return {"report.json": render_json(audit), "report.md": render_markdown(audit),
+            "junit.xml": render_junit(audit)}
+
+
+def write_reports(audit: Audit, out: Path) -> list[Path]:
+    return write_reports_atomically(out, render_reports(audit))
+
+
+def load_run_expectations(path: Path | None) -> Expectations:
+    path = path or DEFAULT_EXPECTATIONS
+    if not path.exists():
+        raise HarnessInputError(f"expectations file {path.name} does not exist", field="--expectations")
+    expectations = load_expectations(path)
+    return Expectations(display_path(path), expectations.deviations, expectations.path_deviations)

@@ -1,0 +1,1 @@
+"""report.md: the document and its sections."""

@@ -1,0 +1,1 @@
+"""Tools built on the audit: explain, fuzz, matrix, bench."""

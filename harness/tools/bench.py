@@ -1,0 +1,538 @@
+"""Benchmarks behind ``ragas-compat bench``: one function per measurement, ratios within one run.
+
+Every measurement runs in this process tree, alternating the measured side and its baseline over
+several repetitions, and is summarised as median and min–max (shared machines are noisy, so
+the ratio of two sides measured side by side is the number to read, not an absolute time).
+Ragas is never imported here: whatever touches Ragas runs in a subprocess of ``python``.
+
+1. run vs floor      ``ragas-compat run`` on the bundled suite / ``python -c "import ragas.metrics"``
+                     (ratio per alternated pair; target <= 1.3).
+2. probe overhead    harness/probe/probe_benchmark.py: probe ms per scored context / a minimal
+                     hand-written stub loop on the same Ragas class and verdicts (ratio of the
+                     median round of each invocation; target <= 1.1).
+3. scaling           seconds per call of Ragas's legacy ``_calculate_average_precision`` and of the
+                     reference ``context_precision_profile`` at growing K; growth exponent = slope of
+                     the least-squares line through (log K, log median seconds).
+4. matrix            a warm ``ragas-compat matrix`` over the cached environments / the sum of
+                     single-version ``ragas-compat run --python ENV`` (target <= 1.2); otherwise a
+                     row "not measured: <reason>".
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import math
+import os
+import random
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from harness.metrics.context_precision import context_precision_profile, ragas_float_average_precision
+
+PROBE_BENCHMARK = Path(__file__).resolve().parent / "probe" / "probe_benchmark.py"
+BENCH_FORMAT = 1
+RUN_TARGET, PROBE_TARGET, MATRIX_TARGET = 1.3, 1.1, 1.2
+RELEVANT_SHARE = 0.5  # share of relevant labels in the scaling benchmark's random label lists
+
+
+# ---------------------------------------------------------------- pure helpers
+
+@dataclass(frozen=True)
+class Summary:
+    """Median and range of a list of samples (n = how many)."""
+
+    n: int
+    median: float
+    minimum: float
+    maximum: float
+
+    def to_json(self) -> dict:
+        return {"n": self.n, "median": self.median, "min": self.minimum, "max": self.maximum}
+
+
+def summarize(samples: Sequence[float]) -> Summary:
+    """Median and min–max of ``samples``; raises ValueError when there are none."""
+    if not samples:
+        raise ValueError("no samples to summarize")
+    return Summary(len(samples), statistics.median(samples), min(samples), max(samples))
+
+
+def fit_growth_exponent(ks: Sequence[float], seconds: Sequence[float]) -> float:
+    """Slope b of the least-squares line log(seconds) = a + b log(K): time grows like K^b.
+
+    Needs at least two distinct K and positive times (ValueError otherwise).
+    """
+    if len(ks) != len(seconds):
+        raise ValueError("ks and seconds differ in length")
+    if len(set(ks)) < 2:
+        raise ValueError("need at least two distinct K")
+    if any(k <= 0 for k in ks) or any(s <= 0 for s in seconds):
+        raise ValueError("K and seconds must be positive")
+    xs = [math.log(k) for k in ks]
+    ys = [math.log(s) for s in seconds]
+    mx, my = statistics.fmean(xs), statistics.fmean(ys)
+    return sum((x - mx) * (y - my) for x, y in zip(xs, ys)) / sum((x - mx) ** 2 for x in xs)
+
+
+def random_labels(k: int, seed: int = 0) -> list[int]:
+    """K pseudo-random 0/1 labels, relevant with probability RELEVANT_SHARE (same list for the same K, seed)."""
+    rng = random.Random(seed * 1_000_003 + k)
+    return [int(rng.random() < RELEVANT_SHARE) for _ in range(k)]
+
+
+def seconds_per_call(function: Callable[[], object], calls: int) -> float:
+    """Wall time of ``calls`` calls of ``function``, divided by ``calls``."""
+    start = time.perf_counter()
+    for _ in range(calls):
+        function()
+    return (time.perf_counter() - start) / calls
+
+
+def calls_for(function: Callable[[], object], min_seconds: float) -> int:
+    """How many calls make one timing last at least ``min_seconds`` (one call timed to decide)."""
+    once = seconds_per_call(function, 1)
+    return max(1, math.ceil(min_seconds / max(once, 1e-9)))
+
+
+# ---------------------------------------------------------------- rows
+
+@dataclass
+class BenchRow:
+    """One measurement. ``samples`` are the measured side (seconds), ``baseline`` the other side,
+    ``ratios`` measured/baseline per alternated repetition; scaling rows carry ``points`` (per K)
+    and ``exponent``. ``reason`` is set instead when the row could not be measured."""
+
+    id: str
+    measurement: str
+    unit: str = "s"
+    samples: list[float] = field(default_factory=list)
+    baseline: list[float] = field(default_factory=list)
+    ratios: list[float] = field(default_factory=list)
+    target: float | None = None
+    points: list[dict] = field(default_factory=list)
+    exponent: float | None = None
+    tail_exponent: float | None = None
+    reason: str | None = None
+    notes: list[str] = field(default_factory=list)
+    extra: dict = field(default_factory=dict)
+
+    @property
+    def measured(self) -> bool:
+        return self.reason is None
+
+    @property
+    def met(self) -> bool | None:
+        if self.target is None or not self.ratios:
+            return None
+        return summarize(self.ratios).median <= self.target
+
+    def to_json(self) -> dict:
+        data: dict = {"id": self.id, "measurement": self.measurement,
+                      "status": "measured" if self.measured else "not measured", "reason": self.reason}
+        if self.samples:
+            data.update(unit=self.unit, samples=self.samples, summary=summarize(self.samples).to_json())
+        if self.baseline:
+            data.update(baseline_samples=self.baseline, baseline_summary=summarize(self.baseline).to_json())
+        if self.ratios:
+            data.update(ratios=self.ratios, ratio_summary=summarize(self.ratios).to_json(),
+                        target=self.target, met=self.met)
+        if self.points:
+            data.update(points=self.points, exponent=self.exponent, tail_exponent=self.tail_exponent)
+        if self.notes:
+            data["notes"] = self.notes
+        data.update(self.extra)
+        return data
+
+
+def _environment() -> dict[str, str]:
+    env = dict(os.environ)
+    env["RAGAS_DO_NOT_TRACK"] = "true"
+    return env
+
+
+def _timed(command: list[str], *, cwd: str | None = None, stdin: str | None = None,
+           timeout: float = 1800.0) -> tuple[float, subprocess.CompletedProcess]:
+    start = time.perf_counter()
+    proc = subprocess.run(command, cwd=cwd, env=_environment(), input=stdin, capture_output=True,
+                          text=True, timeout=timeout, stdin=None if stdin is not None else subprocess.DEVNULL)
+    return time.perf_counter() - start, proc
+
+
+def _tail(text: str, lines: int = 3) -> str:
+    return " | ".join(text.strip().splitlines()[-lines:]) or "(no output)"
+
+
+# ---------------------------------------------------------------- 1. run vs floor
+
+def measure_run_vs_floor(repetitions: int, *, python: str = sys.executable, warm_up: bool = True) -> BenchRow:
+    """Wall time of ``ragas-compat run`` (bundled suite, --out to a temp folder) vs the floor
+    ``python -c "import ragas.metrics"``, alternated pair by pair (the order flips every pair)."""
+    row = BenchRow("run_vs_floor", "run vs floor (import ragas.metrics)", target=RUN_TARGET)
+    floor_command = [python, "-c", "import ragas.metrics"]
+    with tempfile.TemporaryDirectory(prefix="ragas-compat-bench-") as tmp:
+        def run_once(index: int) -> float:
+            seconds, proc = _timed([python, "-m", "harness", "run", "--out", str(Path(tmp) / f"run-{index}")])
+            if proc.returncode not in (0, 1):  # 1 = drift: the run still completed
+                raise RuntimeError(f"ragas-compat run exited {proc.returncode}: {_tail(proc.stderr)}")
+            return seconds
+
+        def floor_once() -> float:
+            seconds, proc = _timed(floor_command)
+            if proc.returncode != 0:
+                raise RuntimeError(f"import ragas.metrics failed: {_tail(proc.stderr)}")
+            return seconds
+
+        try:
+            if warm_up:
+                floor_once()
+            for index in range(repetitions):
+                if index % 2 == 0:
+                    run_seconds, floor_seconds = run_once(index), floor_once()
+                else:
+                    floor_seconds = floor_once()
+                    run_seconds = run_once(index)
+                row.samples.append(run_seconds)
+                row.baseline.append(floor_seconds)
+                row.ratios.append(run_seconds / floor_seconds)
+        except (RuntimeError, subprocess.TimeoutExpired, OSError) as exc:
+            return BenchRow(row.id, row.measurement, reason=str(exc))
+    return row
+
+
+# ---------------------------------------------------------------- 2. probe overhead
+
+def measure_probe_overhead(invocations: int, *, cases: int, contexts: int, rounds: int,
+                           python: str = sys.executable) -> BenchRow:
+    """harness/probe/probe_benchmark.py run ``invocations`` times (each: one Ragas import, probe and
+    minimal stub interleaved case by case for ``rounds`` rounds). Samples: probe ms per context
+    (best round); baseline: minimal ms per context (best round); ratio: 1 + the median round's
+    overhead of each invocation."""
+    row = BenchRow("probe_overhead", "probe overhead per scored context", unit="ms", target=PROBE_TARGET)
+    reports = []
+    for _ in range(invocations):
+        try:
+            _, proc = _timed([python, str(PROBE_BENCHMARK), "--cases", str(cases),
+                              "--contexts", str(contexts), "--rounds", str(rounds)],
+                             cwd=str(PROBE_BENCHMARK.parent))
+        except (subprocess.TimeoutExpired, OSError) as exc:
+            return BenchRow(row.id, row.measurement, reason=f"probe_benchmark.py: {exc}")
+        if proc.returncode != 0:
+            return BenchRow(row.id, row.measurement,
+                            reason=f"probe_benchmark.py exited {proc.returncode}: {_tail(proc.stderr)}")
+        report = json.loads(proc.stdout)
+        reports.append(report)
+        row.samples.append(report["probe_ms_per_context"])
+        row.baseline.append(report["minimal_ms_per_context"])
+        row.ratios.append(1 + report["overhead_median_round"])
+    row.extra["invocations"] = reports
+    row.extra["overhead_best_rounds"] = [r["overhead_best_rounds"] for r in reports]
+    row.notes.append(f"{cases} cases × {contexts} contexts × {rounds} rounds per invocation")
+    attempts = [a for r in reports for a in r.get("network_attempts", [])]
+    if attempts:
+        row.notes.append(f"network attempts blocked: {len(attempts)}")
+    return row
+
+
+# ---------------------------------------------------------------- 3. scaling
+
+def _points(ks: Sequence[int], seconds: dict[int, list[float]]) -> list[dict]:
+    return [{"k": k, **summarize(seconds[k]).to_json(), "samples": seconds[k]} for k in ks]
+
+
+def _fit(row: BenchRow) -> BenchRow:
+    ks = [p["k"] for p in row.points]
+    medians = [p["median"] for p in row.points]
+    row.exponent = fit_growth_exponent(ks, medians)
+    row.tail_exponent = fit_growth_exponent(ks[-2:], medians[-2:])
+    largest = row.points[-1]
+    row.samples = list(largest["samples"])
+    row.extra["largest_k"] = largest["k"]
+    return row
+
+
+def time_scaling(functions: dict[int, Callable[[], object]], repetitions: int, min_seconds: float) -> dict[int, list[float]]:
+    """Seconds per call for each K: the number of calls per timing is fixed once per K (at least
+    ``min_seconds`` a timing), then repetitions loop over every K, the K order flipping each time."""
+    ks = list(functions)
+    calls = {k: calls_for(functions[k], min_seconds) for k in ks}
+    seconds: dict[int, list[float]] = {k: [] for k in ks}
+    for repetition in range(repetitions):
+        for k in (ks if repetition % 2 == 0 else ks[::-1]):
+            seconds[k].append(seconds_per_call(functions[k], calls[k]))
+    return seconds
+
+
+def measure_reference_scaling(ks: Sequence[int], repetitions: int, *, labels: str = "random",
+                              min_seconds: float = 0.05) -> BenchRow:
+    """Seconds per call of the reference ``context_precision_profile`` (exact Fraction numerator
+    plus Ragas's float) on ``labels``: "random" (half relevant) or "all_relevant" (every term
+    h_i / i is exactly 1, so the exact numerator stays an integer)."""
+    make = {"random": random_labels, "all_relevant": lambda k, seed=0: [1] * k}[labels]
+    title = {"random": "reference AP exact, random labels",
+             "all_relevant": "reference AP exact, all-relevant labels"}[labels]
+    row = BenchRow(f"scaling_reference_{labels}", f"scaling: {title}")
+    functions = {k: (lambda values=make(k): context_precision_profile(values)) for k in ks}
+    row.points = _points(ks, time_scaling(functions, repetitions, min_seconds))
+    return _fit(row)
+
+
+def measure_reference_float_scaling(ks: Sequence[int], repetitions: int, *, min_seconds: float = 0.05) -> BenchRow:
+    """Seconds per call of ``ragas_float_average_precision`` (the reference's one-pass replica of
+    Ragas's float arithmetic, same result as Ragas) on random labels."""
+    row = BenchRow("scaling_reference_float", "scaling: reference float AP, random labels")
+    functions = {k: (lambda values=random_labels(k): ragas_float_average_precision(values)) for k in ks}
+    row.points = _points(ks, time_scaling(functions, repetitions, min_seconds))
+    return _fit(row)
+
+
+RAGAS_AP_CHILD = r'''
+import json, math, os, sys, time, warnings
+os.environ["RAGAS_DO_NOT_TRACK"] = "true"
+request = json.load(sys.stdin)
+with warnings.catch_warnings():
+    warnings.simplefilter("ignore")
+    import ragas
+    from ragas.metrics._context_precision import LLMContextPrecisionWithReference, Verification
+metric = LLMContextPrecisionWithReference()
+inputs = {int(k): [Verification(reason="r", verdict=v) for v in labels] for k, labels in request["labels"].items()}
+def per_call(k, calls):
+    start = time.perf_counter()
+    for _ in range(calls):
+        metric._calculate_average_precision(inputs[k])
+    return (time.perf_counter() - start) / calls
+ks = sorted(inputs)
+calls = {k: max(1, math.ceil(request["min_seconds"] / max(per_call(k, 1), 1e-9))) for k in ks}
+seconds = {k: [] for k in ks}
+for repetition in range(request["repetitions"]):
+    for k in (ks if repetition % 2 == 0 else ks[::-1]):
+        seconds[k].append(per_call(k, calls[k]))
+values = {k: repr(float(metric._calculate_average_precision(inputs[k]))) for k in ks}
+print(json.dumps({"ragas_version": ragas.__version__, "seconds": seconds, "values": values}))
+'''
+
+
+def measure_ragas_legacy_scaling(ks: Sequence[int], repetitions: int, *, python: str = sys.executable,
+                                 min_seconds: float = 0.05) -> BenchRow:
+    """Seconds per call of Ragas's legacy ``LLMContextPrecisionWithReference._calculate_average_precision``
+    (prefix sums re-summed per position: O(K^2)) on the same random labels, timed in a subprocess;
+    each value is checked against the reference's Ragas-float replica."""
+    row = BenchRow("scaling_ragas_legacy", "scaling: Ragas legacy AP, random labels")
+    labels = {k: random_labels(k) for k in ks}
+    request = json.dumps({"labels": labels, "repetitions": repetitions, "min_seconds": min_seconds})
+    try:
+        _, proc = _timed([python, "-c", RAGAS_AP_CHILD], stdin=request)
+    except (subprocess.TimeoutExpired, OSError) as exc:
+        return BenchRow(row.id, row.measurement, reason=str(exc))
+    if proc.returncode != 0:
+        return BenchRow(row.id, row.measurement, reason=f"Ragas subprocess exited {proc.returncode}: {_tail(proc.stderr)}")
+    report = json.loads(proc.stdout)
+    seconds = {int(k): v for k, v in report["seconds"].items()}
+    row.points = _points(ks, seconds)
+    disagreements = [k for k in ks if float(report["values"][str(k)])
+                     != context_precision_profile(labels[k]).context_ap_ragas_float]
+    row.extra["ragas_version"] = report["ragas_version"]
+    row.extra["values_agree_with_reference_float"] = not disagreements
+    if disagreements:
+        row.notes.append(f"Ragas value differs from the reference's Ragas-float replica at K = {disagreements}")
+    else:
+        row.notes.append(f"Ragas {report['ragas_version']}: every value equals the reference's Ragas-float replica")
+    return _fit(row)
+
+
+# ---------------------------------------------------------------- 4. matrix warm vs cold
+
+def environments_dir() -> Path:
+    """Where ``harness.tools.matrix`` caches its virtualenvs (~/.cache/ragas-compat/envs, XDG_CACHE_HOME honoured)."""
+    cache = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
+    return cache / "ragas-compat" / "envs"
+
+
+def built_environments(folder: Path) -> dict[str, str]:
+    """Ragas version -> interpreter, for every environment under ``folder`` whose python has Ragas
+    installed (read from package metadata in a subprocess; Ragas itself is not imported)."""
+    found: dict[str, str] = {}
+    pythons = sorted(folder.glob("*/bin/python")) + sorted(folder.glob("*/Scripts/python.exe"))
+    for python in pythons:
+        try:
+            proc = subprocess.run([str(python), "-c", "import importlib.metadata as m; print(m.version('ragas'))"],
+                                  capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL)
+        except (subprocess.TimeoutExpired, OSError):
+            continue
+        if proc.returncode == 0 and proc.stdout.strip():
+            found.setdefault(proc.stdout.strip(), str(python))
+    return found
+
+
+def _version_key(text: str) -> tuple:
+    from packaging.version import InvalidVersion, Version
+
+    try:
+        return (0, Version(text), text)
+    except InvalidVersion:
+        return (1, None, text)
+
+
+def measure_matrix_warm_vs_cold(repetitions: int, *, python: str = sys.executable, skip: str | None = None,
+                                cli: Sequence[str] | None = None) -> BenchRow:
+    """A warm ``ragas-compat matrix --versions V1,V2,...`` vs the sum of ``ragas-compat run --python
+    ENV_V`` over the same environments, alternated. Not measured (with the reason) when ``skip``
+    says so, harness.tools.matrix is missing, no environment is built, or a command fails. ``cli`` is the
+    command line that starts ragas-compat (default ``python -m harness``)."""
+    row = BenchRow("matrix_warm_vs_cold", "matrix warm vs single-version runs", target=MATRIX_TARGET)
+
+    def not_measured(reason: str) -> BenchRow:
+        return BenchRow(row.id, row.measurement, reason=reason)
+
+    cli = list(cli or (python, "-m", "harness"))
+    if importlib.util.find_spec("harness.tools.matrix") is None:
+        return not_measured("harness.tools.matrix is not importable (the matrix is not built yet)")
+    folder = environments_dir()
+    envs = built_environments(folder) if folder.is_dir() else {}
+    if not envs:
+        return not_measured(f"no built environments under {folder}")
+    if skip:
+        return not_measured(f"{skip} ({len(envs)} environment(s) found: {', '.join(sorted(envs, key=_version_key))})")
+    try:
+        _, help_proc = _timed([*cli, "matrix", "--help"])
+    except (subprocess.TimeoutExpired, OSError) as exc:
+        return not_measured(f"ragas-compat matrix --help: {exc}")
+    if help_proc.returncode != 0 or "--versions" not in help_proc.stdout or "--out" not in help_proc.stdout:
+        return not_measured("`ragas-compat matrix` with --versions/--out is not available here "
+                            "(not run, so nothing is written into the repository)")
+    versions = sorted(envs, key=_version_key)  # oldest first, as the matrix expects
+    with tempfile.TemporaryDirectory(prefix="ragas-compat-bench-matrix-") as tmp:
+        def matrix_once(index: int) -> float:
+            seconds, proc = _timed([*cli, "matrix", "--versions", ",".join(versions),
+                                    "--out", str(Path(tmp) / f"matrix-{index}")])
+            if proc.returncode not in (0, 1):
+                raise RuntimeError(f"ragas-compat matrix exited {proc.returncode}: {_tail(proc.stderr)}")
+            return seconds
+
+        def singles_once(index: int) -> float:
+            total = 0.0
+            for version in versions:
+                seconds, proc = _timed([*cli, "run", "--python", envs[version],
+                                        "--out", str(Path(tmp) / f"run-{index}-{version}")])
+                if proc.returncode not in (0, 1):
+                    raise RuntimeError(f"ragas-compat run --python ({version}) exited {proc.returncode}: "
+                                       f"{_tail(proc.stderr)}")
+                total += seconds
+            return total
+
+        try:
+            matrix_once(-1)  # makes sure every environment is warm before timing
+            for index in range(repetitions):
+                if index % 2 == 0:
+                    warm, singles = matrix_once(index), singles_once(index)
+                else:
+                    singles = singles_once(index)
+                    warm = matrix_once(index)
+                row.samples.append(warm)
+                row.baseline.append(singles)
+                row.ratios.append(warm / singles)
+        except (RuntimeError, subprocess.TimeoutExpired, OSError) as exc:
+            return not_measured(str(exc))
+    row.extra["versions"] = versions
+    row.notes.append(f"versions: {', '.join(versions)}")
+    return row
+
+
+# ---------------------------------------------------------------- the whole bench
+
+@dataclass(frozen=True)
+class BenchPlan:
+    """Repetitions and sizes of one bench run."""
+
+    run_pairs: int
+    probe_invocations: int
+    probe_cases: int
+    probe_rounds: int
+    ragas_ks: tuple[int, ...]
+    reference_ks: tuple[int, ...]
+    reference_large_ks: tuple[int, ...]
+    scaling_repetitions: int
+    min_seconds: float
+    matrix_repetitions: int
+    warm_up: bool
+
+    @classmethod
+    def for_mode(cls, quick: bool) -> BenchPlan:
+        if quick:
+            return cls(run_pairs=1, probe_invocations=1, probe_cases=8, probe_rounds=3,
+                       ragas_ks=(10, 100, 1_000), reference_ks=(10, 100, 1_000),
+                       reference_large_ks=(10, 100, 1_000, 10_000), scaling_repetitions=3,
+                       min_seconds=0.01, matrix_repetitions=0, warm_up=False)
+        return cls(run_pairs=5, probe_invocations=3, probe_cases=40, probe_rounds=5,
+                   ragas_ks=(10, 100, 1_000, 10_000), reference_ks=(10, 100, 1_000, 10_000, 100_000),
+                   reference_large_ks=(10, 100, 1_000, 10_000, 100_000, 1_000_000), scaling_repetitions=5,
+                   min_seconds=0.05, matrix_repetitions=2, warm_up=True)
+
+
+ROW_IDS = ("run_vs_floor", "probe_overhead", "scaling_ragas_legacy", "scaling_reference_random",
+           "scaling_reference_all_relevant", "scaling_reference_float", "matrix_warm_vs_cold")
+
+
+def run_bench(quick: bool, *, python: str = sys.executable,
+              progress: Callable[[str], None] = lambda message: None) -> list[BenchRow]:
+    """Every measurement, in ROW_IDS order."""
+    plan = BenchPlan.for_mode(quick)
+    progress("run vs floor")
+    rows = [measure_run_vs_floor(plan.run_pairs, python=python, warm_up=plan.warm_up)]
+    progress("probe overhead")
+    rows.append(measure_probe_overhead(plan.probe_invocations, cases=plan.probe_cases, contexts=5,
+                                       rounds=plan.probe_rounds, python=python))
+    progress("scaling: Ragas legacy AP (subprocess)")
+    rows.append(measure_ragas_legacy_scaling(plan.ragas_ks, plan.scaling_repetitions, python=python,
+                                             min_seconds=plan.min_seconds))
+    progress("scaling: reference AP")
+    random_row = measure_reference_scaling(plan.reference_ks, plan.scaling_repetitions, min_seconds=plan.min_seconds)
+    skipped = [k for k in plan.reference_large_ks if k > plan.reference_ks[-1]]
+    if skipped:
+        largest = random_row.points[-1]
+        estimate = largest["median"] * (skipped[-1] / largest["k"]) ** random_row.tail_exponent
+        random_row.extra["extrapolated_seconds"] = {str(skipped[-1]): estimate}
+        random_row.notes.append(
+            f"K = {skipped[-1]:,} not timed: the exact numerator's denominator grows with the lcm of the "
+            f"relevant ranks (about K bits), so big-integer arithmetic takes over as K grows; the last "
+            f"decade's exponent extrapolates to about {estimate:.3g} s per call (more if growth keeps steepening)")
+    rows.append(random_row)
+    rows.append(measure_reference_scaling(plan.reference_large_ks, plan.scaling_repetitions,
+                                          labels="all_relevant", min_seconds=plan.min_seconds))
+    rows.append(measure_reference_float_scaling(plan.reference_large_ks, plan.scaling_repetitions,
+                                                min_seconds=plan.min_seconds))
+    progress("matrix warm vs cold")
+    rows.append(measure_matrix_warm_vs_cold(
+        plan.matrix_repetitions, python=python,
+        skip="--quick skips the matrix (each repetition is several full audits)" if quick else None))
+    return rows
+
+
+def bench_to_json(rows: Sequence[BenchRow], *, quick: bool, python: str = sys.executable) -> dict:
+    import platform
+
+    return {"bench_format": BENCH_FORMAT, "quick": quick,
+            "plan": BenchPlan.for_mode(quick).__dict__,
+            "python": {"executable": python, "version": platform.python_version()},
+            "cpu_count": os.cpu_count(),
+            "rows": [row.to_json() for row in rows]}
+
+
+def write_json(path: Path, data: dict) -> None:
+    """Write ``data`` to ``path`` atomically (temp file in the same folder, then rename)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            json.dump(data, handle, indent=1, ensure_ascii=False)
+            handle.write("\n")
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise

@@ -1,0 +1,248 @@
+"""Seeded generator of fuzz cases: valid case-format dicts (category ``edge``), reproducible from the seed.
+
+Case ``i`` of seed ``S`` is drawn from its own ``random.Random("ragas-compat-fuzz:S:i")`` (string
+seeds are hashed with SHA-512, stable across runs and platforms), so a case does not depend on
+``n``, on the batching, or on which metrics are fuzzed: every value is always drawn, then the
+inputs of metrics not asked for are dropped.
+
+Shapes rotate round-robin, one rotation per input family, with pairwise coprime periods
+(labels 8, claims 7, IDs 9, strings 5), so any ``n`` >= 9 covers every shape of every family and
+every combination of shapes occurs within 2,520 cases:
+
+- label lists (both context-precision variants; their length is K = len(retrieved_contexts)):
+  empty, single, all zero, all one, random 0/1, booleans (mixed with 0/1), non-binary (a 2), long;
+- claim sets (context recall, faithfulness): empty (zero claims), all zero, all one, random,
+  booleans, non-binary (a 2), long;
+- ID lists: both empty, retrieved empty, reference empty, strings, duplicates, mixed types
+  (``1``, ``"1"``, ``1.0``), disjoint, identical (permuted), long;
+- reference_contexts: a subset of the retrieved contexts plus novel ones, all found, none found,
+  empty, a superset.
+
+Every context is one letter repeated (``"ßßßßß"``), a different letter for every context of a case.
+Two different contexts therefore have Levenshtein similarity exactly 0 and equal ones exactly 1,
+so Ragas's fuzzy string match (similarity >= 0.5 / > 0.5) and the reference's exact match agree by
+construction: the NonLLM string targets are fuzzed, and a divergence there is a real one.
+Contexts are distinct within a case and every ``user_input`` is unique (the Ragas stub answers
+prompts by content).
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Sequence
+from typing import Any
+
+from harness.errors import HarnessInputError
+from harness.metrics.registry import METRICS
+
+LABEL_SHAPES = ("empty", "single", "all_zero", "all_one", "binary", "booleans", "non_binary", "long")
+CLAIM_SHAPES = ("empty", "all_zero", "all_one", "binary", "booleans", "non_binary", "long")
+ID_SHAPES = ("both_empty", "retrieved_empty", "reference_empty", "strings", "duplicates", "mixed_types",
+             "disjoint", "identical", "long")
+STRING_SHAPES = ("subset", "all_found", "none_found", "reference_empty", "superset")
+
+LONG_LIST = (20, 60)          # length range of a "long" label list or claim set
+LONG_IDS = (30, 100)          # length range of each "long" ID list
+MAX_REFERENCE_CONTEXTS = 6    # keeps the string targets' K x |reference| comparisons cheap
+NON_BINARY_LABEL = 2
+
+# Metrics with a Ragas counterpart (the judge audit has none, so it is not fuzzed).
+FUZZ_METRICS: tuple[str, ...] = tuple(spec.name for spec in METRICS if spec.ragas_targets)
+
+# One letter per context: alphabetic code points only, so every context is printable text.
+ALPHABET: tuple[str, ...] = tuple(ch for ch in map(chr, range(0x41, 0x800)) if ch.isalpha())
+
+
+def targets_for(metrics: Sequence[str]) -> list[str]:
+    """The probe targets (``legacy:ClassName``) of our metric names, in registry order."""
+    return [f"legacy:{cls}" for spec in METRICS if spec.name in metrics for cls in spec.ragas_targets]
+
+
+def check_metrics(metrics: Sequence[str] | None) -> tuple[str, ...]:
+    """The metrics to fuzz (all fuzzable ones when None); HarnessInputError on an unknown name."""
+    if not metrics:
+        return FUZZ_METRICS
+    unknown = [m for m in metrics if m not in FUZZ_METRICS]
+    if unknown:
+        raise HarnessInputError(
+            f"--metric: cannot fuzz {', '.join(map(repr, unknown))}; fuzzable metrics (those with a Ragas "
+            f"counterpart): {', '.join(FUZZ_METRICS)}", field="--metric", value=unknown)
+    return tuple(m for m in FUZZ_METRICS if m in metrics)  # registry order, no duplicates
+
+
+# --------------------------------------------------------------------------- label values
+
+def _labels(rng: random.Random, shape: str, k: int) -> list[Any]:
+    """``k`` labels of the given shape (``k`` is fixed by the retrieved contexts)."""
+    if k == 0:
+        return []
+    if shape == "all_zero":
+        return [0] * k
+    if shape == "all_one":
+        return [1] * k
+    if shape == "booleans":
+        values = [rng.choice((True, False, 0, 1)) for _ in range(k)]
+        if not any(isinstance(v, bool) for v in values):
+            values[rng.randrange(k)] = rng.choice((True, False))
+        return values
+    values = [rng.randint(0, 1) for _ in range(k)]
+    if shape == "non_binary":
+        values[rng.randrange(k)] = NON_BINARY_LABEL
+    return values
+
+
+def _length(rng: random.Random, shape: str, long_range: tuple[int, int]) -> int:
+    if shape == "empty":
+        return 0
+    if shape == "single":
+        return 1
+    if shape == "long":
+        return rng.randint(*long_range)
+    return rng.randint(1, 8)
+
+
+def _claims(rng: random.Random, shape: str, label_key: str, what: str, case_index: int) -> list[dict]:
+    n = _length(rng, shape, LONG_LIST)
+    label_shape = "binary" if shape == "long" else shape
+    return [{"statement": f"{what} claim {j} of case {case_index}", label_key: label}
+            for j, label in enumerate(_labels(rng, label_shape, n))]
+
+
+# --------------------------------------------------------------------------- IDs
+
+def _id_pool(rng: random.Random, shape: str) -> list[Any]:
+    if shape == "mixed_types":
+        pool: list[Any] = []
+        for k in rng.sample(range(0, 6), 3):
+            pool += [k, str(k), float(k)]
+        return pool + [f"d{k}" for k in range(3)]
+    return [f"d{k}" for k in range(12 if shape != "long" else 150)]
+
+
+def _ids(rng: random.Random, shape: str) -> tuple[list[Any], list[Any]]:
+    pool = _id_pool(rng, shape)
+    if shape == "both_empty":
+        return [], []
+    if shape == "long":
+        return rng.sample(pool, rng.randint(*LONG_IDS)), rng.sample(pool, rng.randint(*LONG_IDS))
+    if shape == "disjoint":
+        half = len(pool) // 2
+        return rng.sample(pool[:half], rng.randint(1, 5)), rng.sample(pool[half:], rng.randint(1, 5))
+    if shape == "identical":
+        retrieved = rng.sample(pool, rng.randint(1, 6))
+        return retrieved, rng.sample(retrieved, len(retrieved))
+    if shape in ("duplicates", "mixed_types"):
+        small = pool[:4] if shape == "duplicates" else pool
+        retrieved = [rng.choice(small) for _ in range(rng.randint(2, 7))]
+        reference = [rng.choice(small) for _ in range(rng.randint(1, 5))]
+        if shape == "duplicates" and len(set(retrieved)) == len(retrieved):
+            retrieved.append(retrieved[0])
+        if shape == "mixed_types":  # one value as int, string and float across the two lists
+            k = pool[0]
+            triple = [k, str(k), float(k)]
+            rng.shuffle(triple)
+            retrieved.insert(rng.randint(0, len(retrieved)), triple[0])
+            reference.insert(rng.randint(0, len(reference)), triple[1])
+            (retrieved if rng.random() < 0.5 else reference).append(triple[2])
+        return retrieved, reference
+    retrieved = rng.sample(pool, rng.randint(1, 6))
+    reference = rng.sample(pool, rng.randint(1, 6))
+    if shape == "retrieved_empty":
+        return [], reference
+    if shape == "reference_empty":
+        return retrieved, []
+    return retrieved, reference
+
+
+# --------------------------------------------------------------------------- contexts
+
+def _contexts(rng: random.Random, k: int, string_shape: str) -> tuple[list[str], list[str]]:
+    """(retrieved_contexts, reference_contexts): one distinct letter per context, repeated."""
+    letters = rng.sample(ALPHABET, k + 3)
+    texts = [letter * rng.randint(4, 16) for letter in letters]
+    retrieved, novel = texts[:k], texts[k:]
+    limit = MAX_REFERENCE_CONTEXTS
+    if string_shape == "reference_empty":
+        reference: list[str] = []
+    elif string_shape == "none_found":
+        reference = novel[:rng.randint(1, 3)]
+    elif string_shape == "all_found" and retrieved:
+        reference = rng.sample(retrieved, rng.randint(1, min(k, limit)))
+    elif string_shape == "superset":
+        reference = rng.sample(retrieved, min(k, limit - 1)) + novel[:1]
+    else:  # subset (or all_found with nothing retrieved): some retrieved plus some novel
+        found = rng.sample(retrieved, rng.randint(0, min(k, limit - 2))) if retrieved else []
+        reference = found + novel[:rng.randint(0 if found else 1, 2)]
+    rng.shuffle(reference)
+    return retrieved, reference
+
+
+# --------------------------------------------------------------------------- cases
+
+def case_rng(seed: int, index: int) -> random.Random:
+    return random.Random(f"ragas-compat-fuzz:{seed}:{index}")
+
+
+def generate_case(seed: int, index: int, metrics: Sequence[str] = FUZZ_METRICS) -> dict[str, Any]:
+    """Case ``index`` of ``seed``, with the inputs of ``metrics`` only (see module docstring)."""
+    rng = case_rng(seed, index)
+    label_shape = LABEL_SHAPES[index % len(LABEL_SHAPES)]
+    recall_shape = CLAIM_SHAPES[index % len(CLAIM_SHAPES)]
+    faith_shape = CLAIM_SHAPES[(index + 3) % len(CLAIM_SHAPES)]
+    id_shape = ID_SHAPES[index % len(ID_SHAPES)]
+    string_shape = STRING_SHAPES[index % len(STRING_SHAPES)]
+
+    k = _length(rng, label_shape, LONG_LIST)
+    with_reference = _labels(rng, "binary" if label_shape in ("long", "single") else label_shape, k)
+    without_shape = rng.choice(("binary", "all_zero", "all_one", "booleans", "non_binary"))
+    without_reference = _labels(rng, without_shape, k)
+    retrieved, reference_contexts = _contexts(rng, k, string_shape)
+    recall_claims = _claims(rng, recall_shape, "attributed", "reference", index)
+    faith_claims = _claims(rng, faith_shape, "verdict", "response", index)
+    retrieved_ids, reference_ids = _ids(rng, id_shape)
+    binary = all(isinstance(v, bool) or v in (0, 1) for v in with_reference)
+    corpus_relevant = (sum(map(int, with_reference)) + rng.randint(0, 3)
+                       if binary and rng.random() < 0.5 else None)
+
+    case: dict[str, Any] = {
+        "id": f"fuzz-{seed}-{index}",
+        "category": "edge",
+        "description": (f"fuzz seed {seed} case {index}: labels {label_shape}, recall claims {recall_shape}, "
+                        f"faithfulness claims {faith_shape}, ids {id_shape}, reference contexts {string_shape}"),
+        "user_input": f"fuzz question {seed}:{index}",
+        "reference": f"reference answer of case {index}",
+        "response": f"response of case {index}",
+        "retrieved_contexts": retrieved,
+    }
+    verdicts: dict[str, Any] = {}
+    if "context_precision_with_reference" in metrics:
+        verdicts["context_precision_with_reference"] = with_reference
+        if corpus_relevant is not None:
+            case["corpus_relevant_count"] = corpus_relevant
+    if "context_precision_without_reference" in metrics:
+        verdicts["context_precision_without_reference"] = without_reference
+    if "context_recall" in metrics:
+        verdicts["context_recall"] = recall_claims
+    if "faithfulness" in metrics:
+        verdicts["faithfulness"] = faith_claims
+    if verdicts:
+        case["verdicts"] = verdicts
+    if {"context_precision_string_match", "context_recall_string_match"} & set(metrics):
+        case["reference_contexts"] = reference_contexts
+    if {"id_context_precision", "id_context_recall"} & set(metrics):
+        case["retrieved_context_ids"] = retrieved_ids
+        case["reference_context_ids"] = reference_ids
+    return case
+
+
+def generate_cases(n: int, seed: int, metrics: Sequence[str] | None = None) -> list[dict[str, Any]]:
+    """Cases ``0 .. n-1`` of ``seed`` (the same list for the same arguments, every time)."""
+    if n < 0:
+        raise HarnessInputError(f"--n: expected a number of cases >= 0, got {n}", field="--n", value=n)
+    chosen = check_metrics(metrics)
+    return [generate_case(seed, i, chosen) for i in range(n)]
+
+
+def fuzz_suite_document(cases: list[dict[str, Any]], seed: int) -> dict[str, Any]:
+    """The cases as a case file (schema_version 1), ready for ``harness.cases.parse_suite``."""
+    return {"schema_version": 1, "suite": f"fuzz-seed-{seed}", "cases": cases}

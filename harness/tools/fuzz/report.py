@@ -1,0 +1,151 @@
+"""``fuzz.json`` and ``fuzz.md``: counts per classification and the smallest unexplained examples.
+
+Values use the audit report's encoding (``harness.values``: NaN as ``"NaN"``, undefined as
+``null``, errors as ``{"error": ...}``, exact values as fraction strings). Both files are a
+function of the arguments (seed, n, metrics): no timings, no paths, so two runs with the same
+seed write the same bytes. They are written together atomically.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+from harness.compare.audit import AuditRow
+from harness.compare.classify import CLASSIFICATIONS, RagasError
+from harness.values import encode_detail, encode_fraction, encode_ragas_value
+from harness.tools.fuzz.runner import EXPLAINED, UNEXPLAINED, FuzzRun
+from harness.tools.fuzz.shrink import example_case, example_size, smallest_per_classification, smallest_per_target
+from harness.report.atomic import write_reports_atomically
+from harness.report.json_report import reference_value_json
+
+FUZZ_FORMAT = 1
+FUZZ_FILES = ("fuzz.json", "fuzz.md")
+STRING_TARGETS_NOTE = ("every generated context is one letter repeated, a different letter per context of a case, so "
+                       "Levenshtein similarity is exactly 1 (equal) or 0 (different): the NonLLM string targets' fuzzy "
+                       "match and the reference's exact match agree by construction, and those targets are fuzzed")
+SHRINKING = ("selection: the smallest generated example per classification (total list length of the "
+             "inputs the metric reads, then canonical JSON); no hypothesis shrinking, no new cases")
+
+
+def _counts(rows: list[AuditRow] | tuple[AuditRow, ...]) -> dict[str, int]:
+    counter = Counter(row.classification.name for row in rows)
+    return {name: counter.get(name, 0) for name in CLASSIFICATIONS}
+
+
+def _grouped(run: FuzzRun, key) -> dict[str, dict[str, int]]:
+    groups: dict[str, list[AuditRow]] = {}
+    for row in run.rows:
+        groups.setdefault(key(row), []).append(row)
+    return {name: _counts(rows) for name, rows in sorted(groups.items())}
+
+
+def error_kinds(run: FuzzRun) -> list[dict[str, Any]]:
+    """Each distinct (target, error type, message) with its count, most frequent first."""
+    counter: Counter = Counter()
+    for row in run.rows:
+        if isinstance(row.ragas_value, RagasError):
+            counter[(row.target, row.ragas_value.type, row.ragas_value.message)] += 1
+    return [{"target": t, "type": e, "message": m, "count": c}
+            for (t, e, m), c in sorted(counter.items(), key=lambda kv: (-kv[1], kv[0]))]
+
+
+def example_json(row: AuditRow) -> dict[str, Any]:
+    example = example_case(row)
+    return {
+        "case_id": row.case.id,
+        "metric": row.spec.name,
+        "ragas_target": row.target,
+        "size": example_size(example),
+        "ragas_value": encode_ragas_value(row.ragas_value),
+        "reference_value": reference_value_json(row.reference),
+        "reference_exact": encode_fraction(row.reference.value),
+        "reference_undefined_reason": row.reference.undefined_reason,
+        "reference_alternatives": encode_detail(dict(row.reference.alternatives)),
+        "explanation": row.classification.explanation,
+        "case": example,
+    }
+
+
+def fuzz_to_json(run: FuzzRun) -> dict[str, Any]:
+    unexplained = smallest_per_classification(run.rows, UNEXPLAINED)
+    return {
+        "fuzz_format": FUZZ_FORMAT,
+        "encoding": {"NaN": "the string \"NaN\"", "undefined": "null",
+                     "error": "an object with key \"error\"", "exact": "a fraction string such as \"5/6\""},
+        "settings": {"seed": run.seed, "cases": run.cases, "metrics": list(run.metrics),
+                     "targets": list(run.targets),
+                     "generator": "harness.tools.fuzz.generator (seeded random.Random per case)"},
+        "provenance": run.provenance,
+        "explained_classifications": list(EXPLAINED),
+        "unexplained_classifications": list(UNEXPLAINED),
+        "divergence": run.divergence,
+        "pairs": len(run.rows),
+        "contexts_scored": run.contexts_scored,
+        "by_classification": _counts(run.rows),
+        "by_metric": _grouped(run, lambda r: r.spec.name),
+        "by_target": _grouped(run, lambda r: r.target),
+        "errors": error_kinds(run),
+        "shrinking": SHRINKING,
+        "string_targets": STRING_TARGETS_NOTE,
+        "smallest_examples": {
+            name: {**example_json(row),
+                   "by_target": {t: example_json(r) for t, r in smallest_per_target(run.rows, name).items()}}
+            for name, row in sorted(unexplained.items(), key=lambda kv: CLASSIFICATIONS.index(kv[0]))
+        },
+    }
+
+
+def _table(header: list[str], rows: list[list[str]]) -> list[str]:
+    lines = ["| " + " | ".join(header) + " |", "|" + "|".join("---" for _ in header) + "|"]
+    return lines + ["| " + " | ".join(r) + " |" for r in rows]
+
+
+def _md_value(value: Any) -> str:
+    if isinstance(value, dict) and "error" in value:
+        return f"error {value['error']['type']}: {value['error']['message']}"
+    return json.dumps(value, ensure_ascii=False)
+
+
+def fuzz_to_markdown(data: dict[str, Any]) -> str:
+    settings = data["settings"]
+    used = [c for c in CLASSIFICATIONS if data["by_classification"][c]]
+    lines = [f"# Fuzz: Ragas {data['provenance'].get('ragas_version')} vs reference", "",
+             f"Seed {settings['seed']}, {settings['cases']} generated cases, {data['pairs']} (case, Ragas target) "
+             f"pairs, {data['contexts_scored']} scored contexts. "
+             f"Divergence: **{'yes' if data['divergence'] else 'no'}**.", "",
+             "Explained classifications (a named semantic difference, recomputed): "
+             + ", ".join(data["explained_classifications"]) + ". Unexplained: "
+             + ", ".join(data["unexplained_classifications"]) + ".", "",
+             f"String-similarity targets: {data['string_targets']}.", "",
+             "## Counts", ""]
+    lines += _table(["classification", "pairs"], [[c, str(data["by_classification"][c])] for c in CLASSIFICATIONS])
+    lines += ["", "## Counts per Ragas target", ""]
+    lines += _table(["target", *used], [[t, *(str(counts[c]) for c in used)]
+                                        for t, counts in data["by_target"].items()])
+    if data["errors"]:
+        lines += ["", "## Errors raised by Ragas", ""]
+        lines += _table(["target", "error", "count"],
+                        [[e["target"], f"{e['type']}: {e['message']}", str(e["count"])] for e in data["errors"]])
+    lines += ["", "## Smallest unexplained examples", "", f"Shrinking: {data['shrinking']}.", ""]
+    if not data["smallest_examples"]:
+        lines.append("None: every pair has an explained classification.")
+    for name, example in data["smallest_examples"].items():
+        lines += [f"### {name}", ""]
+        for target, ex in example["by_target"].items():
+            lines += [f"**{target}** (case `{ex['case_id']}`, size {ex['size']}): Ragas {_md_value(ex['ragas_value'])}, "
+                      f"reference {_md_value(ex['reference_value'])}. {ex['explanation']}", "",
+                      "```json", json.dumps(ex["case"], ensure_ascii=False, indent=1), "```", ""]
+    return "\n".join(lines).rstrip("\n") + "\n"
+
+
+def render_fuzz(run: FuzzRun) -> dict[str, str]:
+    data = fuzz_to_json(run)
+    return {"fuzz.json": json.dumps(data, indent=2, ensure_ascii=False, allow_nan=False) + "\n",
+            "fuzz.md": fuzz_to_markdown(data)}
+
+
+def write_fuzz_reports(run: FuzzRun, out: Path) -> list[Path]:
+    return write_reports_atomically(out, render_fuzz(run))

@@ -1,0 +1,308 @@
+"""The drift matrix: rows (case, metric, Ragas target), one column per version, and what changed.
+
+A cell holds the version's Ragas value and its classification against the reference (the same
+``classify`` a single run uses), or the error Ragas raised, or ``unavailable`` with the reason the
+whole version could not run. Between adjacent columns a cell *changes* when its value (bit for bit),
+error, classification or received inputs differ; each change names its causes where they can be
+named:
+
+* ``unavailable``      - one of the two versions could not be installed or imported;
+* ``class_missing`` / ``class_added`` - the target class does not exist in one of them;
+* ``not_scripted``     - the class exists in one of them but asks its judge through an interface the
+  probe's scripted judge cannot answer (0.3.x collections API): not scored there, not a Ragas change;
+* ``field_dropped``    - a field the target reads is not a ``SingleTurnSample`` field of that version
+  (it was silently dropped or renamed), so the metric received something else;
+* ``exception`` / ``exception_fixed`` / ``exception_changed`` - Ragas raised in one of them;
+* ``value_changed``    - both returned a number and the numbers differ;
+* ``classification_changed`` - the classification against the reference differs;
+* ``class_moved``      - the class lives in another module;
+* ``prompts_changed``  - the judge was asked a different number of prompts.
+
+The API table records, per target and version: the module the class comes from and whether
+``ragas.metrics`` exports it, the sample fields the version accepted and dropped, the columns the
+class declares it reads (``_required_columns``) and the warnings raised while scoring.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any
+
+from harness.compare.audit import UNSTABLE_WARNINGS, AuditRow
+from harness.compare.classify import RagasError, same_float
+from harness.tools.matrix.run import VersionColumn
+
+MISSING_CLASS_ERROR = "TargetUnavailable"
+NOT_SCRIPTED_ERROR = "TargetNotScripted"  # the class exists; the probe's scripted judge cannot drive it
+NOT_RUN_LABELS = {MISSING_CLASS_ERROR: "missing class", NOT_SCRIPTED_ERROR: "not scripted"}
+
+
+@dataclass(frozen=True)
+class Cell:
+    """One (row, version). status: "value" | "error" | "unavailable" | "absent"."""
+
+    status: str
+    value: float | None = None
+    error_type: str | None = None
+    error_message: str | None = None
+    classification: str | None = None
+    explanation: str | None = None
+    ragas_class: str | None = None
+    received: dict[str, Any] = field(default_factory=dict)
+    fields_dropped: tuple[str, ...] = ()
+    prompts: int | None = None
+
+    @property
+    def text(self) -> str:
+        """Short display text: the value (6 significant digits), ``NaN``, the error type, or status."""
+        if self.status == "value":
+            return "NaN" if math.isnan(self.value) else f"{self.value:.6g}"
+        if self.status == "error":
+            return NOT_RUN_LABELS.get(self.error_type, f"error: {self.error_type}")
+        return self.status
+
+
+@dataclass(frozen=True)
+class Cause:
+    kind: str
+    text: str
+
+
+@dataclass(frozen=True)
+class MatrixRow:
+    case_id: str
+    category: str
+    metric: str
+    target: str
+    reference: str  # the reference value as text ("5/6", "undefined (zero_claims)", "refused: ...")
+    cells: tuple[Cell, ...]
+    changes: tuple[tuple[Cause, ...], ...]  # one per adjacent column pair (i-1, i); () = unchanged
+
+
+@dataclass(frozen=True)
+class ApiCell:
+    """How one version offers one target class."""
+
+    ragas_class: str | None
+    exported: bool | None  # importable as ``ragas.metrics.<Class>``
+    missing: str | None
+    fields_accepted: tuple[str, ...]
+    fields_dropped: tuple[str, ...]
+    required_columns: tuple[str, ...]
+    warnings: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class ColumnInfo:
+    label: str
+    version: str | None
+    kind: str
+    environment: str  # "built" | "reused" | "checkout" | "unavailable"
+    available: bool
+    error: str | None
+    import_warnings: tuple[str, ...]
+    network_attempts: int
+    sample_fields: tuple[str, ...]  # the input fields this version's sample (or 0.1.x row) accepted, any target
+
+
+@dataclass(frozen=True)
+class Drift:
+    """One kind of change between two adjacent versions, with the rows that show it."""
+
+    before: str
+    after: str
+    kind: str
+    text: str
+    rows: tuple[tuple[str, str], ...]  # (case_id, target)
+
+
+@dataclass(frozen=True)
+class Matrix:
+    suite: dict[str, Any]
+    columns: tuple[ColumnInfo, ...]
+    rows: tuple[MatrixRow, ...]
+    api: dict[str, tuple[ApiCell | None, ...]]  # target -> one cell per column (None: column unavailable)
+    drifts: tuple[Drift, ...]
+
+
+def _warnings(items: Any) -> tuple[str, ...]:
+    texts = []
+    for item in items or ():
+        text = f"{item.get('category', 'Warning')}: {item.get('message', '')}" if isinstance(item, dict) else str(item)
+        if not text.startswith(UNSTABLE_WARNINGS) and text not in texts:
+            texts.append(text)
+    return tuple(texts)
+
+
+def reference_text(row: AuditRow) -> str:
+    ref = row.reference
+    if ref.refused is not None:
+        return f"refused ({ref.refused})"
+    if ref.value is None:
+        return f"undefined ({ref.undefined_reason})"
+    return str(ref.value)
+
+
+def cell_from(row: AuditRow, result: dict) -> Cell:
+    common = dict(classification=row.classification.name, explanation=row.classification.explanation,
+                  ragas_class=result.get("ragas_class"), received=dict(result.get("received") or {}),
+                  fields_dropped=tuple(result.get("fields_dropped") or ()), prompts=result.get("prompts"))
+    if isinstance(row.ragas_value, RagasError):
+        return Cell("error", None, row.ragas_value.type, row.ragas_value.message.splitlines()[0]
+                    if row.ragas_value.message else "", **common)
+    return Cell("value", row.ragas_value, **common)
+
+
+def _same_value(a: Cell, b: Cell) -> bool:
+    if a.status != b.status:
+        return False
+    if a.status == "value":
+        return same_float(a.value, b.value)
+    if a.status == "error":
+        return (a.error_type, a.error_message) == (b.error_type, b.error_message)
+    return True
+
+
+def _short_class(name: str | None) -> str:
+    return name or "?"
+
+
+def causes_between(before: Cell, after: Cell, before_label: str, after_label: str) -> tuple[Cause, ...]:
+    """Why a cell differs between two adjacent versions; () when it does not."""
+    if before.status == "unavailable" or after.status == "unavailable":
+        if before.status == after.status:
+            return ()
+        which = after_label if after.status == "unavailable" else before_label
+        return (Cause("unavailable", f"{which} could not be installed or imported"),)
+    if before.status == "absent" or after.status == "absent":
+        if before.status == after.status:
+            return ()
+        return (Cause("absent", f"the probe produced no result in {after_label if after.status == 'absent' else before_label}"),)
+    causes: list[Cause] = []
+    missing_before = before.error_type == MISSING_CLASS_ERROR
+    missing_after = after.error_type == MISSING_CLASS_ERROR
+    if missing_after and not missing_before:
+        causes.append(Cause("class_missing", f"{after_label} has no such class"))
+    elif missing_before and not missing_after:
+        causes.append(Cause("class_added", f"the class first exists in {after_label}"))
+    not_scripted_before = before.error_type == NOT_SCRIPTED_ERROR
+    not_scripted_after = after.error_type == NOT_SCRIPTED_ERROR
+    if not_scripted_before != not_scripted_after:
+        which = before_label if not_scripted_before else after_label
+        causes.append(Cause("not_scripted", f"the harness's scripted judge cannot drive {which}'s class "
+                                            "(a different prompt interface): not scored there, not a Ragas change"))
+    if missing_before or missing_after or not_scripted_before or not_scripted_after:
+        return tuple(causes)
+    for name in sorted(set(after.fields_dropped) - set(before.fields_dropped)):
+        causes.append(Cause("field_dropped", f"SingleTurnSample of {after_label} has no field {name!r} "
+                                             "(dropped or renamed; the metric never sees it)"))
+    for name in sorted(set(before.fields_dropped) - set(after.fields_dropped)):
+        causes.append(Cause("field_dropped", f"field {name!r} is accepted from {after_label} on "
+                                             f"(dropped in {before_label})"))
+    if after.status == "error" and before.status != "error":
+        causes.append(Cause("exception", f"{after.error_type}: {after.error_message}"))
+    elif before.status == "error" and after.status != "error":
+        causes.append(Cause("exception_fixed", f"{before_label} raised {before.error_type}: {before.error_message}"))
+    elif before.status == after.status == "error" and not _same_value(before, after):
+        causes.append(Cause("exception_changed", f"{before.error_type} -> {after.error_type}: {after.error_message}"))
+    elif before.status == after.status == "value" and not _same_value(before, after):
+        causes.append(Cause("value_changed", f"{before.text} -> {after.text} "
+                                             f"({before.value!r} -> {after.value!r})"))
+    if before.classification != after.classification:
+        causes.append(Cause("classification_changed", f"{before.classification} -> {after.classification}"))
+    if before.ragas_class and after.ragas_class and before.ragas_class != after.ragas_class:
+        causes.append(Cause("class_moved", f"{before.ragas_class} -> {after.ragas_class}"))
+    if (before.prompts is not None and after.prompts is not None and before.prompts != after.prompts
+            and before.status == after.status == "value"):
+        causes.append(Cause("prompts_changed", f"judge prompts {before.prompts} -> {after.prompts}"))
+    return tuple(causes)
+
+
+def _api_cell(results: list[dict]) -> ApiCell:
+    first = results[0]
+    missing = next((r["value"]["error"]["message"] for r in results
+                    if isinstance(r.get("value"), dict) and r["value"].get("error", {}).get("type") == MISSING_CLASS_ERROR),
+                   None)
+    warnings: list[str] = []
+    for result in results:
+        for text in _warnings(result.get("warnings")):
+            if text not in warnings:
+                warnings.append(text)
+    return ApiCell(
+        ragas_class=first.get("ragas_class"),
+        exported=first.get("exported"),
+        missing=missing.splitlines()[0] if missing else None,
+        fields_accepted=tuple(first.get("fields_accepted") or first.get("fields_read") or ()),
+        fields_dropped=tuple(first.get("fields_dropped") or ()),
+        required_columns=tuple(first.get("required_columns") or ()),
+        warnings=tuple(warnings),
+    )
+
+
+def build_matrix(columns: list[VersionColumn], suite_info: dict[str, Any]) -> Matrix:
+    """Assemble rows, adjacent changes, the API table and the drift summary from the columns."""
+    keyed: list[dict[tuple[str, str], tuple[AuditRow, dict]]] = []
+    order: dict[tuple[str, str], tuple] = {}
+    info: dict[tuple[str, str], tuple[str, str, str, str]] = {}
+    case_order: dict[str, int] = {}
+    for column in columns:
+        mapping: dict[tuple[str, str], tuple[AuditRow, dict]] = {}
+        if column.audit is not None:
+            for index, case in enumerate(column.audit.suite.cases):
+                case_order.setdefault(case.id, index)
+            results = {(r["case_id"], r["target"]): r for r in column.probe_output.get("results", [])}
+            for row in column.audit.rows:
+                key = (row.case.id, row.target)
+                mapping[key] = (row, results.get(key, {}))
+                info.setdefault(key, (row.case.category, row.spec.name, row.target, reference_text(row)))
+                order.setdefault(key, (case_order[row.case.id], row.spec.name, row.target))
+        keyed.append(mapping)
+
+    labels = [c.label for c in columns]
+    rows = []
+    for key in sorted(order, key=order.get):
+        category, metric_name, target, reference = info[key]
+        cells = []
+        for column, mapping in zip(columns, keyed):
+            if not column.available:
+                cells.append(Cell("unavailable", error_message=column.error))
+            elif key in mapping:
+                cells.append(cell_from(*mapping[key]))
+            else:
+                cells.append(Cell("absent"))
+        changes = tuple(causes_between(cells[i - 1], cells[i], labels[i - 1], labels[i])
+                        for i in range(1, len(cells)))
+        rows.append(MatrixRow(key[0], category, metric_name, target, reference, tuple(cells), changes))
+
+    targets = sorted(dict.fromkeys(row.target for row in rows), key=lambda t: (not t.startswith("legacy:"), t))
+    api: dict[str, tuple[ApiCell | None, ...]] = {}
+    for target in targets:
+        per_column = []
+        for column in columns:
+            results = [r for r in column.probe_output.get("results", []) if r.get("target") == target]
+            per_column.append(_api_cell(results) if column.available and results else None)
+        api[target] = tuple(per_column)
+
+    info_columns = tuple(
+        ColumnInfo(
+            label=c.label, version=c.version, kind=c.environment.kind, environment=c.environment.status,
+            available=c.available, error=c.error,
+            import_warnings=_warnings((c.probe_output.get("ragas") or {}).get("import_warnings")),
+            network_attempts=len(c.probe_output.get("network_attempts") or ()),
+            sample_fields=tuple(sorted({f for r in c.probe_output.get("results", [])
+                                        for f in r.get("fields_accepted") or ()})),
+        ) for c in columns)
+    return Matrix(suite_info, info_columns, tuple(rows), api, summarise_drifts(rows, labels))
+
+
+def summarise_drifts(rows: list[MatrixRow], labels: list[str]) -> tuple[Drift, ...]:
+    """Group the changes by (adjacent pair, cause) and list the rows that show each."""
+    grouped: dict[tuple[int, str, str], list[tuple[str, str]]] = {}
+    for row in rows:
+        for index, causes in enumerate(row.changes):
+            for cause in causes:
+                text = cause.text if cause.kind not in ("value_changed",) else "value changed"
+                grouped.setdefault((index, cause.kind, text), []).append((row.case_id, row.target))
+    return tuple(Drift(labels[index], labels[index + 1], kind, text, tuple(found))
+                 for (index, kind, text), found in sorted(grouped.items(), key=lambda item: (item[0][0], item[0][1], item[0][2])))

@@ -1,0 +1,442 @@
+"""One isolated virtualenv per Ragas release, built once in a cache folder and reused.
+
+An environment lives in ``<cache>/<version>/`` (default cache ``~/.cache/ragas-compat/envs``).
+It is built with ``python -m venv`` and one ``pip install ragas==<version> <extras>``, where the
+extras come from the rules in ``pinned/versions.toml`` (pip's own download/wheel cache is used as
+usual, so a rebuild downloads nothing). A marker file written last records a successful build;
+an environment without it (a build that was interrupted) or whose recorded requirements differ
+from today's rules is deleted and built again. A failed build is not cached: it is retried on the
+next run. Builds of different versions run in parallel (``jobs``); builds of the same version by
+two processes are serialised by a lock file.
+
+A matrix entry is a release specifier (``0.3.9``, ``==0.3.9``, ``>=0.3,<0.4``: a range is resolved
+to its newest matching release with one ``pip index versions ragas``) or ``checkout:PATH`` (a Ragas
+git working tree run as it is, with the harness's own interpreter and ``PATH/src`` first on the path).
+"""
+
+from __future__ import annotations
+
+import fcntl
+import hashlib
+import json
+import os
+import shutil
+import subprocess
+import sys
+import time
+import tomllib
+from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Protocol
+
+from packaging.specifiers import InvalidSpecifier, SpecifierSet
+from packaging.version import InvalidVersion, Version
+
+from harness.resources import pinned
+from harness.errors import HarnessInputError
+
+DEFAULT_VERSIONS_FILE = pinned("versions.toml")
+DEFAULT_LOCK_DIR = pinned("matrix-locks")
+MARKER_NAME = "ragas-compat-env.json"
+MARKER_FORMAT = 1
+CHECKOUT_PREFIX = "checkout:"
+
+
+def default_cache_dir() -> Path:
+    """``$XDG_CACHE_HOME/ragas-compat/envs`` (``~/.cache/ragas-compat/envs`` by default)."""
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base) / "ragas-compat" / "envs"
+
+
+# ---------------------------------------------------------------- rules (pinned/versions.toml)
+
+@dataclass(frozen=True)
+class VersionRule:
+    versions: SpecifierSet
+    requirements: tuple[str, ...]
+    reason: str
+
+
+def load_version_rules(path: Path = DEFAULT_VERSIONS_FILE) -> tuple[VersionRule, ...]:
+    """The ``[[rule]]`` tables of a versions file; bad entries raise HarnessInputError."""
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise HarnessInputError(f"{path.name}: cannot read it ({exc.strerror})", field="versions")
+    except tomllib.TOMLDecodeError as exc:
+        raise HarnessInputError(f"{path.name}: not valid TOML: {exc}", field="versions")
+    rules = []
+    for index, entry in enumerate(data.get("rule", [])):
+        where = f"{path.name}: rule[{index}]"
+        try:
+            versions = SpecifierSet(entry.get("versions", ""))
+        except InvalidSpecifier:
+            raise HarnessInputError(f"{where}.versions: {entry.get('versions')!r} is not a PEP 440 specifier set",
+                                    field=f"{where}.versions", value=entry.get("versions")) from None
+        requirements = entry.get("requirements")
+        if not isinstance(requirements, list) or not all(isinstance(r, str) and r for r in requirements):
+            raise HarnessInputError(f"{where}.requirements: expected a list of requirement strings",
+                                    field=f"{where}.requirements", value=requirements)
+        rules.append(VersionRule(versions, tuple(requirements), str(entry.get("reason", ""))))
+    return tuple(rules)
+
+
+def requirements_for(version: str, rules: Sequence[VersionRule]) -> tuple[str, ...]:
+    """``ragas==version`` and the extras of every rule containing ``version`` (pre-releases included)."""
+    extras: list[str] = []
+    for rule in rules:
+        if rule.versions.contains(version, prereleases=True):
+            extras.extend(r for r in rule.requirements if r not in extras)
+    return (f"ragas=={version}", *extras)
+
+
+# ---------------------------------------------------------------- matrix entries
+
+@dataclass(frozen=True)
+class MatrixEntry:
+    """One column of the matrix as the user wrote it."""
+
+    text: str
+    kind: str  # "release" | "checkout"
+    specifier: SpecifierSet | None = None
+    path: Path | None = None
+
+    @property
+    def exact_version(self) -> str | None:
+        """The version when the specifier pins exactly one release (``==X``), else None."""
+        specs = list(self.specifier or ())
+        if len(specs) == 1 and specs[0].operator in ("==", "===") and "*" not in specs[0].version:
+            return specs[0].version
+        return None
+
+
+def parse_entries(text: str) -> list[MatrixEntry]:
+    """``"0.2.15,0.3.9,checkout:../ragas"`` -> entries; a bare version means ``==version``;
+    ``">=0.3,<0.4;<0.2"`` is two ranges."""
+    entries: list[MatrixEntry] = []
+    # Split on commas, but keep "a>=0.3,<0.4" style ranges together: a piece starting with an
+    # operator continues the previous specifier.
+    # operator continues the previous range; ";" always starts a new entry.
+    pieces: list[str] = []
+    for group in text.split(";"):
+        started = len(pieces)
+        for piece in (p.strip() for p in group.split(",")):
+            if not piece:
+                continue
+            if len(pieces) > started and piece[0] in "<>=!~" and pieces[-1][0] in "<>=!~":
+                pieces[-1] += "," + piece
+            else:
+                pieces.append(piece)
+    for piece in pieces:
+        if piece.startswith(CHECKOUT_PREFIX):
+            path = piece[len(CHECKOUT_PREFIX):]
+            if not path:
+                raise HarnessInputError("--versions: 'checkout:' needs a path", field="--versions", value=piece)
+            entries.append(MatrixEntry(piece, "checkout", path=Path(path)))
+            continue
+        spec_text = piece.removeprefix("ragas").removeprefix("v").strip()
+        try:
+            spec_text = f"=={Version(spec_text)}"
+        except InvalidVersion:
+            pass
+        try:
+            specifier = SpecifierSet(spec_text)
+        except InvalidSpecifier:
+            raise HarnessInputError(f"--versions: {piece!r} is neither a Ragas release (0.3.9), a specifier "
+                                    f"(>=0.3,<0.4) nor checkout:PATH", field="--versions", value=piece) from None
+        entries.append(MatrixEntry(piece, "release", specifier=specifier))
+    if not entries:
+        raise HarnessInputError("--versions: give at least one Ragas release or checkout:PATH", field="--versions")
+    labels = [e.text for e in entries]
+    duplicates = sorted({x for x in labels if labels.count(x) > 1})
+    if duplicates:
+        raise HarnessInputError(f"--versions: {', '.join(duplicates)} given twice", field="--versions")
+    return entries
+
+
+def newest_matching(specifier: SpecifierSet, available: Sequence[str]) -> str | None:
+    """The newest release in ``available`` matching ``specifier`` (pre-releases only if nothing else)."""
+    versions = []
+    for text in available:
+        try:
+            versions.append(Version(text))
+        except InvalidVersion:
+            continue
+    chosen = list(specifier.filter(versions))
+    return str(max(chosen)) if chosen else None
+
+
+def pip_index_versions(python: str = sys.executable, timeout: float = 120.0) -> list[str]:
+    """Ragas releases on the index (one ``pip index versions ragas`` call)."""
+    proc = subprocess.run([python, "-m", "pip", "index", "versions", "ragas", "--disable-pip-version-check"],
+                          capture_output=True, text=True, timeout=timeout, check=False)
+    for line in proc.stdout.splitlines():
+        if line.strip().startswith("Available versions:"):
+            return [v.strip() for v in line.split(":", 1)[1].split(",") if v.strip()]
+    raise HarnessInputError(f"cannot list Ragas releases: {first_line(proc.stderr or proc.stdout)}",
+                            field="--versions")
+
+
+# ---------------------------------------------------------------- installers
+
+class InstallFailed(Exception):
+    """Creating the virtualenv or installing into it failed; ``str()`` is the error's first line."""
+
+
+class Installer(Protocol):
+    def create(self, env_dir: Path) -> Path:
+        """Create a virtualenv at ``env_dir``; return its interpreter."""
+
+    def install(self, python: Path, requirements: Sequence[str], log: Path, constraints: Path | None = None) -> None:
+        """Install ``requirements`` (under pip ``constraints`` if given) with that interpreter's pip;
+        raise InstallFailed."""
+
+    def freeze(self, python: Path) -> list[str]:
+        """``name==version`` of every distribution installed in the environment."""
+
+
+def first_line(text: str) -> str:
+    """The line a reader needs first: pip's first ``ERROR:`` line, else the last non-empty line."""
+    lines = [line.strip() for line in (text or "").splitlines() if line.strip()]
+    for line in lines:
+        if line.startswith("ERROR:"):
+            return line
+    return lines[-1] if lines else "(no output)"
+
+
+@dataclass
+class PipInstaller:
+    """``python -m venv`` with the harness's base interpreter, then ``pip install`` (pip cache reused)."""
+
+    base_python: str = sys.executable
+    timeout: float = 1800.0
+
+    def create(self, env_dir: Path) -> Path:
+        proc = subprocess.run([self.base_python, "-m", "venv", str(env_dir)], capture_output=True, text=True,
+                              check=False, timeout=self.timeout)
+        if proc.returncode != 0:
+            raise InstallFailed(f"venv: {first_line(proc.stderr or proc.stdout)}")
+        return env_dir / "bin" / "python"
+
+    def install(self, python: Path, requirements: Sequence[str], log: Path, constraints: Path | None = None) -> None:
+        command = [str(python), "-m", "pip", "install", "--disable-pip-version-check", "--no-input",
+                   "--progress-bar", "off", *(["-c", str(constraints)] if constraints else []), *requirements]
+        env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "PYTHONHOME", "PIP_NO_CACHE_DIR")}
+        with open(log, "w", encoding="utf-8") as handle:
+            try:
+                proc = subprocess.run(command, stdout=handle, stderr=subprocess.PIPE, text=True, check=False,
+                                      timeout=self.timeout, env=env, stdin=subprocess.DEVNULL)
+            except subprocess.TimeoutExpired:
+                raise InstallFailed(f"pip install timed out after {self.timeout:g} s") from None
+            handle.write(proc.stderr or "")
+        if proc.returncode != 0:
+            raise InstallFailed(first_line(proc.stderr))
+
+    def freeze(self, python: Path) -> list[str]:
+        proc = subprocess.run([str(python), "-m", "pip", "freeze", "--all", "--disable-pip-version-check"],
+                              capture_output=True, text=True, check=False, timeout=self.timeout)
+        return sorted((line.strip() for line in proc.stdout.splitlines()
+                       if "==" in line and not line.startswith(("pip==", "setuptools==", "wheel=="))),
+                      key=str.lower)
+
+
+# ---------------------------------------------------------------- environments
+
+@dataclass(frozen=True)
+class Environment:
+    """Where one matrix column's Ragas runs.
+
+    status: "reused" (marker found and current), "built" (built in this run), "checkout"
+    (a working tree, no environment), "unavailable" (``error`` says why, first line only).
+    """
+
+    label: str
+    kind: str
+    version: str | None
+    python: str | None
+    sys_path_prefix: tuple[str, ...] = ()
+    status: str = "unavailable"
+    error: str | None = None
+    requirements: tuple[str, ...] = ()
+    build_seconds: float | None = None
+    size_bytes: int | None = None
+    path: Path | None = field(default=None, compare=False)
+    notes: tuple[str, ...] = ()
+
+    @property
+    def available(self) -> bool:
+        return self.status != "unavailable"
+
+
+def tree_size(path: Path) -> int:
+    """Bytes of the regular files under ``path`` (symlinks not followed)."""
+    total = 0
+    for root, _, files in os.walk(path):
+        for name in files:
+            try:
+                stat = os.lstat(os.path.join(root, name))
+            except OSError:
+                continue
+            if not os.path.islink(os.path.join(root, name)):
+                total += stat.st_size
+    return total
+
+
+def read_marker(env_dir: Path) -> dict | None:
+    try:
+        return json.loads((env_dir / MARKER_NAME).read_text(encoding="utf-8"))
+    except (OSError, json.JSONDecodeError):
+        return None
+
+
+def _python_tag() -> str:
+    return f"{sys.version_info.major}.{sys.version_info.minor}"
+
+
+def lock_digest(lock: Path | None) -> str | None:
+    """sha256 of a lock file's text (None when there is none): a changed lock rebuilds the environment."""
+    if lock is None or not lock.exists():
+        return None
+    return hashlib.sha256(lock.read_bytes()).hexdigest()
+
+
+def marker_is_current(marker: dict | None, requirements: Sequence[str], env_dir: Path,
+                      lock: Path | None = None) -> bool:
+    return (marker is not None and marker.get("format") == MARKER_FORMAT
+            and marker.get("requirements") == list(requirements) and marker.get("python") == _python_tag()
+            and marker.get("lock") == lock_digest(lock) and (env_dir / "bin" / "python").exists())
+
+
+def _write_marker(env_dir: Path, marker: dict) -> None:
+    partial = env_dir / (MARKER_NAME + ".partial")
+    partial.write_text(json.dumps(marker, indent=1), encoding="utf-8")
+    os.replace(partial, env_dir / MARKER_NAME)
+
+
+def record_lock(environment: "Environment", installer: "Installer", lock_dir: Path = DEFAULT_LOCK_DIR) -> Path:
+    """Write ``<lock_dir>/<version>.txt`` (pip freeze of a built environment) so later builds resolve
+    to exactly these distributions (used as pip constraints), and mark the environment as built from it."""
+    lock_dir.mkdir(parents=True, exist_ok=True)
+    lock = lock_dir / f"{environment.version}.txt"
+    lines = installer.freeze(Path(environment.python))
+    header = (f"# pip freeze of a working Ragas {environment.version} environment (Python {_python_tag()}); "
+              "constraints for `ragas-compat matrix`\n")
+    lock.write_text(header + "\n".join(lines) + "\n", encoding="utf-8")
+    marker = read_marker(environment.path)
+    if marker is not None:
+        _write_marker(environment.path, {**marker, "lock": lock_digest(lock)})
+    return lock
+
+
+class _Lock:
+    """An exclusive ``flock`` on ``<cache>/.<version>.lock`` for the duration of a build."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+
+    def __enter__(self) -> "_Lock":
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self.handle = open(self.path, "w")
+        fcntl.flock(self.handle, fcntl.LOCK_EX)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        fcntl.flock(self.handle, fcntl.LOCK_UN)
+        self.handle.close()
+
+
+def ensure_release(label: str, version: str, cache_dir: Path, rules: Sequence[VersionRule],
+                   installer: Installer, lock_dir: Path | None = DEFAULT_LOCK_DIR) -> Environment:
+    """The environment for one release: reused when its marker is current, else (re)built (under
+    ``<lock_dir>/<version>.txt`` as pip constraints when that lock exists).
+    Never raises for an install failure: the result is then ``unavailable`` with pip's first line."""
+    requirements = requirements_for(version, rules)
+    env_dir = cache_dir / version
+    lock = lock_dir / f"{version}.txt" if lock_dir is not None else None
+    lock = lock if lock is not None and lock.exists() else None
+    with _Lock(cache_dir / f".{version}.lock"):
+        marker = read_marker(env_dir)
+        if marker_is_current(marker, requirements, env_dir, lock):
+            return Environment(label, "release", version, str(env_dir / "bin" / "python"), (), "reused", None,
+                               requirements, marker.get("seconds"), marker.get("size_bytes"), env_dir)
+        if env_dir.exists():
+            shutil.rmtree(env_dir)  # half-built, or built for other requirements
+        started = time.perf_counter()
+        try:
+            env_dir.mkdir(parents=True)
+            python = installer.create(env_dir)
+            installer.install(python, requirements, env_dir / "pip-install.log", lock)
+        except (InstallFailed, OSError, subprocess.SubprocessError) as exc:
+            shutil.rmtree(env_dir, ignore_errors=True)
+            return Environment(label, "release", version, None, (), "unavailable", str(exc).splitlines()[0]
+                               if str(exc) else type(exc).__name__, requirements, path=env_dir)
+        seconds = round(time.perf_counter() - started, 1)
+        size = tree_size(env_dir)
+        _write_marker(env_dir, {"format": MARKER_FORMAT, "version": version, "requirements": list(requirements),
+                                "python": _python_tag(), "lock": lock_digest(lock), "seconds": seconds,
+                                "size_bytes": size})
+        return Environment(label, "release", version, str(python), (), "built", None, requirements, seconds, size,
+                           env_dir)
+
+
+def checkout_environment(entry: MatrixEntry, python: str = sys.executable) -> Environment:
+    """A ``checkout:PATH`` column: HEAD as it is, with the harness's interpreter; unavailable when refused."""
+    from harness.pin import RagasSourceError, resolve_checkout
+
+    try:
+        source = resolve_checkout(entry.path, allow_other_commit=True, option="checkout:")
+    except RagasSourceError as exc:
+        return Environment(entry.text, "checkout", None, None, status="unavailable", error=str(exc).splitlines()[0])
+    label = entry.text if source.commit is None else f"checkout@{source.commit[:7]}"
+    return Environment(label, "checkout", source.version, python, tuple(source.sys_path_prefix), "checkout",
+                       notes=tuple(n for n in (source.warning,) if n))
+
+
+Progress = Callable[[str, str], None]  # (label, event) with event "start" | "done"
+
+
+def ensure_environments(entries: Sequence[MatrixEntry], *, cache_dir: Path | None = None,
+                        rules: Sequence[VersionRule] | None = None, installer: Installer | None = None,
+                        jobs: int = 2, available: Callable[[], Sequence[str]] | None = None,
+                        lock_dir: Path | None = DEFAULT_LOCK_DIR,
+                        progress: Progress | None = None) -> list[Environment]:
+    """One environment per entry, in the entries' order; releases built ``jobs`` at a time."""
+    cache_dir = Path(cache_dir or default_cache_dir())
+    rules = load_version_rules() if rules is None else rules
+    installer = installer or PipInstaller()
+    progress = progress or (lambda label, event: None)
+    listed: list[str] | None = None
+
+    def resolve(entry: MatrixEntry) -> str | Environment:
+        nonlocal listed
+        if entry.exact_version is not None:
+            return entry.exact_version
+        if listed is None:
+            try:
+                listed = list((available or pip_index_versions)())
+            except (HarnessInputError, OSError, subprocess.SubprocessError) as exc:
+                return Environment(entry.text, "release", None, None, error=str(exc).splitlines()[0])
+        version = newest_matching(entry.specifier, listed)
+        if version is None:
+            return Environment(entry.text, "release", None, None,
+                               error=f"no Ragas release matches {entry.specifier} (index lists {len(listed)})")
+        return version
+
+    resolved = [None if entry.kind == "checkout" else resolve(entry) for entry in entries]
+
+    def build(pair: tuple[MatrixEntry, str | Environment | None]) -> Environment:
+        entry, version = pair
+        progress(entry.text, "start")
+        try:
+            if entry.kind == "checkout":
+                return checkout_environment(entry)
+            if isinstance(version, Environment):
+                return version
+            return ensure_release(entry.text, version, cache_dir, rules, installer, lock_dir)
+        finally:
+            progress(entry.text, "done")
+
+    with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
+        return list(pool.map(build, zip(entries, resolved)))

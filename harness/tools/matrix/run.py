@@ -1,0 +1,87 @@
+"""Run the probe on one suite with each matrix environment's interpreter and classify each column.
+
+Each column is classified with ``harness.compare.audit.build_audit`` exactly as a single ``run`` is (no
+expectations: a matrix compares versions with the reference and with each other). A column whose
+environment is unavailable, or whose Ragas cannot be imported, keeps its first error line and no
+audit - it never stops the other columns.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+
+from harness.compare.audit import Audit, build_audit
+from harness.cases import Suite
+from harness.compare.expectations import Expectations
+from harness.tools.matrix.environments import Environment
+from harness.runner import ProbeRun, run_probe
+
+NO_EXPECTATIONS = Expectations("none (version matrix)", ())
+
+ProbeFunction = Callable[..., ProbeRun]
+
+
+@dataclass(frozen=True)
+class VersionColumn:
+    """One version's outcome: its environment, the probe output and the classified rows."""
+
+    environment: Environment
+    audit: Audit | None
+    probe_output: dict
+    error: str | None  # first line of why the column is unavailable
+    probe_seconds: float | None
+
+    @property
+    def label(self) -> str:
+        return self.environment.label
+
+    @property
+    def version(self) -> str | None:
+        imported = (self.probe_output.get("ragas") or {}).get("version")
+        return imported or self.environment.version
+
+    @property
+    def available(self) -> bool:
+        return self.audit is not None
+
+
+def _first_line(text: str) -> str:
+    lines = [line for line in (text or "").splitlines() if line.strip()]
+    return lines[0].strip() if lines else "(no message)"
+
+
+def run_column(environment: Environment, suite: Suite, *, timeout: float = 600.0,
+               probe: ProbeFunction = run_probe) -> VersionColumn:
+    """The probe with this environment's interpreter on ``suite``; never raises for a probe failure."""
+    if not environment.available:
+        return VersionColumn(environment, None, {}, environment.error or "environment unavailable", None)
+    result = probe([case.raw for case in suite.cases], python=environment.python,
+                   sys_path_prefix=list(environment.sys_path_prefix), timeout=timeout)
+    if not result.ok:
+        return VersionColumn(environment, None, result.output, _first_line(result.error or "probe failed"),
+                             result.seconds)
+    provenance = {"ragas_version": result.output.get("ragas", {}).get("version"), "matrix_column": environment.label}
+    audit = build_audit(suite, result.output, NO_EXPECTATIONS, provenance)
+    return VersionColumn(environment, audit, result.output, None, result.seconds)
+
+
+def run_matrix(environments: Sequence[Environment], suite: Suite, *, timeout: float = 600.0, jobs: int = 2,
+               probe: ProbeFunction = run_probe,
+               progress: Callable[[str, str], None] | None = None) -> tuple[list[VersionColumn], float]:
+    """Every column (in the given order), probes run ``jobs`` at a time; returns (columns, wall seconds)."""
+    progress = progress or (lambda label, event: None)
+    started = time.perf_counter()
+
+    def one(environment: Environment) -> VersionColumn:
+        progress(environment.label, "start")
+        try:
+            return run_column(environment, suite, timeout=timeout, probe=probe)
+        finally:
+            progress(environment.label, "done")
+
+    with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
+        columns = list(pool.map(one, environments))
+    return columns, time.perf_counter() - started
