@@ -1,4 +1,6 @@
-"""The report's JSON encoding of values (JSON has no NaN).
+"""Ragas's value for one row (a float or the error it raised) and the report's JSON encoding of values.
+
+JSON has no NaN:
 
 - a float is a JSON number written with ``repr`` precision (the exact double round-trips);
 - NaN is the string ``"NaN"``; infinities are ``"Infinity"`` / ``"-Infinity"``;
@@ -10,10 +12,21 @@
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
-from harness.compare.classify import RagasError, RagasValue
+
+@dataclass(frozen=True)
+class RagasError:
+    """Ragas (or the probe around it) raised instead of returning a value."""
+
+    type: str
+    message: str
+
+
+RagasValue = float | RagasError
+
 
 _SPECIAL = {"NaN": math.nan, "Infinity": math.inf, "-Infinity": -math.inf}
 

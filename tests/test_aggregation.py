@@ -18,7 +18,7 @@ from harness.compare.dataset_level import (
     row_status,
     sentence,
 )
-from harness.compare.classify import RagasError
+from harness.values import RagasError
 from harness.metrics.outcome import ReferenceOutcome
 
 EPS = 1e-10

@@ -5,7 +5,8 @@ from fractions import Fraction
 
 import pytest
 
-from harness.compare.classify import CLASSIFICATIONS, RagasError, classify, same_float, ulps_between
+from harness.compare.classify import CLASSIFICATIONS, classify, same_float, ulps_between
+from harness.values import RagasError
 from harness.metrics.outcome import ReferenceOutcome
 
 

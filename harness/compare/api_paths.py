@@ -33,7 +33,8 @@ from fractions import Fraction
 from typing import TYPE_CHECKING, Any
 
 from harness.cases import Case
-from harness.compare.classify import Classification, RagasError, classify, same_float
+from harness.compare.classify import Classification, classify, same_float
+from harness.values import RagasError
 from harness.compare.expectations import IDENTICAL, Expectation, Expectations
 from harness.metrics.context_precision import ragas_float_average_precision
 from harness.metrics.outcome import ReferenceOutcome

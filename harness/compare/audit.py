@@ -15,7 +15,8 @@ from typing import Any
 from harness.compare.dataset_level import DatasetLevel, from_probe
 from harness.compare.api_paths import path_expectation_problems
 from harness.cases import Case, Suite
-from harness.compare.classify import Classification, RagasValue, classify
+from harness.compare.classify import Classification, classify
+from harness.values import RagasValue
 from harness.values import decode_ragas_value
 from harness.compare.expectations import Expectation, Expectations
 from harness.metrics.outcome import ReferenceOutcome

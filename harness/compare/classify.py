@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 
 from harness.metrics.outcome import ReferenceOutcome
+from harness.values import RagasError, RagasValue
 
 CLASSIFICATIONS: tuple[str, ...] = (
     "identical",
@@ -39,17 +40,6 @@ RECOMPUTED_SEMANTICS: dict[str, str] = {
     # only for dataset means: a single undefined row scored 0.0 is caught before (value None)
     "empty_as_zero": "Ragas scores rows the reference leaves undefined as 0.0 and keeps them in the mean",
 }
-
-
-@dataclass(frozen=True)
-class RagasError:
-    """Ragas (or the probe around it) raised instead of returning a value."""
-
-    type: str
-    message: str
-
-
-RagasValue = float | RagasError
 
 
 @dataclass(frozen=True)

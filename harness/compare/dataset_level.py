@@ -34,7 +34,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
 
-from harness.compare.classify import Classification, RagasError, RagasValue, classify, same_float
+from harness.compare.classify import Classification, classify, same_float
+from harness.values import RagasError, RagasValue
 from harness.metrics.outcome import ReferenceOutcome
 
 POLICY = ("A row is defined (the reference has a value), undefined (empty denominator; by reason) or an error "

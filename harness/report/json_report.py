@@ -11,7 +11,8 @@ from collections import Counter
 from typing import Any
 
 from harness.compare.audit import Audit, AuditRow, ReferenceOnlyRow
-from harness.compare.classify import CLASSIFICATIONS, RagasError
+from harness.compare.classify import CLASSIFICATIONS
+from harness.values import RagasError
 from harness.values import encode_detail, encode_fraction, encode_ragas_value
 from harness.metrics.outcome import ReferenceOutcome
 from harness.report.markdown.api_paths import api_paths_json

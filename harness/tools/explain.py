@@ -31,7 +31,8 @@ from typing import Any
 
 from harness.compare.audit import build_audit
 from harness.cases import Case, parse_suite
-from harness.compare.classify import Classification, RagasValue
+from harness.compare.classify import Classification
+from harness.values import RagasValue
 from harness.values import encode_detail, encode_float, encode_fraction, encode_ragas_value
 from harness.errors import HarnessInputError
 from harness.compare.expectations import Expectations

@@ -10,7 +10,8 @@ from collections import Counter
 from typing import Any
 
 from harness.compare.audit import Audit, AuditRow
-from harness.compare.classify import CLASSIFICATIONS, RagasError
+from harness.compare.classify import CLASSIFICATIONS
+from harness.values import RagasError
 from harness.report.markdown.api_paths import api_paths_markdown
 from harness.report.markdown.dataset_level import dataset_level_markdown
 from harness.report.json_report import metrics_json

@@ -14,7 +14,8 @@ from pathlib import Path
 from typing import Any
 
 from harness.compare.audit import AuditRow
-from harness.compare.classify import CLASSIFICATIONS, RagasError
+from harness.compare.classify import CLASSIFICATIONS
+from harness.values import RagasError
 from harness.values import encode_detail, encode_fraction, encode_ragas_value
 from harness.tools.fuzz.runner import EXPLAINED, UNEXPLAINED, FuzzRun
 from harness.tools.fuzz.shrink import example_case, example_size, smallest_per_classification, smallest_per_target

@@ -30,7 +30,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from harness.compare.audit import UNSTABLE_WARNINGS, AuditRow
-from harness.compare.classify import RagasError, same_float
+from harness.compare.classify import same_float
+from harness.values import RagasError
 from harness.tools.matrix.run import VersionColumn
 
 MISSING_CLASS_ERROR = "TargetUnavailable"
