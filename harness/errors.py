@@ -1,7 +1,8 @@
 """The exit codes of ``ragas-compat`` and the errors that carry them.
 
 Every error the harness raises on purpose is a ``HarnessError`` and knows its exit code, so the
-command line turns any of them into a message and that code in one place (``harness.cli.app``).
+command line turns any of them into a message and that code in one place
+(``harness.cli.common.exits_on_harness_errors``).
 """
 
 from __future__ import annotations
@@ -17,6 +18,9 @@ class ExitCode(IntEnum):
     DRIFT = 1       # at least one unexpected classification, or a problem in the expectations
     BAD_INPUT = 2   # bad input or usage; no report is touched
     NO_RAGAS = 3    # Ragas could not be run at all (not importable, probe crashed or timed out)
+    INTERNAL = 4    # an unexpected internal error (a bug): one line on stderr, the traceback saved to a file
+    INTERRUPTED = 130  # SIGINT (Ctrl-C): probes killed, temporary files removed, reports old or new, never mixed
+    TERMINATED = 143   # SIGTERM: the same clean-up as SIGINT
 
 
 class HarnessError(Exception):

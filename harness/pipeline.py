@@ -12,20 +12,22 @@ from pathlib import Path
 from typing import Any
 
 import harness
-from harness.compare.audit import Audit, build_audit
 from harness.cases import Suite, load_cases, load_default_suite
-from harness.errors import HarnessInputError, RagasUnavailable
+from harness.compare.audit import Audit, build_audit
+from harness.compare.bless import write_blessed
 from harness.compare.expectations import Expectations, load_expectations
+from harness.errors import HarnessInputError, RagasUnavailable
 from harness.pin import RagasSource, load_pin
-from harness.runner import ProbeRun, run_probe
-from harness.resources import REPORTS_DIR, display_path, pinned
 from harness.report.atomic import write_reports_atomically
 from harness.report.json_report import render_json
 from harness.report.junit_report import render_junit
 from harness.report.markdown.document import render_markdown
+from harness.resources import CHECKOUT_REPORTS_DIR, DEFAULT_REPORT_DIR, display_path, pinned, pinned_display
+from harness.runner import ProbeRun, run_probe
 
-DEFAULT_EXPECTATIONS = pinned("expectations.toml")
-DEFAULT_OUT = REPORTS_DIR
+DEFAULT_EXPECTATIONS = pinned("expectations.toml")  # the pin's rules (package data)
+DEFAULT_OUT = DEFAULT_REPORT_DIR  # ./ragas-compat-report in the current working directory
+COMMITTED_REPORTS = CHECKOUT_REPORTS_DIR  # the repository's golden reports: `ragas-compat run --out reports`
 REPORT_FILES = ("report.json", "report.md", "junit.xml")
 
 
@@ -104,9 +106,25 @@ def write_reports(audit: Audit, out: Path) -> list[Path]:
     return write_reports_atomically(out, render_reports(audit))
 
 
+def pin_expectations() -> Expectations:
+    """The pin's rules (``pinned/expectations.toml``, shipped as package data)."""
+    return load_expectations(DEFAULT_EXPECTATIONS, source=pinned_display("expectations.toml"))
+
+
 def load_run_expectations(path: Path | None) -> Expectations:
-    path = path or DEFAULT_EXPECTATIONS
-    if not path.exists():
-        raise HarnessInputError(f"expectations file {path.name} does not exist", field="--expectations")
-    expectations = load_expectations(path)
-    return Expectations(display_path(path), expectations.deviations, expectations.path_deviations)
+    """The expectations of a run: the pin's rules, or the file at ``path`` applied before them
+    (unless the file says ``include_pin_rules = false``)."""
+    if path is None:
+        return pin_expectations()
+    own = load_expectations(path, source=display_path(path))
+    return own.layered_over(pin_expectations()) if own.include_pin_rules else own
+
+
+def bless_suite(suite: Suite, source: RagasSource, out: Path, *, python: str, expectations: Expectations | None = None,
+                timeout: float = 600.0) -> RunResult:
+    """Run ``suite`` and write its current classifications as an expectations file at ``out``
+    (``harness.compare.bless``): every row and pair named as it is, for the user to review and commit."""
+    result = run_audit(suite, expectations or pin_expectations(), source, python=python, timeout=timeout,
+                       evaluate=False)
+    write_blessed(result.audit, out)
+    return result

@@ -7,14 +7,19 @@ JSON has no NaN:
 - undefined (the reference's ``None``) is ``null``;
 - an error is an object ``{"error": {"type": ..., "message": ...}}``;
 - an exact rational is a string ``"5/6"`` (``"1"`` for integers) next to its float.
+
+Floats and errors are encoded exactly as the probe encodes scores: the encoding lives once, in
+the probe's protocol (``harness/probe/probe_protocol.py``, standard library only), and the
+functions here delegate to it.
 """
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
+
+from harness.probe import probe_protocol
 
 
 @dataclass(frozen=True)
@@ -28,33 +33,23 @@ class RagasError:
 RagasValue = float | RagasError
 
 
-_SPECIAL = {"NaN": math.nan, "Infinity": math.inf, "-Infinity": -math.inf}
-
-
 def encode_float(value: float) -> float | str:
-    if math.isnan(value):
-        return "NaN"
-    if math.isinf(value):
-        return "Infinity" if value > 0 else "-Infinity"
-    return value
+    """A float as JSON: itself, or "NaN" / "Infinity" / "-Infinity"."""
+    return probe_protocol.encode_float(value)
 
 
 def encode_ragas_value(value: RagasValue) -> Any:
     if isinstance(value, RagasError):
-        return {"error": {"type": value.type, "message": value.message}}
-    return encode_float(value)
+        return probe_protocol.encode_error(value.type, value.message)
+    return probe_protocol.encode_float(value)
 
 
 def decode_ragas_value(raw: Any) -> RagasValue:
     """Inverse of ``encode_ragas_value`` (also reads the probe's output)."""
-    if isinstance(raw, dict) and "error" in raw:
-        error = raw["error"]
-        return RagasError(str(error.get("type", "Error")), str(error.get("message", "")))
-    if isinstance(raw, str) and raw in _SPECIAL:
-        return _SPECIAL[raw]
-    if isinstance(raw, bool) or not isinstance(raw, (int, float)):
-        return RagasError("ProbeFormatError", f"unexpected value {raw!r} in probe output")
-    return float(raw)
+    value = probe_protocol.decode_score(raw)
+    if isinstance(value, probe_protocol.ScoreError):
+        return RagasError(value.type, value.message)
+    return value
 
 
 def encode_fraction(value: Fraction | None) -> str | None:

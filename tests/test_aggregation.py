@@ -18,8 +18,8 @@ from harness.compare.dataset_level import (
     row_status,
     sentence,
 )
-from harness.values import RagasError
 from harness.metrics.outcome import ReferenceOutcome
+from harness.values import RagasError
 
 EPS = 1e-10
 

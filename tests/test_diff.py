@@ -6,8 +6,8 @@ from fractions import Fraction
 import pytest
 
 from harness.compare.classify import CLASSIFICATIONS, classify, same_float, ulps_between
-from harness.values import RagasError
 from harness.metrics.outcome import ReferenceOutcome
+from harness.values import RagasError
 
 
 def outcome(value=None, *, undefined=None, refused=None, **alternatives):

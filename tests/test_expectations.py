@@ -1,90 +1,250 @@
+"""Expectations as rules (by what produces a classification) and case entries (by case id).
+
+Rows are built with ``build_audit`` from a hand-written probe output, so no Ragas runs here.
+"""
+
+from __future__ import annotations
+
+import re
 from pathlib import Path
 
 import pytest
 
+from harness.cases import parse_suite
+from harness.compare.audit import build_audit
+from harness.compare.expectations import (
+    IDENTICAL,
+    load_expectations,
+    parse_expectations,
+    parse_expectations_text,
+)
+from harness.compare.verdict import findings
 from harness.errors import HarnessInputError
-from harness.compare.expectations import load_expectations, parse_expectations
+from harness.pipeline import DEFAULT_EXPECTATIONS, load_run_expectations, pin_expectations
 
-GOOD = {"deviation": [{"classification": "epsilon", "targets": ["legacy:A", "legacy:B"], "cases": ["c1"],
-                       "reason": "1e-10 in the denominator", "upstream": "https://example.invalid/1"}]}
-
-
-def test_rows_default_to_identical_and_deviations_name_rows():
-    exp = parse_expectations(GOOD, "x.toml")
-    assert exp.expected("c1", "legacy:A").classification == "epsilon"
-    assert exp.expected("c1", "legacy:A").upstream == "https://example.invalid/1"
-    assert exp.expected("c2", "legacy:A").classification == "identical"
+EPS_5_6 = 0.8333333332916666  # Ragas's 5/6 with (hits + 1e-10)
 
 
-def test_coverage_reports_stale_and_overlapping_entries():
-    data = {"deviation": GOOD["deviation"] + [dict(GOOD["deviation"][0], classification="rounding")]}
-    exp = parse_expectations(data, "x.toml")
-    problems = exp.check_coverage([("c1", "legacy:A"), ("c2", "legacy:B")], {"c1", "c2"})
-    assert any("more than one deviation" in p for p in problems)
-    assert any("(c1, legacy:B)" in p and "did not produce" in p for p in problems)
-    # cases outside the run are not stale
-    assert parse_expectations(GOOD, "x.toml").check_coverage([], {"other"}) == []
+def case(case_id: str, **overrides) -> dict:
+    data = {
+        "id": case_id, "category": "single_source", "user_input": "How do I pause a job?",
+        "reference": "Run tern pause <job>.", "response": "Use tern pause.",
+        "retrieved_contexts": ["tern pause <job> stops runs.", "Tags group jobs.", "Pausing keeps history."],
+        "verdicts": {"context_precision_with_reference": [1, 0, 1]},
+    }
+    data.update(overrides)
+    return data
 
 
-@pytest.mark.parametrize("entry,field", [
-    ({"classification": "nonsense"}, "classification"),
-    ({"classification": "identical"}, "classification"),
-    ({"reason": ""}, "reason"),
-    ({"targets": []}, "targets"),
-    ({"cases": "c1"}, "cases"),
-    ({"upstream": 3}, "upstream"),
+def suite(*cases: dict):
+    return parse_suite({"schema_version": 1, "suite": "t", "cases": list(cases)}, source="t.json")
+
+
+def probe(*results: tuple[str, str, object], version: str | None = "0.4.3") -> dict:
+    return {"ragas": {"version": version},
+            "results": [{"case_id": c, "target": t, "value": v, "received": {}} for c, t, v in results]}
+
+
+def audit_of(cases, results, expectations, version="0.4.3"):
+    return build_audit(suite(*cases), probe(*results, version=version), expectations, {"ragas_version": version})
+
+
+RULES = """
+[[rule]]
+id = "ap-epsilon"
+classification = "epsilon"
+ragas = ">=0.2.15,<0.5"
+targets = ["legacy:*ContextPrecision*"]
+metrics = ["context_precision_*"]
+when = { reference = "defined" }
+reason = "1e-10 in the denominator"
+upstream = "https://example.invalid/2909"
+
+[[rule]]
+id = "ap-empty-as-zero"
+classification = "empty_as_zero"
+targets = ["legacy:*ContextPrecision*"]
+when = { undefined_reason = ["no_relevant_retrieved", "empty_retrieval"] }
+reason = "0/0 scored 0.0"
+"""
+
+
+def test_a_rule_explains_rows_of_any_case_id():
+    exp = parse_expectations_text(RULES, "rules.toml")
+    audit = audit_of([case("mine-1"), case("mine-2", verdicts={"context_precision_with_reference": [0, 0, 0]})],
+                     [("mine-1", "legacy:LLMContextPrecisionWithReference", EPS_5_6),
+                      ("mine-2", "legacy:ContextPrecision", 0.0)], exp)
+    first, second = audit.rows
+    assert (first.classification.name, first.expected.by, first.expected.upstream) == (
+        "epsilon", "rule ap-epsilon", "https://example.invalid/2909")
+    assert first.expected.label == "rule ap-epsilon (rules.toml)"
+    assert (second.classification.name, second.expected.by) == ("empty_as_zero", "rule ap-empty-as-zero")
+    assert not findings(audit)
+
+
+def test_a_row_no_rule_explains_is_unexplained():
+    exp = parse_expectations_text(RULES, "rules.toml")
+    # wrong metric family for the rule's target glob: nothing explains the epsilon
+    audit = audit_of([case("c")], [("c", "collections:ContextPrecision", EPS_5_6)], exp)
+    (row,) = audit.rows
+    assert row.expected == IDENTICAL and row.unexpected
+    (finding,) = findings(audit)
+    assert finding.kind == "unexplained" and finding.case_id == "c" and "no rule explains" in finding.message
+
+
+def test_rules_apply_only_inside_their_ragas_range():
+    exp = parse_expectations_text(RULES, "rules.toml")
+    rows = [("c", "legacy:ContextPrecision", EPS_5_6)]
+    assert not findings(audit_of([case("c")], rows, exp, version="0.4.3"))
+    assert not findings(audit_of([case("c")], rows, exp, version="0.4.4.dev3+g2b38724"))  # pre-releases count
+    assert [f.kind for f in findings(audit_of([case("c")], rows, exp, version="0.5.0"))] == ["unexplained"]
+    assert [f.kind for f in findings(audit_of([case("c")], rows, exp, version=None))] == ["unexplained"]
+
+
+def test_the_condition_must_hold():
+    exp = parse_expectations_text(RULES.replace('undefined_reason = ["no_relevant_retrieved", "empty_retrieval"]',
+                                                'undefined_reason = "empty_retrieval"'), "rules.toml")
+    audit = audit_of([case("c", verdicts={"context_precision_with_reference": [0, 0, 0]})],
+                     [("c", "legacy:ContextPrecision", 0.0)], exp)
+    assert audit.rows[0].classification.name == "empty_as_zero" and not audit.rows[0].expected.explained
+    assert [f.kind for f in findings(audit)] == ["unexplained"]
+
+
+def test_a_case_entry_is_strict_and_beats_rules():
+    text = RULES + """
+[[case]]
+case = "c"
+targets = ["legacy:ContextPrecision"]
+classification = "identical"
+reason = "we fixed the epsilon in our fork"
+"""
+    audit = audit_of([case("c")], [("c", "legacy:ContextPrecision", EPS_5_6)], parse_expectations_text(text, "x.toml"))
+    (finding,) = findings(audit)
+    assert finding.kind == "unexplained" and finding.expected == "identical"
+    assert "case entry 0 (c) (x.toml) expects identical" in finding.message
+
+
+def test_error_rules_match_type_message_and_input_facts():
+    text = """
+[[rule]]
+id = "collections-empty-input"
+classification = "error"
+targets = ["collections:*"]
+when = { error_type = "ValueError", error_message = "(cannot be empty|is missing)", inputs = "error_names_empty_input" }
+reason = "collections validate their inputs"
+"""
+    exp = parse_expectations_text(text, "x.toml")
+    empty = case("empty", retrieved_contexts=[], verdicts={"context_precision_with_reference": []})
+    error = {"error": {"type": "ValueError", "message": "retrieved_contexts cannot be empty"}}
+    other = {"error": {"type": "ValueError", "message": "something else is missing"}}
+    audit = audit_of([empty, case("full")], [("empty", "collections:ContextPrecision", error),
+                                             ("full", "collections:ContextPrecision", error),
+                                             ("empty", "collections:ContextPrecisionWithReference", other)], exp)
+    by_case = {(r.case.id, r.target): r.expected.by for r in audit.rows}
+    assert by_case[("empty", "collections:ContextPrecision")] == "rule collections-empty-input"
+    assert by_case[("full", "collections:ContextPrecision")] is None  # the named input is not empty
+    assert by_case[("empty", "collections:ContextPrecisionWithReference")] is None  # the message names no empty input
+    assert [f.kind for f in findings(audit)] == ["error", "error"]
+
+
+def test_stale_and_ambiguous_case_entries_are_problems():
+    text = """
+[[case]]
+cases = ["c", "other-suite-case"]
+targets = ["legacy:ContextPrecision", "legacy:LLMContextPrecisionWithReference"]
+classification = "epsilon"
+reason = "r"
+
+[[case]]
+case = "c"
+targets = ["legacy:*"]
+classification = "epsilon"
+reason = "again"
+"""
+    audit = audit_of([case("c")], [("c", "legacy:ContextPrecision", EPS_5_6)], parse_expectations_text(text, "x.toml"))
+    problems = audit.expectation_problems
+    assert any("(c, legacy:ContextPrecision) is named by more than one case entry" in p for p in problems)
+    assert not any("LLMContextPrecisionWithReference" in p for p in problems)  # not a target of this run
+    assert not any("other-suite-case" in p for p in problems)  # cases outside the run are not stale
+    assert {f.kind for f in findings(audit)} == {"unexplained"}
+
+
+def test_a_users_file_is_applied_before_the_pins_rules(tmp_path: Path):
+    own = tmp_path / "mine.toml"
+    own.write_text('[[case]]\ncase = "c"\ntargets = ["legacy:ContextPrecision"]\nclassification = "epsilon"\n'
+                   'reason = "known"\n')
+    layered = load_run_expectations(own)
+    assert layered.source == "mine.toml + pinned/expectations.toml"
+    assert [r.id for r in layered.rules] == [r.id for r in pin_expectations().rules]
+    own.write_text("include_pin_rules = false\n" + own.read_text())
+    alone = load_run_expectations(own)
+    assert alone.source == "mine.toml" and not alone.rules
+
+
+def test_the_pinned_rules_parse_and_cover_the_documented_semantics():
+    pin = load_expectations(DEFAULT_EXPECTATIONS)
+    ids = {rule.id for rule in pin.rules + pin.path_rules}
+    assert {"ap-epsilon", "ap-empty-as-zero", "claims-zero-nan", "id-dedup", "verdict-truthiness",
+            "collections-empty-input-error", "string-precision-empty-reference-error", "paths-empty-input"} <= ids
+    for rule in pin.rules + pin.path_rules:
+        assert rule.reason and rule.ragas is not None, rule.id
+    assert all(entry.cases == ("edge-non-binary-verdict",) for entry in pin.cases)  # the bundled suite's demo
+
+
+@pytest.mark.parametrize("text,where", [
+    ('[[rule]]\nid = "a"\nclassification = "nonsense"\nreason = "r"\n', "rule[0] (a).classification"),
+    ('[[rule]]\nid = "a"\nclassification = "identical"\nreason = "r"\n', "rule[0] (a).classification"),
+    ('[[rule]]\nclassification = "epsilon"\nreason = "r"\n', "rule[0].id"),
+    ('[[rule]]\nid = "a"\nclassification = "epsilon"\nreason = ""\n', "rule[0] (a).reason"),
+    ('[[rule]]\nid = "a"\nclassification = "epsilon"\nreason = "r"\nragas = "latest"\n', "rule[0] (a).ragas"),
+    ('[[rule]]\nid = "a"\nclassification = "epsilon"\nreason = "r"\ntargets = []\n', "rule[0] (a).targets"),
+    ('[[rule]]\nid = "a"\nclassification = "epsilon"\nreason = "r"\nwhen = { reference = "maybe" }\n',
+     "rule[0] (a).when.reference"),
+    ('[[rule]]\nid = "a"\nclassification = "epsilon"\nreason = "r"\nwhen = { error_message = "(" }\n',
+     "rule[0] (a).when.error_message"),
+    ('[[case]]\ntargets = ["x"]\nclassification = "epsilon"\nreason = "r"\n', "case[0]"),
+    ('[[case]]\ncase = "c"\nclassification = "epsilon"\nreason = "r"\n', "case[0].targets"),
+    ('[[case]]\ncase = "c"\ntargets = ["x"]\nclassification = "epsilon"\nreason = "r"\nupstream = 3\n',
+     "case[0].upstream"),
+    ('include_pin_rules = "yes"\n', "include_pin_rules"),
 ])
-def test_bad_entries_name_the_field(entry, field):
-    bad = {"deviation": [dict(GOOD["deviation"][0], **entry)]}
+def test_bad_entries_name_the_entry_and_key(text, where):
     with pytest.raises(HarnessInputError) as err:
-        parse_expectations(bad, "x.toml")
-    assert f"deviation[0].{field}" in str(err.value)
+        parse_expectations_text(text, "x.toml")
+    assert f"x.toml: {where}" in str(err.value)
 
 
-def test_unparseable_file_names_the_file(tmp_path: Path):
-    path = tmp_path / "bad.toml"
-    path.write_text("[[deviation]\n")
-    with pytest.raises(HarnessInputError, match="bad.toml"):
-        load_expectations(path)
-
-
-def test_the_pinned_expectations_file_parses():
-    from harness.pipeline import DEFAULT_EXPECTATIONS
-    assert load_expectations(DEFAULT_EXPECTATIONS).deviations
-
-
-PATHS = {"path_deviation": [{"classification": "error", "legacy_targets": ["legacy:A", "legacy:B"],
-                             "collections_targets": ["collections:C"], "cases": ["c1"],
-                             "reason": "collections raises", "upstream": "https://example.invalid/2"}]}
-
-
-def test_path_deviations_name_pairs_and_default_to_identical():
-    exp = parse_expectations(PATHS, "x.toml")
-    assert exp.expected_path("c1", "legacy:B", "collections:C").classification == "error"
-    assert exp.expected_path("c1", "legacy:B", "collections:C").upstream == "https://example.invalid/2"
-    assert exp.expected_path("c1", "legacy:X", "collections:C").classification == "identical"
-    assert exp.expected("c1", "legacy:A").classification == "identical"  # rows and pairs are separate
-
-
-def test_path_coverage_reports_stale_and_overlapping_entries():
-    data = {"path_deviation": PATHS["path_deviation"] + [dict(PATHS["path_deviation"][0], classification="coercion",
-                                                               legacy_targets=["legacy:A"])]}
-    problems = parse_expectations(data, "x.toml").check_path_coverage(
-        [("c1", "legacy:A", "collections:C")], {"c1"})
-    assert any("(c1, legacy:A vs collections:C) is named by more than one path_deviation" in p for p in problems)
-    assert parse_expectations(PATHS, "x.toml").check_path_coverage(
-        [("c1", "legacy:A", "collections:C"), ("c2", "legacy:B", "collections:C")], {"c1", "c2"}) == [
-        "x.toml: path_deviation[0] names (c1, legacy:B vs collections:C), which the run did not produce"]
-
-
-@pytest.mark.parametrize("entry,field", [
-    ({"classification": "identical"}, "classification"),
-    ({"legacy_targets": []}, "legacy_targets"),
-    ({"collections_targets": "collections:C"}, "collections_targets"),
-    ({"reason": " "}, "reason"),
+@pytest.mark.parametrize("text,message", [
+    ('[[rule]]\nid = "a"\nclassification = "epsilon"\nreason = "r"\ntarget = ["x"]\n',
+     "unknown key 'target'; did you mean 'targets'?"),
+    ('[[rule]]\nid = "a"\nclassification = "epsilon"\nreason = "r"\nwhen = { undefined_reasons = "x" }\n',
+     "unknown key 'undefined_reasons'; did you mean 'undefined_reason'?"),
+    ('[[rule]]\nid = "a"\nclassification = "epsilon"\nreason = "r"\nwhen = { inputs = "retrieved_context_empty" }\n',
+     "unknown input fact 'retrieved_context_empty'; did you mean 'retrieved_contexts_empty'?"),
+    ('[[rules]]\nid = "a"\n', "unknown key 'rules'; did you mean 'rule'?"),
+    ('[[rule]]\nid = "a"\nclassification = "epsilon"\nreason = "r"\n[[rule]]\nid = "a"\nclassification = "epsilon"\n'
+     'reason = "r"\n', "'a' is already the id of rule[0]"),
 ])
-def test_bad_path_entries_name_the_field(entry, field):
-    bad = {"path_deviation": [dict(PATHS["path_deviation"][0], **entry)]}
-    with pytest.raises(HarnessInputError) as err:
-        parse_expectations(bad, "x.toml")
-    assert f"path_deviation[0].{field}" in str(err.value)
+def test_unknown_names_suggest_the_closest_valid_one(text, message):
+    with pytest.raises(HarnessInputError, match=re.escape(message)):
+        parse_expectations_text(text, "x.toml")
+
+
+def test_the_format_before_rules_is_read_as_case_entries():
+    old = {"deviation": [{"classification": "dedup", "targets": ["legacy:IDBasedContextPrecision"],
+                          "cases": ["dup"], "reason": "sets"}],
+           "path_deviation": [{"classification": "error", "legacy_targets": ["legacy:A"],
+                               "collections_targets": ["collections:B"], "cases": ["dup"], "reason": "raises"}]}
+    exp = parse_expectations(old, "old.toml")
+    assert exp.expected("dup", "legacy:IDBasedContextPrecision").classification == "dedup"
+    assert exp.expected_path("dup", "legacy:A", "collections:B").classification == "error"
+    assert exp.expected("other", "legacy:IDBasedContextPrecision") == IDENTICAL
+
+
+def test_unreadable_files_name_the_file(tmp_path: Path):
+    bad = tmp_path / "bad.toml"
+    bad.write_text("[[rule]\n")
+    with pytest.raises(HarnessInputError, match=r"bad\.toml: not valid TOML"):
+        load_expectations(bad)
+    with pytest.raises(HarnessInputError, match=r"expectations file gone\.toml does not exist"):
+        load_expectations(tmp_path / "gone.toml")

@@ -11,7 +11,7 @@ from typer.testing import CliRunner
 
 from harness.cli.explain import register
 from harness.errors import HarnessInputError
-from harness.tools.explain import EXPLAIN_NAMES, parse_id_list, parse_labels
+from harness.tools.explain import explain_names, parse_id_list, parse_labels
 
 app = typer.Typer()
 
@@ -89,7 +89,7 @@ def test_unknown_metric_lists_the_valid_ones():
     result = invoke("context-precisoin", "1,0")
     assert result.exit_code == 2
     assert "unknown metric 'context-precisoin'" in result.output
-    for name in EXPLAIN_NAMES:
+    for name in explain_names():
         assert name in result.output
 
 

@@ -15,13 +15,15 @@ from harness.cases import parse_suite
 from harness.cli.fuzz import register
 from harness.compare.classify import CLASSIFICATIONS
 from harness.errors import HarnessInputError
+from harness.metrics.registry import all_metrics
+from harness.runner import ProbeRun
 from harness.tools.fuzz import runner as fuzz_runner
 from harness.tools.fuzz.generator import (
     CLAIM_SHAPES,
-    FUZZ_METRICS,
     ID_SHAPES,
     LABEL_SHAPES,
     STRING_SHAPES,
+    fuzz_metrics,
     fuzz_suite_document,
     generate_case,
     generate_cases,
@@ -29,8 +31,7 @@ from harness.tools.fuzz.generator import (
 )
 from harness.tools.fuzz.runner import plan_batches, run_fuzz
 from harness.tools.fuzz.shrink import example_case, example_size, smallest_per_classification
-from harness.runner import ProbeRun
-from harness.metrics.registry import METRICS
+from harness.vocabulary import Api
 
 HAS_RAGAS = importlib.util.find_spec("ragas") is not None
 
@@ -159,7 +160,7 @@ def test_plan_batches_covers_every_case_once_and_balances_workers():
 
 def _fake_probe(value_for):
     """A probe that answers every (case, target) with ``value_for(case, target)``."""
-    by_target = {f"legacy:{cls}": spec for spec in METRICS for cls in spec.ragas_targets}
+    by_target = {target: spec for spec in all_metrics() for target in spec.ragas_targets}
 
     def probe(cases, *, python, sys_path_prefix, targets, timeout):
         results = []
@@ -252,13 +253,13 @@ def test_end_to_end_real_probe_classifies_every_pair(tmp_path):
     assert (tmp_path / "fuzz.md").read_text(encoding="utf-8").startswith("# Fuzz: Ragas")
     cases = generate_cases(60, 5)
     suite = parse_suite(fuzz_suite_document(cases, 5))
-    expected_pairs = sum(len(spec.ragas_targets) for case in suite.cases for spec in METRICS
+    expected_pairs = sum(len(spec.targets_of(Api.LEGACY)) for case in suite.cases for spec in all_metrics()
                          if spec.ragas_targets and spec.applies_to(case))
     assert data["pairs"] == expected_pairs == sum(data["by_classification"].values())
     per_target = Counter()
     for target, counts in data["by_target"].items():
         per_target[target] = sum(counts.values())
-    assert set(per_target) == set(targets_for(FUZZ_METRICS))
+    assert set(per_target) == set(targets_for(fuzz_metrics()))
     # every error Ragas raised is listed with its count
     assert sum(e["count"] for e in data["errors"]) == data["by_classification"]["error"]
     assert (data["by_classification"]["error"] == 0) == ("error" not in data["smallest_examples"])

@@ -8,11 +8,11 @@ from html.parser import HTMLParser
 import pytest
 
 from harness.cases import Suite, load_default_suite
+from harness.runner import ProbeRun
 from harness.tools.matrix.drift import Cell, build_matrix, causes_between
 from harness.tools.matrix.environments import Environment
 from harness.tools.matrix.report import REPORT_FILES, render_reports, write_matrix_reports
 from harness.tools.matrix.run import run_matrix
-from harness.runner import ProbeRun
 
 CASE = "cp-worked-example"
 EPSILON = 0.8333333332916666  # Ragas's (hits + 1e-10) value on this case

@@ -8,7 +8,7 @@ import pytest
 
 from harness.pin.blobs import blob_id, blob_ids_under, file_blob_id, is_blob_id
 
-SAMPLES = [b"", b"hello\n", b"line\r\nwindows\r\n", "naïve ✓\n".encode("utf-8"), bytes(range(256)) * 3]
+SAMPLES = [b"", b"hello\n", b"line\r\nwindows\r\n", "naïve ✓\n".encode(), bytes(range(256)) * 3]
 
 
 def git_hash_object(path) -> str:

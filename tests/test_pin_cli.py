@@ -1,4 +1,4 @@
-"""`ragas-compat pin show` and `pin record` (the typer sub-app, offline)."""
+"""`ragas-compat pin show` and `pin record` (the `pin` command group of the app, offline)."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ import git
 import pytest
 from typer.testing import CliRunner
 
-from harness.cli.pin import pin_app
+from harness.cli import app
 from harness.pin.manifest import DEFAULT_MANIFEST_PATH, load_manifest, write_manifest
 from harness.pin.sources import resolve_installed
 
@@ -48,7 +48,7 @@ def git_hash_object(path: Path) -> str:
 
 
 def test_show_prints_the_pin_and_the_installed_comparison():
-    result = runner.invoke(pin_app, ["show"], env={"COLUMNS": "250"})
+    result = runner.invoke(app, ["pin", "show"], env={"COLUMNS": "250"})
     assert result.exit_code == 0, result.output
     assert "298b68274234c060deacab3cf5fb52aa3a20e885" in result.output
     assert "release 0.4.3, not the pinned commit 298b682" in result.output
@@ -59,14 +59,14 @@ def test_show_prints_the_pin_and_the_installed_comparison():
 def test_show_bad_manifest_exits_2(tmp_path):
     bad = tmp_path / "pin.toml"
     bad.write_text("[pin]\ncommit = 'x'\n")
-    result = runner.invoke(pin_app, ["show", "--manifest", str(bad)])
+    result = runner.invoke(app, ["pin", "show", "--manifest", str(bad)])
     assert result.exit_code == 2
     assert "pin.commit" in result.output and "Traceback" not in result.output
 
 
 def test_record_writes_measured_hashes_for_the_head_commit(ragas_repo, manifest_copy):
     root, commit = ragas_repo
-    result = runner.invoke(pin_app, ["record", "--ragas-checkout", str(root), "--manifest", str(manifest_copy)])
+    result = runner.invoke(app, ["pin", "record", "--ragas-checkout", str(root), "--manifest", str(manifest_copy)])
     assert result.exit_code == 0, result.output
     manifest = load_manifest(manifest_copy)
     point = manifest.reference_point(f"commit-{commit[:7]}")
@@ -75,7 +75,7 @@ def test_record_writes_measured_hashes_for_the_head_commit(ragas_repo, manifest_
         assert point.blobs[file] == git_hash_object(root / file)
     assert point.blobs == dict(manifest.reference_point("v0.4.3").blobs)  # built from 0.4.3 files
     # recording again is idempotent
-    again = runner.invoke(pin_app, ["record", "--ragas-checkout", str(root), "--manifest", str(manifest_copy)])
+    again = runner.invoke(app, ["pin", "record", "--ragas-checkout", str(root), "--manifest", str(manifest_copy)])
     assert again.exit_code == 0 and load_manifest(manifest_copy) == manifest
 
 
@@ -85,7 +85,7 @@ def test_recording_the_pin_makes_identity_with_the_pin_knowable(ragas_repo, mani
     write_manifest(dataclasses.replace(base, pin=dataclasses.replace(base.pin, commit=commit)))
     before = resolve_installed(load_manifest(manifest_copy))
     assert before.audited_vs_pin["status"] == "unknown"
-    result = runner.invoke(pin_app, ["record", "--ragas-checkout", str(root), "--manifest", str(manifest_copy)])
+    result = runner.invoke(app, ["pin", "record", "--ragas-checkout", str(root), "--manifest", str(manifest_copy)])
     assert result.exit_code == 0, result.output
     manifest = load_manifest(manifest_copy)
     assert manifest.pin_reference_point().name == "pin"
@@ -100,7 +100,7 @@ def test_record_uses_a_tag_name_and_lists_absent_files(ragas_repo, manifest_copy
         repo.index.remove(["src/ragas/metrics/_faithfulness.py"], working_tree=True)
         sha = repo.index.commit("drop faithfulness", author=ACTOR, committer=ACTOR).hexsha
         repo.create_tag("v9.9.9")
-    result = runner.invoke(pin_app, ["record", "--ragas-checkout", str(root), "--manifest", str(manifest_copy)])
+    result = runner.invoke(app, ["pin", "record", "--ragas-checkout", str(root), "--manifest", str(manifest_copy)])
     assert result.exit_code == 0, result.output
     point = load_manifest(manifest_copy).reference_point("v9.9.9")
     assert point.kind == "tag" and point.commit == sha
@@ -110,7 +110,7 @@ def test_record_uses_a_tag_name_and_lists_absent_files(ragas_repo, manifest_copy
 def test_record_refuses_a_name_used_for_another_commit(ragas_repo, manifest_copy):
     root, _ = ragas_repo
     before = manifest_copy.read_text()
-    result = runner.invoke(pin_app, ["record", "--ragas-checkout", str(root), "--manifest", str(manifest_copy),
+    result = runner.invoke(app, ["pin", "record", "--ragas-checkout", str(root), "--manifest", str(manifest_copy),
                                      "--name", "v0.4.3"])
     assert result.exit_code == 2
     assert "already records 4ecab38" in result.output
@@ -122,12 +122,12 @@ def test_record_refuses_contradicting_hashes(ragas_repo, manifest_copy):
     base = load_manifest(manifest_copy)
     wrong = dataclasses.replace(base.reference_point("main@2b38724"), name="wrong", commit=commit)
     write_manifest(base.with_reference_point(wrong))
-    result = runner.invoke(pin_app, ["record", "--ragas-checkout", str(root), "--manifest", str(manifest_copy)])
+    result = runner.invoke(app, ["pin", "record", "--ragas-checkout", str(root), "--manifest", str(manifest_copy)])
     assert result.exit_code == 2
     assert "records other contents" in result.output and "_context_precision.py" in result.output
 
 
 def test_record_on_a_non_repository_exits_2(tmp_path, manifest_copy):
-    result = runner.invoke(pin_app, ["record", "--ragas-checkout", str(tmp_path), "--manifest", str(manifest_copy)])
+    result = runner.invoke(app, ["pin", "record", "--ragas-checkout", str(tmp_path), "--manifest", str(manifest_copy)])
     assert result.exit_code == 2
     assert "not a git working tree" in result.output

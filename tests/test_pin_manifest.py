@@ -146,5 +146,5 @@ def test_constraints_file_pins_ragas_and_langchain_community_with_reasons():
 def test_constraints_bad_line(tmp_path):
     path = tmp_path / "constraints.txt"
     path.write_text("ragas==0.4.3  # ok\nthis is not ===\n")
-    with pytest.raises(HarnessInputError, match="constraints.txt:2"):
+    with pytest.raises(HarnessInputError, match=r"constraints\.txt:2"):
         load_constraints(path)

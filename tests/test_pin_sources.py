@@ -173,7 +173,7 @@ def test_dirty_tree_is_refused_and_left_alone(ragas_repo):
     root, first = ragas_repo
     second = add_second_commit(root)
     (root / CP).write_text("edited\n")
-    with pytest.raises(RagasSourceError, match="uncommitted or untracked changes .*_context_precision.py"):
+    with pytest.raises(RagasSourceError, match=r"uncommitted or untracked changes .*_context_precision\.py"):
         resolve_checkout(root, manifest_pinned_at(first))
     assert head_of(root) == second and (root / CP).read_text() == "edited\n"
 
@@ -181,7 +181,7 @@ def test_dirty_tree_is_refused_and_left_alone(ragas_repo):
 def test_untracked_file_is_refused(ragas_repo):
     root, first = ragas_repo
     (root / "src" / "ragas" / "shadow.py").write_text("x = 1\n")
-    with pytest.raises(RagasSourceError, match="shadow.py"):
+    with pytest.raises(RagasSourceError, match=r"shadow\.py"):
         resolve_checkout(root, manifest_pinned_at(first))
 
 
@@ -263,7 +263,7 @@ def test_version_file_from_a_build_is_left_alone(ragas_repo):
 
 
 def test_version_file_not_gitignored_is_refused(ragas_repo):
-    root, first = ragas_repo
+    root, _first = ragas_repo
     with git.Repo(root) as repo:
         (root / ".gitignore").write_text("__pycache__/\n*.pyc\n")
         second = commit_all(repo, "stop ignoring _version.py")

@@ -4,6 +4,7 @@ collections target, and the unavailable path (missing class, missing module, a R
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import inspect
 import os
 from pathlib import Path
@@ -13,15 +14,11 @@ os.environ.setdefault("RAGAS_DO_NOT_TRACK", "true")  # before Ragas is imported 
 import pytest
 from pydantic import ValidationError
 
-from harness.probe.probe_collections_targets import (
-    COLLECTIONS_TARGETS,
-    CollectionsTarget,
-    resolve_class,
-    run_collections_target,
-)
-from harness.probe.probe_prompt_book import PromptBook, StubMismatch
-from harness.runner import run_probe
 from harness.metrics.registry import metric
+from harness.probe.probe_prompt_book import PromptBook, StubMismatch
+from harness.probe.probe_scoring import resolve_collections_class, run_collections_target
+from harness.probe.probe_targets import COLLECTIONS_TARGETS, TARGETS_BY_NAME
+from harness.runner import run_probe
 
 
 # -- the stub ------------------------------------------------------------------------------
@@ -84,7 +81,7 @@ def test_a_reply_the_response_model_refuses_is_raised_and_recorded():
 def test_targets_take_the_registry_fields_and_match_ascore_signatures():
     for target in COLLECTIONS_TARGETS:
         assert set(target.fields_read) == set(metric(target.metric).fields_read), target.name
-        parameters = inspect.signature(resolve_class(target).ascore).parameters
+        parameters = inspect.signature(resolve_collections_class(target).ascore).parameters
         assert set(parameters) - {"self"} == set(target.fields_read), target.name
 
 
@@ -187,16 +184,20 @@ def test_targets_run_only_when_their_inputs_are_present(results):
 
 
 # -- unavailable ---------------------------------------------------------------------------
-def _script(metric, case, book):  # never reached: the class cannot be resolved
+def _script(prompts, metric, case, book):  # never reached: the class cannot be resolved
     raise AssertionError("script ran for an unavailable target")
 
 
+def _unscriptable(**changes):
+    """collections:Faithfulness with ``changes`` (class name, module) and a script that must not run."""
+    target = TARGETS_BY_NAME["collections:Faithfulness"]
+    row = dataclasses.replace(target.row, fields_read=("user_input",), applies=lambda c: True, script=_script)
+    return dataclasses.replace(target, row=row, **changes)
+
+
 @pytest.mark.parametrize("target,needle", [
-    (CollectionsTarget("NoSuchMetric", "faithfulness", ("user_input",), lambda c: True, _script),
-     "has no ragas.metrics.collections.NoSuchMetric"),
-    (CollectionsTarget("Faithfulness", "faithfulness", ("user_input",), lambda c: True, _script,
-                       module="ragas.metrics.no_such_collections"),
-     "has no collections API"),
+    (_unscriptable(class_name="NoSuchMetric"), "has no ragas.metrics.collections.NoSuchMetric"),
+    (_unscriptable(module="ragas.metrics.no_such_collections"), "has no collections API"),
 ])
 def test_missing_class_or_module_is_an_unavailable_record(target, needle):
     r = asyncio.run(run_collections_target(target, case("c")))
@@ -217,3 +218,10 @@ def test_a_ragas_without_the_collections_api_gives_unavailable_results(tmp_path:
     for r in run.output["results"]:
         assert r["value"]["error"]["type"] == "TargetUnavailable"
         assert "no collections API" in r["value"]["error"]["message"]
+
+
+def test_result_records_follow_the_protocol(results):
+    from harness.probe.probe_protocol import ProbeResult
+
+    for key, r in results.items():
+        assert set(r) == ProbeResult.__required_keys__, key  # the legacy-only keys are absent

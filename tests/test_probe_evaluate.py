@@ -13,13 +13,13 @@ import math
 
 import pytest
 
-from harness.compare.audit import build_audit
 from harness.cases import load_default_suite
-from harness.values import decode_ragas_value
+from harness.compare.audit import build_audit
 from harness.compare.expectations import Expectations
 from harness.probe.probe_evaluate import METRIC_SETS, evaluation_groups
-from harness.probe.probe_legacy_targets import LEGACY_TARGETS
+from harness.probe.probe_targets import LEGACY_TARGETS
 from harness.runner import run_probe
+from harness.values import decode_ragas_value
 
 PARSE_FAILURE = "edge-judge-reply-unparseable"
 LEGACY = [t.name for t in LEGACY_TARGETS]
@@ -65,6 +65,17 @@ def sequential(suite):
 def test_every_legacy_target_is_in_exactly_one_metric_set():
     names = [name for _, targets in METRIC_SETS for name in targets]
     assert sorted(names) == sorted(LEGACY)
+
+
+def test_metric_sets_derived_from_the_target_table_keep_aliases_apart():
+    # a row's legacy classes share a metric name, so evaluate() cannot score them in one run
+    assert METRIC_SETS == (
+        ("legacy_llm", ("legacy:LLMContextPrecisionWithReference", "legacy:LLMContextPrecisionWithoutReference",
+                        "legacy:LLMContextRecall", "legacy:Faithfulness")),
+        ("legacy_llm_aliases", ("legacy:ContextPrecision", "legacy:ContextUtilization", "legacy:ContextRecall")),
+        ("legacy_non_llm", ("legacy:NonLLMContextPrecisionWithReference", "legacy:NonLLMContextRecall",
+                            "legacy:IDBasedContextPrecision", "legacy:IDBasedContextRecall")),
+    )
 
 
 def test_groups_hold_only_cases_their_targets_apply_to(suite):

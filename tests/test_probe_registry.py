@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 from harness.cases import load_default_suite
-from harness.probe.probe_legacy_targets import LEGACY_TARGETS
-from harness.metrics.registry import METRICS
+from harness.metrics.registry import all_metrics
+from harness.probe.probe_targets import LEGACY_TARGETS
+from harness.vocabulary import Api
+
+METRICS = all_metrics()
 
 
 def test_every_registry_target_is_a_probe_target_with_the_same_metric_and_fields():
-    from_registry = {(cls, spec.name, spec.fields_read) for spec in METRICS for cls in spec.ragas_targets}
+    from_registry = {(t.ragas_class, spec.name, spec.fields_read) for spec in METRICS for t in spec.targets_of(Api.LEGACY)}
     from_probe = {(t.class_name, t.metric, t.fields_read) for t in LEGACY_TARGETS}
     assert from_probe == from_registry
 

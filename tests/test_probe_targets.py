@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from harness.probe.probe_legacy_targets import LEGACY_TARGETS
+from harness.probe.probe_targets import LEGACY_TARGETS
 from harness.runner import run_probe
 
 
@@ -166,3 +166,12 @@ def test_targets_run_only_when_their_inputs_are_present(results):
     assert ran == {"IDBasedContextPrecision", "IDBasedContextRecall"}
     ran = {target for (case_id, target) in results if case_id == "zero-claims"}
     assert ran == {"LLMContextRecall", "ContextRecall", "Faithfulness"}
+
+
+def test_result_records_follow_the_protocol(results):
+    from harness.probe.probe_protocol import ProbeResult
+
+    for key, r in results.items():
+        assert ProbeResult.__required_keys__ <= set(r) <= ProbeResult.__required_keys__ | ProbeResult.__optional_keys__, key
+        assert r["api"] == "legacy"
+    assert set(results[("worked", "Faithfulness")]) == ProbeResult.__required_keys__ | ProbeResult.__optional_keys__

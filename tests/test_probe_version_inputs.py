@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
-from harness.probe.probe_legacy_targets import ROW_NAMES_0_1, adapt_inputs, declared_columns
+from typing import ClassVar
+
+from harness.probe.probe_scoring import ROW_NAMES_0_1, adapt_inputs, declared_columns
 
 INPUTS = {"user_input": "q", "retrieved_contexts": ["c"], "reference": "r", "retrieved_context_ids": ["d1"]}
 
 
 class Sample_0_2:  # SingleTurnSample of 0.2.x: no ID fields (it would silently drop them)
-    model_fields = {"user_input": None, "retrieved_contexts": None, "reference": None, "response": None}
+    model_fields: ClassVar[dict] = {"user_input": None, "retrieved_contexts": None, "reference": None, "response": None}
 
     def __init__(self, **kwargs):
         self.kwargs = kwargs
@@ -29,7 +31,7 @@ def test_without_single_turn_sample_a_0_1_row_uses_that_version_s_names():
 
 def test_declared_columns_from_required_columns_or_evaluation_mode():
     class Modern:
-        _required_columns = {"SINGLE_TURN": {"user_input", "reference"}}
+        _required_columns: ClassVar[dict] = {"SINGLE_TURN": {"user_input", "reference"}}
 
     class Mode:
         name = "qcg"

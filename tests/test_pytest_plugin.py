@@ -63,6 +63,11 @@ def test_changed(ragas_compat):
     ragas_compat.check("cases.json", "changed.toml")
 
 
+def test_pin_rules_without_an_expectations_file(ragas_compat):
+    audit = ragas_compat.check("cases.json")  # the pin's rule id-dedup explains the dedup row
+    assert [row.expected.by for row in audit.rows if row.classification.name == "dedup"] == ["rule id-dedup"]
+
+
 def test_probe_ran_once(ragas_compat, _ragas_compat_probe_cache):
     assert len(_ragas_compat_probe_cache) == 1
 
@@ -78,10 +83,11 @@ def test_plugin_passes_on_matching_and_fails_clearly_on_changed_expectations(pyt
     pytester.makefile(".toml", matching=MATCHING, changed=CHANGED)
     pytester.makepyfile(test_semantics=INNER_TESTS)
     result = pytester.runpytest_subprocess("-p", "no:cacheprovider")
-    result.assert_outcomes(passed=3, failed=1)
+    result.assert_outcomes(passed=4, failed=1)
     result.stdout.fnmatch_lines([
         "*test_changed*",
-        "*ragas-compat: 1 drift(s) in suite 'plugin-test' (cases.json) against changed.toml with Ragas *",
+        "*ragas-compat: 1 drift(s) in suite 'plugin-test' (cases.json) against changed.toml + "
+        "pinned/expectations.toml with Ragas *",
         "*case 'duplicate-ids', target legacy:IDBasedContextPrecision: got dedup, expected coercion "
         "[[]expected because: a deliberately wrong expectation[]]; Ragas turns IDs into str()*",
     ])

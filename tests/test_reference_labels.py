@@ -28,3 +28,21 @@ def test_validate_labels_returns_ints():
 
 def test_coercion_by_truthiness_is_what_ragas_does():
     assert coerce_by_truthiness([2, 0, "no", "", True, 0.0]) == (1, 0, 1, 0, 1, 0)
+
+
+def test_ragas_labels_parse_like_ragas_output_models_then_truthiness():
+    from pydantic import BaseModel, ValidationError
+
+    from harness.metrics.labels import ragas_int, ragas_labels
+
+    class Verdict(BaseModel):  # the shape of Ragas's verdict fields (int, lax mode)
+        verdict: int
+
+    for value in ["0", "1", "2", " 1", "1.0", "-3", "true", "yes", "", 1.0, 1.5, True, False, 2, None, [1]]:
+        try:
+            expected = Verdict(verdict=value).verdict
+        except ValidationError:
+            expected = None
+        assert ragas_int(value) == expected, value
+    assert ragas_labels(["0", "1", 2, True]) == (0, 1, 1, 1)
+    assert ragas_labels(["1", "yes"]) is None

@@ -29,7 +29,7 @@ SCRIPT = textwrap.dedent("""
     suite = harness.cases.load_default_suite()
     out = harness.metrics.registry.metric("context_precision_with_reference").outcome(suite.case("cp-worked-example"))
     assert out.value == Fraction(5, 6), out
-    count = sum(1 for c in suite.cases for m in harness.metrics.registry.METRICS if m.applies_to(c) and m.outcome(c))
+    count = sum(1 for c in suite.cases for m in harness.metrics.registry.all_metrics() if m.applies_to(c) and m.outcome(c))
     assert not any(name == "ragas" or name.startswith("ragas.") for name in sys.modules)
     print("ok", count)
 """)

@@ -10,7 +10,11 @@ import pytest
 from harness.cases import load_default_suite, parse_suite
 from harness.errors import HarnessInputError
 from harness.metrics.outcome import ReferenceOutcome
-from harness.metrics.registry import METRIC_NAMES, METRICS, MetricSpec, metric
+from harness.metrics.registry import all_metrics, metric, metric_names
+from harness.metrics.spec import MetricSpec
+
+METRICS = all_metrics()
+METRIC_NAMES = metric_names()
 
 SUITE = load_default_suite()
 PAIRS = [(case, spec) for case in SUITE.cases for spec in METRICS if spec.applies_to(case)]
@@ -23,9 +27,10 @@ def test_registry_names_match_the_contract_table_in_order():
         "context_precision_with_reference", "context_precision_without_reference",
         "context_precision_string_match", "context_recall", "context_recall_string_match",
         "id_context_precision", "id_context_recall", "faithfulness", "judge_audit")
-    assert metric("faithfulness").ragas_targets == ("Faithfulness",)
+    assert metric("faithfulness").ragas_targets == ("legacy:Faithfulness", "collections:Faithfulness")
     assert metric("context_precision_with_reference").ragas_targets == (
-        "LLMContextPrecisionWithReference", "ContextPrecision")
+        "legacy:LLMContextPrecisionWithReference", "legacy:ContextPrecision",
+        "collections:ContextPrecisionWithReference", "collections:ContextPrecision")
     assert metric("judge_audit").ragas_targets == ()
 
 

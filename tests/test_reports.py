@@ -10,8 +10,8 @@ import jsonschema
 import pytest
 
 from harness.pin import resolve_ragas_source
+from harness.pipeline import COMMITTED_REPORTS, load_run_expectations, load_suite, render_reports, run_audit
 from harness.resources import CHECKOUT_ROOT as REPO_ROOT
-from harness.pipeline import DEFAULT_OUT, load_run_expectations, load_suite, render_reports, run_audit
 
 
 @pytest.fixture(scope="module")
@@ -29,9 +29,11 @@ def rows_of(report: dict, case_id: str, target: str) -> dict:
 
 def test_committed_report_json_is_what_the_code_produces(default_run):
     _, files = default_run
-    committed = (DEFAULT_OUT / "report.json").read_text(encoding="utf-8")
-    assert committed == files["report.json"], (
-        "reports/report.json is stale: regenerate it with `ragas-compat run` and commit it")
+    for name in ("report.json", "report.md", "junit.xml"):
+        committed = (COMMITTED_REPORTS / name).read_text(encoding="utf-8")
+        assert committed == files[name], (
+            f"reports/{name} is stale: regenerate the committed reports with "
+            "`ragas-compat run --out reports` (from the repository root) and commit them")
 
 
 def test_rendering_is_deterministic(default_run):
@@ -65,7 +67,14 @@ def test_done_criteria_rows(default_run):
     assert zero_claims["ragas_value"] == "NaN" and zero_claims["reference_value"] is None
     assert zero_claims["classification"] == "undefined_nan"
     assert rows_of(report, "edge-duplicate-ids", "legacy:IDBasedContextPrecision")["classification"] == "dedup"
-    assert report["summary"]["unexpected"] == 0 and not audit.drift
+    assert report["summary"]["unexpected"] == 0 and not audit.drift and report["drift"] == []
+    for row in report["results"]:  # every known deviation is explained by a rule (or the suite's own entry)
+        if row["classification"] != "identical":
+            assert row["explained_by"] and row["expected_reason"], (row["case_id"], row["ragas_target"])
+    rule_rows = [r for r in report["results"] if (r["explained_by"] or "").startswith("rule ")]
+    assert rule_rows and {e["by"] for e in report["expectations"]} >= {"rule ap-epsilon", "rule id-dedup"}
+    assert worked["explained_by"] == "rule ap-epsilon (pinned/expectations.toml)"
+    assert worked["upstream"] == "https://github.com/vibrantlabsai/ragas/issues/2909"
     assert report["provenance"]["pin"]["commit"] == "298b68274234c060deacab3cf5fb52aa3a20e885"
     assert report["provenance"]["python"]["version"].count(".") == 2
 

@@ -3,10 +3,18 @@
 A case file is ``{"schema_version": 1, "suite": NAME, "cases": [...]}`` (schema:
 ``harness/cases/cases.schema.json``). Validation is the JSON Schema plus checks a schema cannot
 express: unique case ids, one label per retrieved context, integer ``corpus_relevant_count``
-(JSON Schema would accept ``4.0``). Every problem is reported in one HarnessInputError, one line
-each: ``FILE: case 'ID': $.json.path: what was expected``; no case is loaded unless all are valid.
-Judge-audit key sets and 0/1 label values are *not* checked here: verdicts are stored as given
-and the reference implementations refuse what they cannot score.
+(JSON Schema would accept ``4.0``), at least one case. Every problem is reported in one
+HarnessInputError, one line each: ``FILE: case 'ID': $.json.path: what was expected``; no case is
+loaded unless all are valid. An unknown key anywhere is an error at its own path naming the closest
+valid key (``unknown key 'corpus_relevent_count'; did you mean 'corpus_relevant_count'?``).
+
+Inputs are stored as given: verdict labels may be numbers, booleans or strings (``"1"``), context
+IDs any JSON scalar. Judge-audit key sets and 0/1 label values are *not* checked here: the
+reference implementations refuse what they cannot score and Ragas coerces what it does.
+
+Which verdict keys hold label lists and which hold claim lists is read from the schema
+(``LABEL_LIST_VERDICTS``, ``CLAIM_VERDICTS``): a verdict property ``$ref``s ``#/$defs/labelList`` or a
+claim-list definition, each marked ``"x-verdict-kind"``; a new metric's verdict key is one schema line.
 
 Optional ``judge_replies``: ``{verdict key: {"i": raw text}}`` (label-list verdicts only) — the
 judge's raw reply for retrieved context i, used verbatim by the probe's scripted judge instead of
@@ -18,11 +26,11 @@ judge failed). Checked: the verdict key is present and i < len(retrieved_context
 from __future__ import annotations
 
 import copy
+import difflib
 import json
 import math
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 from pathlib import Path
 from types import MappingProxyType
 from typing import Any
@@ -33,15 +41,38 @@ from harness.cases.model import DEFAULT_SUITE_SOURCE, Case, Suite
 from harness.errors import HarnessInputError
 from harness.resources import CASES_SCHEMA, DEFAULT_SUITE, package_text
 
-LABEL_LIST_VERDICTS = ("context_precision_with_reference", "context_precision_without_reference")
-CLAIM_VERDICTS = ("context_recall", "faithfulness")
+VERDICT_KIND = "x-verdict-kind"  # annotation on a list definition: "label_list" or "claim_list"
 
-
-# --------------------------------------------------------------------------- validation
 
 def _schema() -> dict[str, Any]:
     text = package_text(CASES_SCHEMA)
     return json.loads(text)
+
+
+def verdict_keys_by_kind(schema: Mapping[str, Any]) -> dict[str, tuple[str, ...]]:
+    """``{"label_list": (...), "claim_list": (...)}``: each verdict key of the case schema, by the
+    ``x-verdict-kind`` of the definition its property ``$ref``s (``#/$defs/labelList`` ...), in
+    schema order. A verdict property without such a ``$ref`` is an error in the schema."""
+    defs = schema.get("$defs", {})
+    properties = defs["case"]["properties"]["verdicts"]["properties"]
+    kinds: dict[str, list[str]] = {"label_list": [], "claim_list": []}
+    for key, subschema in properties.items():
+        ref = subschema.get("$ref", "") if isinstance(subschema, dict) else ""
+        target = defs.get(ref.removeprefix("#/$defs/"), {}) if ref.startswith("#/$defs/") else {}
+        kind = target.get(VERDICT_KIND)
+        if kind not in kinds:
+            raise RuntimeError(f"case schema: verdicts.{key} must $ref a definition with "
+                               f"{VERDICT_KIND} 'label_list' or 'claim_list' (got $ref {ref!r})")
+        kinds[kind].append(key)
+    return {kind: tuple(keys) for kind, keys in kinds.items()}
+
+
+_VERDICT_KINDS = verdict_keys_by_kind(_schema())
+LABEL_LIST_VERDICTS: tuple[str, ...] = _VERDICT_KINDS["label_list"]
+CLAIM_VERDICTS: tuple[str, ...] = _VERDICT_KINDS["claim_list"]
+
+
+# --------------------------------------------------------------------------- validation
 
 
 _IDENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
@@ -108,11 +139,46 @@ def _describe(error: jsonschema.ValidationError) -> str:
         return f"expected a non-empty string, got {_got(inst)}"
     if v == "minimum":
         return f"expected a number >= {error.validator_value}, got {_got(inst)}"
-    if v == "additionalProperties" and isinstance(inst, dict):
-        allowed = sorted(error.schema.get("properties", {}))
-        extra = sorted(k for k in inst if k not in allowed)
-        return f"unexpected key(s) {', '.join(map(repr, extra))}; allowed: {', '.join(allowed)}"
+    if v == "minItems" and isinstance(inst, list) and not inst:
+        if tuple(error.absolute_path) == ("cases",):
+            return "expected at least one case, got an empty list"
+        return f"expected at least {error.validator_value} item(s), got an empty list"
     return error.message
+
+
+def closest_name(key: str, valid: list[str] | tuple[str, ...], cutoff: float = 0.6) -> str | None:
+    """The valid name closest to ``key`` (difflib's similarity ratio, at least ``cutoff``), also
+    comparing ``key`` with each name's beginning, so a misspelt prefix (``context_precison``) finds
+    ``context_precision_with_reference`` rather than a shorter name that shares fewer letters; None
+    when nothing is close. Ties go to the earlier name."""
+    def score(name: str) -> float:
+        whole = difflib.SequenceMatcher(None, key, name).ratio()
+        start = difflib.SequenceMatcher(None, key, name[:len(key)]).ratio() - 0.05 if len(name) > len(key) else 0.0
+        return max(whole, start)
+
+    scored = [(score(name), -index, name) for index, name in enumerate(valid)]
+    best = max(scored, default=None)
+    return best[2] if best is not None and best[0] >= cutoff else None
+
+
+def unknown_key_message(key: str, valid: list[str] | tuple[str, ...]) -> str:
+    """``unknown key 'x'; did you mean 'y'?`` (the closest valid name), or the valid names."""
+    close = closest_name(key, valid)
+    if close is not None:
+        return f"unknown key {key!r}; did you mean {close!r}?"
+    return f"unknown key {key!r}; valid keys: {', '.join(sorted(valid)) or '(none)'}"
+
+
+def _located(error: jsonschema.ValidationError) -> list[tuple[tuple[Any, ...], str]]:
+    """(path, message) lines of one schema error; an unknown key is reported at its own path,
+    one line per key, naming the closest valid key."""
+    path = tuple(error.absolute_path)
+    if (error.validator == "additionalProperties" and error.validator_value is False
+            and isinstance(error.instance, dict)):
+        allowed = list(error.schema.get("properties", {}))
+        return [((*path, key), unknown_key_message(key, allowed))
+                for key in error.instance if key not in allowed]
+    return [(path, _describe(error))]
 
 
 def _where(obj: Any, path: tuple[Any, ...]) -> str:
@@ -169,6 +235,14 @@ def _semantic_problems(obj: Any) -> list[tuple[tuple[Any, ...], str]]:
                     found.append((("cases", i, "verdicts", key),
                                   f"expected {len(contexts)} labels (one per retrieved context), got {len(labels)}"))
         replies = case.get("judge_replies")
+        if isinstance(replies, dict):
+            for key in replies:
+                if key in CLAIM_VERDICTS:
+                    found.append((("cases", i, "judge_replies", key),
+                                  f"raw judge replies replace label-list verdicts only "
+                                  f"({', '.join(LABEL_LIST_VERDICTS)}), not {key!r}"))
+                elif key not in LABEL_LIST_VERDICTS:
+                    found.append((("cases", i, "judge_replies", key), unknown_key_message(key, LABEL_LIST_VERDICTS)))
         if isinstance(replies, dict) and isinstance(contexts, list):
             for key, by_index in replies.items():
                 if key in LABEL_LIST_VERDICTS and not (isinstance(verdicts, dict) and key in verdicts):
@@ -184,7 +258,7 @@ def _semantic_problems(obj: Any) -> list[tuple[tuple[Any, ...], str]]:
 def suite_problems(obj: Any, source: str) -> list[str]:
     """Every problem of a parsed case file, one line each (empty list = valid)."""
     validator = jsonschema.Draft202012Validator(_schema())
-    located = [(tuple(e.absolute_path), _describe(e)) for e in validator.iter_errors(obj)]
+    located = [line for e in validator.iter_errors(obj) for line in _located(e)]
     located += _semantic_problems(obj)
     located.sort(key=lambda item: _document_order(obj, item[0]))
     lines: list[str] = []

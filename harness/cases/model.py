@@ -30,10 +30,12 @@ class Case:
     description: str | None = None
     candidate_contexts: tuple[str, ...] | None = None
     reference_contexts: tuple[str, ...] | None = None
-    retrieved_context_ids: tuple[str | int | float, ...] | None = None
-    reference_context_ids: tuple[str | int | float, ...] | None = None
+    # context IDs as given: any JSON scalar (the reference refuses booleans and null; Ragas coerces)
+    retrieved_context_ids: tuple[str | int | float | bool | None, ...] | None = None
+    reference_context_ids: tuple[str | int | float | bool | None, ...] | None = None
     corpus_relevant_count: int | None = None
-    # verdict key -> tuple of labels (label lists) or tuple of claim dicts (claim lists), as given
+    # verdict key -> tuple of labels (label lists) or tuple of claim dicts (claim lists), as given:
+    # a label may be a number, a boolean or a string ("1"); the reference refuses anything but 0/1
     verdicts: Mapping[str, tuple[Any, ...]] = field(default_factory=lambda: MappingProxyType({}))
     # {"human": {claim_id: label}, "judge": {claim_id: label}} as given, or None
     judge_audit: Mapping[str, Mapping[str, Any]] | None = None

@@ -1,8 +1,8 @@
 """``ragas-compat bench``: the project's performance measurements as a table (typer + rich).
 
-``register(app)`` adds the command to the main typer app. The measurements live in
-``harness.tools.bench``; this module only prints them and writes ``--json``. Exit code 0 whenever the
-bench ran (a missed target is reported, not an error); 2 when the JSON file cannot be written.
+``register(app)`` adds the command. The measurements live in ``harness.tools.bench``; this module
+only prints them and writes ``--json``. Exit code 0 whenever the bench ran (a missed target is
+reported, not an error); 2 when the JSON file cannot be written.
 """
 
 from __future__ import annotations
@@ -11,9 +11,10 @@ from pathlib import Path
 from typing import Optional
 
 import typer
-from rich.console import Console
 from rich.table import Table
 
+from harness.cli.common import exits_on_harness_errors, shown, stderr, stdout
+from harness.errors import HarnessInputError
 from harness.tools.bench import BenchRow, bench_to_json, run_bench, summarize, write_json
 
 
@@ -29,7 +30,7 @@ def _seconds(value: float, unit: str) -> str:
 
 def _cells(row: BenchRow) -> list[str]:
     if not row.measured:
-        return ["—", f"not measured: {row.reason}", "—", "—", "—"]
+        return ["—", f"not measured: {shown(row.reason)}", "—", "—", "—"]
     summary = summarize(row.samples)
     cells = [str(summary.n), _seconds(summary.median, row.unit),
              f"{_seconds(summary.minimum, row.unit)} – {_seconds(summary.maximum, row.unit)}"]
@@ -53,7 +54,7 @@ def bench_table(rows: list[BenchRow], quick: bool) -> Table:
     table.add_column("ratio / exponent")
     table.add_column("target / size")
     for row in rows:
-        table.add_row(row.measurement, *_cells(row))
+        table.add_row(shown(row.measurement), *_cells(row))
     return table
 
 
@@ -69,40 +70,45 @@ def scaling_table(rows: list[BenchRow]) -> Table | None:
     table.add_column("exponent", justify="right")
     for row in scaling:
         by_k = {point["k"]: point["median"] for point in row.points}
-        table.add_row(row.measurement.removeprefix("scaling: "),
+        table.add_row(shown(row.measurement.removeprefix("scaling: ")),
                       *(_seconds(by_k[k], "s") if k in by_k else "—" for k in ks), f"{row.exponent:.2f}")
     return table
 
 
+BENCH_HELP = (
+    "Measure the harness against its floors, alternating measured and baseline: run vs "
+    "`import ragas.metrics`, probe vs a minimal stub loop per scored context, reference vs Ragas "
+    "context-AP scaling (growth exponents), and a warm matrix vs single-version runs when "
+    "environments are built. Prints median and min–max; ratios are the numbers to compare.")
+
+
+@exits_on_harness_errors()
+def bench_command(
+    quick: bool = typer.Option(False, "--quick", help="Fewer repetitions and smaller K (well under a minute)."),
+    json_path: Optional[Path] = typer.Option(None, "--json", help="Also write the numbers to this JSON file."),
+) -> None:
+    console = stdout()
+    progress = stderr()
+    rows = run_bench(quick, progress=lambda message: progress.print(f"[dim]bench: {shown(message)}…[/]",
+                                                                    highlight=False))
+    console.print(bench_table(rows, quick))
+    extra = scaling_table(rows)
+    if extra is not None:
+        console.print(extra)
+    for row in rows:
+        if not row.measured:
+            console.print(f"{shown(row.measurement)}: not measured: {shown(row.reason)}", highlight=False,
+                          soft_wrap=True)
+        for note in row.notes:
+            console.print(f"[dim]{shown(row.measurement)}:[/] {shown(note)}", highlight=False, soft_wrap=True)
+    if json_path is not None:
+        try:
+            write_json(json_path, bench_to_json(rows, quick=quick))
+        except OSError as exc:
+            raise HarnessInputError(f"cannot write {json_path}: {exc}", field="--json", value=str(json_path)) from exc
+        console.print(f"numbers written to {shown(json_path)}", highlight=False)
+
+
 def register(app: typer.Typer) -> None:
     """Add the ``bench`` command to ``app``."""
-
-    @app.command("bench", help=(
-        "Measure the harness against its floors, alternating measured and baseline: run vs "
-        "`import ragas.metrics`, probe vs a minimal stub loop per scored context, reference vs Ragas "
-        "context-AP scaling (growth exponents), and a warm matrix vs single-version runs when "
-        "environments are built. Prints median and min–max; ratios are the numbers to compare."))
-    def bench_command(
-        quick: bool = typer.Option(False, "--quick", help="Fewer repetitions and smaller K (well under a minute)."),
-        json_path: Optional[Path] = typer.Option(None, "--json", help="Also write the numbers to this JSON file."),
-    ) -> None:
-        console = Console()
-        errors = Console(stderr=True)
-        rows = run_bench(quick, progress=lambda message: errors.print(f"[dim]bench: {message}…[/]",
-                                                                      highlight=False))
-        console.print(bench_table(rows, quick))
-        extra = scaling_table(rows)
-        if extra is not None:
-            console.print(extra)
-        for row in rows:
-            if not row.measured:
-                console.print(f"{row.measurement}: not measured: {row.reason}", highlight=False, soft_wrap=True)
-            for note in row.notes:
-                console.print(f"[dim]{row.measurement}:[/] {note}", highlight=False, soft_wrap=True)
-        if json_path is not None:
-            try:
-                write_json(json_path, bench_to_json(rows, quick=quick))
-            except OSError as exc:
-                errors.print(f"[bold red]error:[/] cannot write {json_path}: {exc}", highlight=False)
-                raise typer.Exit(2)
-            console.print(f"numbers written to {json_path}", highlight=False)
+    app.command("bench", help=BENCH_HELP)(bench_command)

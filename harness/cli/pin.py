@@ -1,4 +1,8 @@
-"""``ragas-compat pin``: show the pin against the current environment; record a checkout's hashes."""
+"""``ragas-compat pin``: show the pin against the current environment; record a checkout's hashes.
+
+``register(app)`` adds the ``pin`` command group (``pin show``, ``pin record``). Exit codes: 0 done;
+2 bad input (manifest, checkout, constraints file); 3 ``--python`` cannot be run as an interpreter.
+"""
 
 from __future__ import annotations
 
@@ -7,46 +11,34 @@ from pathlib import Path
 from typing import Optional
 
 import typer
-from rich.console import Console
 from rich.table import Table
 
-from harness.errors import HarnessError, HarnessInputError
+from harness.cli.common import exits_on_harness_errors, shown, stdout
+from harness.errors import HarnessError
 from harness.pin.manifest import load_constraints, load_manifest, write_manifest
-from harness.pin.sources import check_constraints, measure_reference_point, resolve_installed
+from harness.pin.sources import PythonUnusable, check_constraints, measure_reference_point, resolve_installed
 
-EXIT_BAD_INPUT = 2
-
-pin_app = typer.Typer(add_completion=False, no_args_is_help=True,
-                      help="The Ragas pin: show it against this environment, record a checkout's file hashes.")
-console = Console()
-errors = Console(stderr=True)
-
-
-def _fail(exc: HarnessInputError) -> typer.Exit:
-    errors.print(f"[bold red]error:[/] {exc}", highlight=False, soft_wrap=True)
-    return typer.Exit(EXIT_BAD_INPUT)
+PIN_HELP = "The Ragas pin: show it against this environment, record a checkout's file hashes."
 
 
 def _short(sha: str | None) -> str:
-    return sha[:12] if sha else "—"
+    return shown(sha[:12]) if sha else "—"
 
 
-@pin_app.command("show")
+@exits_on_harness_errors()
 def show(
     python: str = typer.Option(sys.executable, "--python", help="Interpreter whose installed Ragas to compare."),
     manifest_path: Optional[Path] = typer.Option(None, "--manifest", help="Pin manifest (default pinned/pin.toml)."),
 ) -> None:
     """Print the pin and how the Ragas installed for --python compares with it."""
-    try:
-        manifest = load_manifest(manifest_path)
-    except HarnessInputError as exc:
-        raise _fail(exc) from None
+    console = stdout()
+    manifest = load_manifest(manifest_path)
     pin = manifest.pin
     table = Table(title="Pin", show_header=False)
-    table.add_row("commit", pin.commit)
-    table.add_row("repository", pin.repository + "".join(f" (formerly {r})" for r in pin.former_repositories))
+    table.add_row("commit", shown(pin.commit))
+    table.add_row("repository", shown(pin.repository + "".join(f" (formerly {r})" for r in pin.former_repositories)))
     table.add_row("date", pin.date.isoformat())
-    table.add_row("nearest release", f"{pin.nearest_release} (the pinned commit is {pin.relation} it)")
+    table.add_row("nearest release", f"{shown(pin.nearest_release)} (the pinned commit is {shown(pin.relation)} it)")
     table.add_row("pin's own file hashes", "recorded" if manifest.pin_reference_point() else
                   "not recorded (ragas-compat pin record --ragas-checkout PATH)")
     console.print(table)
@@ -55,42 +47,43 @@ def show(
     for column in ("name", "kind", "commit", "date", "files", "source"):
         points.add_column(column)
     for point in manifest.reference_points:
-        points.add_row(point.name, point.kind, _short(point.commit), point.date.isoformat() if point.date else "—",
-                       f"{len(point.blobs)}/{len(manifest.audited_files)}", point.source)
+        points.add_row(shown(point.name), shown(point.kind), _short(point.commit),
+                       point.date.isoformat() if point.date else "—",
+                       f"{len(point.blobs)}/{len(manifest.audited_files)}", shown(point.source))
     console.print(points)
 
     try:
         source = resolve_installed(manifest, python=python)
-    except HarnessError as exc:
-        console.print(f"[bold]Installed Ragas:[/] none usable — {exc}", highlight=False)
+    except PythonUnusable:
+        raise  # --python itself cannot be used: exit 3, as for every command
+    except HarnessError as exc:  # part of what is shown, not a failure of the command
+        console.print(f"[bold]Installed Ragas:[/] none usable — {shown(exc)}", highlight=False)
     else:
-        files = Table(title=f"Installed Ragas ({source.display_path}, version {source.version})")
+        files = Table(title=f"Installed Ragas ({shown(source.display_path)}, version {shown(source.version)})")
         files.add_column("audited file")
         files.add_column("blob")
         files.add_column("identical to")
         for file, entry in source.file_comparison.items():
-            files.add_row(file, _short(entry["blob"]) if entry["blob"] else "absent",
-                          ", ".join(entry["matches"]) or "[red]no reference point[/]")
+            files.add_row(shown(file), _short(entry["blob"]) if entry["blob"] else "absent",
+                          shown(", ".join(entry["matches"])) or "[red]no reference point[/]")
         console.print(files)
-        console.print(f"[bold]Pin status:[/] {source.pin_status}", highlight=False)
-        console.print(f"[bold]Audited files vs pin:[/] {source.files_status}", highlight=False)
+        console.print(f"[bold]Pin status:[/] {shown(source.pin_status)}", highlight=False)
+        console.print(f"[bold]Audited files vs pin:[/] {shown(source.files_status)}", highlight=False)
 
     constraints_path = manifest.constraints_path
     if constraints_path is not None and constraints_path.exists():
-        try:
-            checks = check_constraints(load_constraints(constraints_path), python=python)
-        except HarnessInputError as exc:
-            raise _fail(exc) from None
-        table = Table(title=f"Constraints ({constraints_path.name})")
+        checks = check_constraints(load_constraints(constraints_path), python=python)
+        table = Table(title=f"Constraints ({shown(constraints_path.name)})")
         for column in ("requirement", "installed", "ok", "why"):
             table.add_column(column)
         for check in checks:
             ok = {True: "[green]yes[/]", False: "[red]NO[/]", None: "[yellow]not installed[/]"}[check.satisfied]
-            table.add_row(str(check.constraint.requirement), check.installed or "—", ok, check.constraint.reason)
+            table.add_row(shown(check.constraint.requirement), shown(check.installed or "—"), ok,
+                          shown(check.constraint.reason))
         console.print(table)
 
 
-@pin_app.command("record")
+@exits_on_harness_errors()
 def record(
     ragas_checkout: Path = typer.Option(..., "--ragas-checkout", help="A git working tree of Ragas."),
     name: Optional[str] = typer.Option(None, "--name", help="Reference point name (default: 'pin' for the "
@@ -98,17 +91,23 @@ def record(
     manifest_path: Optional[Path] = typer.Option(None, "--manifest", help="Pin manifest (default pinned/pin.toml)."),
 ) -> None:
     """Record the audited files' git blob ids at the checkout's HEAD commit in the manifest."""
-    try:
-        manifest = load_manifest(manifest_path)
-        point = measure_reference_point(ragas_checkout, manifest, name=name)
-        written = write_manifest(manifest.with_reference_point(point))
-    except HarnessInputError as exc:
-        raise _fail(exc) from None
+    console = stdout()
+    manifest = load_manifest(manifest_path)
+    point = measure_reference_point(ragas_checkout, manifest, name=name)
+    written = write_manifest(manifest.with_reference_point(point))
     is_pin = point.commit == manifest.pin.commit
-    console.print(f"recorded reference point [bold]{point.name}[/] ({point.kind}, commit {point.commit}"
-                  f"{', the pinned commit' if is_pin else ''}): {len(point.blobs)} file(s) hashed"
-                  + (f", {len(point.absent)} absent ({', '.join(point.absent)})" if point.absent else "")
-                  + f" -> {written.name}", highlight=False)
+    console.print(f"recorded reference point [bold]{shown(point.name)}[/] ({shown(point.kind)}, commit "
+                  f"{shown(point.commit)}{', the pinned commit' if is_pin else ''}): {len(point.blobs)} file(s) hashed"
+                  + (f", {len(point.absent)} absent ({shown(', '.join(point.absent))})" if point.absent else "")
+                  + f" -> {shown(written.name)}", highlight=False)
     for file in manifest.audited_files:
         if file in point.blobs:
-            console.print(f"  {point.blobs[file]}  {file}", highlight=False)
+            console.print(f"  {shown(point.blobs[file])}  {shown(file)}", highlight=False)
+
+
+def register(app: typer.Typer) -> None:
+    """Add the ``pin`` command group (``pin show``, ``pin record``) to ``app``."""
+    pin_app = typer.Typer(no_args_is_help=True, help=PIN_HELP)
+    pin_app.command("show")(show)
+    pin_app.command("record")(record)
+    app.add_typer(pin_app, name="pin")

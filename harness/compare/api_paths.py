@@ -30,35 +30,15 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from harness.cases import Case
-from harness.compare.classify import Classification, classify, same_float
-from harness.values import RagasError
+from harness.compare.classify import Diagnosis, classify, same_float
 from harness.compare.expectations import IDENTICAL, Expectation, Expectations
-from harness.metrics.context_precision import ragas_float_average_precision
+from harness.compare.rows import AuditRow
 from harness.metrics.outcome import ReferenceOutcome
-
-if TYPE_CHECKING:  # harness.compare.audit imports this module
-    from harness.compare.audit import AuditRow
-
-LEGACY = "legacy:"
-COLLECTIONS = "collections:"
-AP_METRICS = ("context_precision_with_reference", "context_precision_without_reference")
-CLAIM_METRICS = ("context_recall", "faithfulness")
-
-MEANING: dict[str, str] = {
-    "identical": "both paths give the same result",
-    "epsilon": "the paths differ only by the 1e-10 in the average-precision denominator",
-    "undefined_nan": "the legacy path is undefined and the collections path returns NaN",
-    "empty_as_zero": "the legacy path returns NaN (undefined) where the collections path returns 0.0",
-    "dedup": "the paths differ by de-duplicating IDs",
-    "coercion": ("the legacy path maps verdicts to 0/1 by truthiness; the collections path takes them "
-                 "as given, and recomputing with the verdicts as given is bit-equal to it"),
-    "rounding": "a few ulps apart: float summation order",
-    "divergence": "a difference none of the known semantics explains",
-    "error": "the collections path raises where the legacy path returns a value",
-}
+from harness.values import RagasError
+from harness.vocabulary import Api, Classification, TargetId
 
 
 @dataclass(frozen=True)
@@ -69,7 +49,7 @@ class PathPair:
     metric: str
     legacy: AuditRow
     collections: AuditRow
-    classification: Classification
+    classification: Diagnosis
     expected: Expectation
 
     @property
@@ -78,11 +58,11 @@ class PathPair:
 
 
 def _is_legacy(row: AuditRow) -> bool:
-    return row.target.startswith(LEGACY)
+    return TargetId(row.target).api is Api.LEGACY
 
 
 def _is_collections(row: AuditRow) -> bool:
-    return row.target.startswith(COLLECTIONS)
+    return TargetId(row.target).api is Api.COLLECTIONS
 
 
 def _as_given_value(row: AuditRow) -> float | None:
@@ -92,12 +72,9 @@ def _as_given_value(row: AuditRow) -> float | None:
         return None
     if not all(isinstance(v, (bool, int)) for v in labels):
         return None  # e.g. 1.5: no integer verdict to take as given
-    as_given = [int(v) for v in labels]
-    if row.spec.name in AP_METRICS:
-        return ragas_float_average_precision(as_given)
-    if row.spec.name in CLAIM_METRICS:
-        return sum(as_given) / len(as_given)
-    return None
+    if row.spec.as_given is None:
+        return None
+    return row.spec.as_given([int(v) for v in labels])
 
 
 def _epsilon_counterpart(legacy_value: float, reference: ReferenceOutcome) -> float | None:
@@ -146,20 +123,20 @@ def value_text(value: Any) -> str:
     return repr(value)
 
 
-def classify_paths(legacy: AuditRow, collections: AuditRow) -> Classification:
+def classify_paths(legacy: AuditRow, collections: AuditRow) -> Diagnosis:
     """Classify the collections value against the legacy value (module docstring)."""
     left, right = legacy.ragas_value, collections.ragas_value
-    name: str
+    name: Classification
     if isinstance(left, RagasError):
         if isinstance(right, RagasError):
-            name = "identical" if right.type == left.type else "error"
+            name = Classification.IDENTICAL if right.type == left.type else Classification.ERROR
         else:
-            name = "divergence"
+            name = Classification.DIVERGENCE
     elif isinstance(right, float) and (same_float(left, right) or (math.isnan(left) and math.isnan(right))):
-        name = "identical"
+        name = Classification.IDENTICAL
     else:
         name = classify(right, legacy_as_reference(legacy)).name
-    return Classification(name, f"legacy {value_text(left)}, collections {value_text(right)}: {MEANING[name]}")
+    return Diagnosis(name, f"legacy {value_text(left)}, collections {value_text(right)}: {name.pair_meaning}")
 
 
 def path_pairs(rows: Sequence[AuditRow], expectations: Expectations | None) -> tuple[PathPair, ...]:
@@ -171,22 +148,18 @@ def path_pairs(rows: Sequence[AuditRow], expectations: Expectations | None) -> t
     pairs = []
     for legacy in (r for r in rows if _is_legacy(r)):
         for collections in collections_rows.get((legacy.case.id, legacy.spec.name), ()):
-            expected = (expectations.expected_path(legacy.case.id, legacy.target, collections.target)
+            diagnosis = classify_paths(legacy, collections)
+            expected = (expectations.explain_pair(legacy, collections, diagnosis.name)
                         if expectations is not None else IDENTICAL)
-            pairs.append(PathPair(legacy.case, legacy.spec.name, legacy, collections,
-                                  classify_paths(legacy, collections), expected))
+            pairs.append(PathPair(legacy.case, legacy.spec.name, legacy, collections, diagnosis, expected))
     return tuple(pairs)
 
 
-def path_expectation_problems(rows: Sequence[AuditRow], expectations: Expectations,
+def path_expectation_problems(pairs: Sequence[PathPair], expectations: Expectations,
                               case_ids: set[str]) -> list[str]:
-    """Unexpected pairs and path_deviation coverage problems, as expectation-file problems."""
-    pairs = path_pairs(rows, expectations)
-    problems = [
-        f"{expectations.source}: ({p.case.id}, {p.legacy.target} vs {p.collections.target}) is "
-        f"{p.classification.name}, expected {p.expected.classification} ({p.classification.explanation})"
-        for p in pairs if p.unexpected]
-    return problems + expectations.check_path_coverage(
+    """Coverage problems of the path case entries (stale or ambiguous); unexpected pairs are drift
+    findings of their own (harness.compare.verdict.pair_findings)."""
+    return expectations.check_path_coverage(
         [(p.case.id, p.legacy.target, p.collections.target) for p in pairs], case_ids)
 
 
@@ -220,5 +193,5 @@ def path_differences(pairs: Sequence[PathPair]) -> tuple[PathDifference, ...]:
         legacy = {p.legacy.target: value_text(p.legacy.ragas_value) for p in members}
         collections = {p.collections.target: value_text(p.collections.ragas_value) for p in members}
         out.append(PathDifference(members[0].case, metric, name, tuple(legacy.items()),
-                                  tuple(collections.items()), MEANING[name]))
+                                  tuple(collections.items()), Classification(name).pair_meaning))
     return tuple(out)

@@ -9,50 +9,22 @@ from __future__ import annotations
 import dataclasses
 import json
 from collections import Counter
+from collections.abc import Collection
 from dataclasses import dataclass, field
 from typing import Any
 
-from harness.compare.dataset_level import DatasetLevel, from_probe
-from harness.compare.api_paths import path_expectation_problems
 from harness.cases import Case, Suite
-from harness.compare.classify import Classification, classify
-from harness.values import RagasValue
-from harness.values import decode_ragas_value
-from harness.compare.expectations import Expectation, Expectations
+from harness.compare.api_paths import PathPair, path_expectation_problems, path_pairs
+from harness.compare.classify import classify
+from harness.compare.dataset_level import DatasetLevel, from_probe
+from harness.compare.expectations import IDENTICAL, Expectations
+from harness.compare.rows import AuditRow, ReferenceOnlyRow
 from harness.metrics.outcome import ReferenceOutcome
-from harness.metrics.registry import METRICS, MetricSpec, metric
+from harness.metrics.registry import all_metrics, metric, metrics_for_target
+from harness.metrics.spec import MetricSpec
+from harness.values import decode_ragas_value
 
-
-@dataclass(frozen=True)
-class AuditRow:
-    """One (case, Ragas target) pair, classified."""
-
-    case: Case
-    spec: MetricSpec
-    target: str
-    ragas_class: str
-    fields_read: tuple[str, ...]
-    received: dict[str, Any]
-    ragas_value: RagasValue
-    reference: ReferenceOutcome
-    classification: Classification
-    expected: Expectation
-    prompts: int | None
-    expected_prompts: int | None
-    warnings: tuple[str, ...]
-
-    @property
-    def unexpected(self) -> bool:
-        return self.classification.name != self.expected.classification
-
-
-@dataclass(frozen=True)
-class ReferenceOnlyRow:
-    """A metric with no Ragas counterpart (the judge audit): reported, not compared."""
-
-    case: Case
-    spec: MetricSpec
-    reference: ReferenceOutcome
+__all__ = ["Audit", "AuditRow", "ReferenceOnlyRow", "build_audit", "metric_entries"]
 
 
 @dataclass(frozen=True)
@@ -63,7 +35,8 @@ class Audit:
     reference_only: tuple[ReferenceOnlyRow, ...]
     expectation_problems: tuple[str, ...] = field(default=())
     expectations: Expectations | None = None  # for the legacy-vs-collections pairs (report.api_paths)
-    dataset_level: DatasetLevel | None = None  # Ragas's evaluate() means vs the policy (aggregation.py)
+    dataset_level: DatasetLevel | None = None  # Ragas's evaluate() means vs the policy (dataset_level.py)
+    pairs: tuple[PathPair, ...] = ()  # legacy vs collections, one per (case, metric, legacy, collections target)
 
     @property
     def unexpected(self) -> tuple[AuditRow, ...]:
@@ -71,8 +44,11 @@ class Audit:
 
     @property
     def drift(self) -> bool:
-        """True when any row's classification differs from its expectation."""
-        return bool(self.unexpected) or bool(self.expectation_problems)
+        """True when the audit has any drift finding (harness.compare.verdict: an unexplained row or
+        pair, a divergence or error no rule explains, a value out of range, an expectations problem)."""
+        from harness.compare.verdict import findings
+
+        return bool(findings(self))
 
     def counts(self, key) -> dict[str, Counter]:
         """Classification counts grouped by ``key(row)`` (e.g. metric or category)."""
@@ -97,15 +73,19 @@ def with_received_inputs(spec: MetricSpec, case: Case, reference: ReferenceOutco
                          received: dict[str, Any]) -> ReferenceOutcome:
     """Add a ``coercion`` alternative when Ragas's ``SingleTurnSample`` changed an input before the
     metric saw it (e.g. an ID ``1.0`` arrives as ``1``): the value under Ragas's semantics,
-    recomputed on the inputs the metric actually received. Type-sensitive comparison (JSON text)."""
+    recomputed on the inputs the metric actually received. Type-sensitive comparison (JSON text).
+    A reference that refuses the case's inputs (a boolean ID) gets the alternative too when it can
+    score what Ragas received (the boolean arrived as 1), unless it already has one (verdicts)."""
     changed = {name: value for name, value in received.items()
                if name in case.raw and json.dumps(case.raw[name]) != json.dumps(value)}
-    if not changed or reference.refused is not None:
+    if not changed or "coercion" in reference.alternatives:
         return reference
     as_fields = {name: tuple(value) if isinstance(value, list) else value
                  for name, value in changed.items() if name in {f.name for f in dataclasses.fields(Case)}}
     received_case = dataclasses.replace(case, raw={**case.raw, **changed}, **as_fields)
     recomputed = spec.outcome(received_case)
+    if recomputed.refused is not None:
+        return dataclasses.replace(reference, details={**reference.details, "ragas_received": changed})
     ragas_semantics = next((recomputed.alternatives[key] for key in ("dedup", "epsilon")
                             if recomputed.alternatives.get(key) is not None), recomputed.value)
     return dataclasses.replace(
@@ -116,43 +96,66 @@ def with_received_inputs(spec: MetricSpec, case: Case, reference: ReferenceOutco
 
 
 def build_audit(suite: Suite, probe_output: dict[str, Any], expectations: Expectations,
-                provenance: dict[str, Any]) -> Audit:
-    """Classify every probe result against the reference and the expectations."""
+                provenance: dict[str, Any], metrics: Collection[str] | None = None) -> Audit:
+    """Classify every probe result against the reference of each metric the registry compares its
+    target with (only ``metrics`` when given), and against the expectations."""
     cases = {case.id: case for case in suite.cases}
+    expectations = expectations.for_ragas((probe_output.get("ragas") or {}).get("version"))
     rows = []
     for result in probe_output.get("results", []):
         case = cases.get(result["case_id"])
         if case is None:
             continue  # the probe only answers for cases it was given
-        spec = metric(result["metric"])
         received = result.get("received") or {}
-        reference = with_received_inputs(spec, case, spec.outcome(case), received)
         ragas_value = decode_ragas_value(result.get("value"))
-        rows.append(AuditRow(
-            case=case,
-            spec=spec,
-            target=result["target"],
-            ragas_class=result.get("ragas_class", result["target"]),
-            fields_read=tuple(result.get("fields_read", ())),
-            received=received,
-            ragas_value=ragas_value,
-            reference=reference,
-            classification=classify(ragas_value, reference),
-            expected=expectations.expected(case.id, result["target"]),
-            prompts=result.get("prompts"),
-            expected_prompts=result.get("expected_prompts"),
-            warnings=tuple(_warning_text(w) for w in result.get("warnings", ())
-                           if not _warning_text(w).startswith(UNSTABLE_WARNINGS)),
-        ))
+        # the registry says which metrics a target is compared with; else the metric the probe named
+        for spec in metrics_for_target(result["target"]) or (metric(result["metric"]),):
+            if metrics is not None and spec.name not in metrics:
+                continue
+            reference = with_received_inputs(spec, case, spec.outcome(case), received)
+            row = AuditRow(
+                case=case,
+                spec=spec,
+                target=result["target"],
+                ragas_class=result.get("ragas_class", result["target"]),
+                fields_read=tuple(result.get("fields_read", ())),
+                received=received,
+                ragas_value=ragas_value,
+                reference=reference,
+                classification=classify(ragas_value, reference),
+                expected=IDENTICAL,
+                prompts=result.get("prompts"),
+                expected_prompts=result.get("expected_prompts"),
+                warnings=tuple(_warning_text(w) for w in result.get("warnings", ())
+                               if not _warning_text(w).startswith(UNSTABLE_WARNINGS)),
+            )
+            rows.append(dataclasses.replace(row, expected=expectations.explain(row)))  # rule or case entry
     order = {case.id: index for index, case in enumerate(suite.cases)}
     rows.sort(key=lambda row: (order[row.case.id], row.spec.name, row.target))
     reference_only = tuple(
         ReferenceOnlyRow(case, spec, spec.outcome(case))
         for case in suite.cases
-        for spec in METRICS
-        if not spec.ragas_targets and spec.applies_to(case)
+        for spec in all_metrics()
+        if not spec.ragas_targets and spec.applies_to(case) and (metrics is None or spec.name in metrics)
     )
     problems = expectations.check_coverage([(row.case.id, row.target) for row in rows], set(cases))
-    problems += path_expectation_problems(rows, expectations, set(cases))
+    pairs = path_pairs(rows, expectations)
+    problems += path_expectation_problems(pairs, expectations, set(cases))
     return Audit(suite, provenance, tuple(rows), reference_only, tuple(problems), expectations,
-                 dataset_level=from_probe(rows, probe_output.get("evaluate")))
+                 dataset_level=from_probe(rows, probe_output.get("evaluate")), pairs=pairs)
+
+
+def metric_entries(audit: Audit) -> list[dict[str, Any]]:
+    """Each metric of the run with its denominator, missing-value policy and the Ragas classes run
+    for it (with the fields each read), sorted by metric name."""
+    targets: dict[str, dict[str, dict[str, Any]]] = {}
+    for row in audit.rows:
+        targets.setdefault(row.spec.name, {})[row.target] = {
+            "target": row.target, "ragas_class": row.ragas_class, "fields_read": list(row.fields_read)}
+    specs = {row.spec.name: row.spec for row in audit.rows}
+    specs.update({row.spec.name: row.spec for row in audit.reference_only})
+    return [
+        {"metric": name, "denominator": spec.denominator, "undefined_policy": spec.undefined_policy,
+         "ragas_targets": [targets[name][t] for t in sorted(targets.get(name, {}))]}
+        for name, spec in sorted(specs.items())
+    ]

@@ -1,6 +1,6 @@
 """Classify one (case, metric, Ragas target) pair: Ragas's value against the reference outcome.
 
-Every pair gets exactly one name from ``CLASSIFICATIONS``. The checks run in a fixed
+Every pair gets exactly one ``Classification`` (harness.vocabulary), with an explanation. The checks run in a fixed
 order and each one recomputes the semantics it names (the epsilon value, the
 de-duplicated value, the truthiness-coerced value) instead of relying on a tolerance;
 the only tolerance is ``ROUNDING_ULPS``, used solely for ``rounding``.
@@ -15,18 +15,9 @@ from fractions import Fraction
 
 from harness.metrics.outcome import ReferenceOutcome
 from harness.values import RagasError, RagasValue
+from harness.vocabulary import Classification
 
-CLASSIFICATIONS: tuple[str, ...] = (
-    "identical",
-    "epsilon",
-    "undefined_nan",
-    "empty_as_zero",
-    "dedup",
-    "coercion",
-    "rounding",
-    "divergence",
-    "error",
-)
+CLASSIFICATIONS: tuple[Classification, ...] = tuple(Classification)  # in the order checked
 
 # A difference of at most this many units in the last place, with no semantic
 # explanation, is attributed to float summation order (e.g. Python 3.12's compensated sum()).
@@ -43,8 +34,10 @@ RECOMPUTED_SEMANTICS: dict[str, str] = {
 
 
 @dataclass(frozen=True)
-class Classification:
-    name: str
+class Diagnosis:
+    """A row's classification and the sentence that explains it (with the numbers)."""
+
+    name: Classification
     explanation: str
 
 
@@ -70,23 +63,21 @@ def _as_float(value: float | Fraction | None) -> float | None:
     return None if value is None else float(value)
 
 
-def classify(ragas: RagasValue, reference: ReferenceOutcome) -> Classification:
+def classify(ragas: RagasValue, reference: ReferenceOutcome) -> Diagnosis:
     """Classify Ragas's value against the reference outcome (see module docstring)."""
     if isinstance(ragas, RagasError):
-        return Classification("error", f"Ragas raised {ragas.type}: {ragas.message}")
+        return Diagnosis(Classification.ERROR, f"Ragas raised {ragas.type}: {ragas.message}")
 
     if reference.refused is not None:
         coerced = _as_float(reference.alternatives.get("coercion"))
         if (coerced is None and math.isnan(ragas)) or (
             coerced is not None and same_float(ragas, coerced)
         ):
-            return Classification(
-                "coercion",
+            return Diagnosis(Classification.COERCION,
                 f"the reference refuses the input ({reference.refused}); Ragas accepted it "
                 "and coerced it by truthiness",
             )
-        return Classification(
-            "divergence",
+        return Diagnosis(Classification.DIVERGENCE,
             f"the reference refuses the input ({reference.refused}); Ragas returned {ragas!r}, "
             f"which is not the truthiness-coerced value {coerced!r}",
         )
@@ -94,25 +85,30 @@ def classify(ragas: RagasValue, reference: ReferenceOutcome) -> Classification:
     if reference.value is None:
         reason = reference.undefined_reason or "undefined"
         if math.isnan(ragas):
-            return Classification(
-                "undefined_nan", f"reference undefined ({reason}); Ragas encodes it as NaN"
+            return Diagnosis(Classification.UNDEFINED_NAN, f"reference undefined ({reason}); Ragas encodes it as NaN"
             )
         if ragas == 0.0:
-            return Classification(
-                "empty_as_zero",
+            return Diagnosis(Classification.EMPTY_AS_ZERO,
                 f"reference undefined ({reason}); Ragas returns 0.0, indistinguishable from a real zero",
             )
-        return Classification(
-            "divergence", f"reference undefined ({reason}) but Ragas returned {ragas!r}"
+        return Diagnosis(Classification.DIVERGENCE, f"reference undefined ({reason}) but Ragas returned {ragas!r}"
         )
 
     exact = float(reference.value)
+    received = reference.details.get("ragas_received")
+    coerced = _as_float(reference.alternatives.get("coercion"))
+    if received and coerced is not None and same_float(ragas, coerced):
+        # identical means identical semantics: Ragas scored other inputs than the case gave
+        coincidence = " (equal to the reference value only by coincidence)" if same_float(ragas, exact) else ""
+        return Diagnosis(Classification.COERCION,
+                         f"Ragas's sample coerced the inputs before scoring ({', '.join(sorted(received))} "
+                         f"arrived as {received}); recomputed on what it received: {coerced!r}, bit-equal to "
+                         f"Ragas{coincidence}, against {reference.value}")
     if math.isnan(ragas):
-        return Classification(
-            "divergence", f"Ragas returned NaN where the reference is defined ({reference.value})"
+        return Diagnosis(Classification.DIVERGENCE, f"Ragas returned NaN where the reference is defined ({reference.value})"
         )
     if same_float(ragas, exact):
-        return Classification("identical", "bit-equal to the reference value")
+        return Diagnosis(Classification.IDENTICAL, "bit-equal to the reference value")
 
     epsilon_value = _as_float(reference.alternatives.get("epsilon"))
     if epsilon_value is not None and not same_float(epsilon_value, exact):
@@ -120,8 +116,7 @@ def classify(ragas: RagasValue, reference: ReferenceOutcome) -> Classification:
         if distance <= ROUNDING_ULPS:
             closeness = "bit-equal to Ragas" if distance == 0 else (
                 f"{distance} ulp(s) from Ragas's {ragas!r} (summation order)")
-            return Classification(
-                "epsilon",
+            return Diagnosis(Classification.EPSILON,
                 f"Ragas divides by (hits + 1e-10); recomputing that gives {epsilon_value!r}, "
                 f"{closeness}, against the exact {reference.value}",
             )
@@ -129,16 +124,14 @@ def classify(ragas: RagasValue, reference: ReferenceOutcome) -> Classification:
     for name, semantics in RECOMPUTED_SEMANTICS.items():
         alternative = _as_float(reference.alternatives.get(name))
         if alternative is not None and same_float(ragas, alternative):
-            return Classification(
-                name, f"{semantics}: recomputed {alternative!r}, bit-equal to Ragas, against {reference.value}"
+            return Diagnosis(
+                Classification(name), f"{semantics}: recomputed {alternative!r}, bit-equal to Ragas, against {reference.value}"
             )
 
     distance = ulps_between(ragas, exact)
     if distance <= ROUNDING_ULPS:
-        return Classification(
-            "rounding",
+        return Diagnosis(Classification.ROUNDING,
             f"{distance} ulp(s) from the exact {reference.value}: float summation order, not meaning",
         )
-    return Classification(
-        "divergence", f"Ragas {ragas!r} against reference {reference.value} ({exact!r})"
+    return Diagnosis(Classification.DIVERGENCE, f"Ragas {ragas!r} against reference {reference.value} ({exact!r})"
     )

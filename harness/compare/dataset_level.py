@@ -34,9 +34,10 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
 
-from harness.compare.classify import Classification, classify, same_float
-from harness.values import RagasError, RagasValue
+from harness.compare.classify import Diagnosis, classify, same_float
 from harness.metrics.outcome import ReferenceOutcome
+from harness.metrics.registry import metric_names
+from harness.values import RagasError, RagasValue, decode_ragas_value
 
 POLICY = ("A row is defined (the reference has a value), undefined (empty denominator; by reason) or an error "
           "(the judge's reply is not a verdict, or the reference refuses an input; by reason). The reference "
@@ -178,7 +179,7 @@ class TargetAggregate:
     policy: PolicyCounts
     explained_mean: float
     recomputed_mean: float                  # numpy_nanmean over evaluate()'s own per-row values
-    classification: Classification
+    classification: Diagnosis
     alternative_key: str | None
     run_problems: tuple[str, ...] = field(default=())
 
@@ -295,10 +296,15 @@ class DatasetLevel:
     targets: tuple[TargetAggregate, ...]
     problems: tuple[str, ...] = field(default=())
 
+    def by_metric(self) -> dict[str, list[TargetAggregate]]:
+        """The targets grouped by metric, in registry order."""
+        grouped: dict[str, list[TargetAggregate]] = {}
+        for aggregate in self.targets:
+            grouped.setdefault(aggregate.metric, []).append(aggregate)
+        return grouped
+
 
 def _decode(raw: object) -> float:
-    from harness.values import decode_ragas_value
-
     value = decode_ragas_value(raw)
     return math.nan if isinstance(value, RagasError) else value
 
@@ -308,8 +314,6 @@ def from_probe(audit_rows: Sequence, evaluate_output: dict | None) -> DatasetLev
     ``reference``, ``classification``, ``ragas_value``); only targets with audit rows take part."""
     if not evaluate_output:
         return None
-    from harness.metrics.registry import METRIC_NAMES
-
     by_key = {(row.case.id, row.target): row for row in audit_rows}
     audited_targets = {row.target for row in audit_rows}
     runs: dict[str, dict[str, dict]] = {}   # target -> api -> run
@@ -350,6 +354,6 @@ def from_probe(audit_rows: Sequence, evaluate_output: dict | None) -> DatasetLev
             continue
         apis = {api: _decode(r.get("scores", {}).get(target)) for api, r in sorted(by_api.items())}
         targets.append(aggregate_target(metric, target, apis, rows, target_problems))
-    order = {name: i for i, name in enumerate(METRIC_NAMES)}
+    order = {name: i for i, name in enumerate(metric_names())}
     targets.sort(key=lambda a: (order.get(a.metric, len(order)), a.target))
     return DatasetLevel(dict(evaluate_output.get("settings", {})), tuple(targets), tuple(problems))

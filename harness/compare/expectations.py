@@ -1,199 +1,479 @@
-"""Expected classifications: known deviations are data (with reasons and links), not code.
+"""Expected classifications: known Ragas semantics as rules, a user's deliberate exceptions by case id.
 
-File format (TOML)::
+An expectations file is TOML. Four kinds of entries, all optional:
 
-    [[deviation]]
-    classification = "epsilon"
-    targets = ["legacy:LLMContextPrecisionWithReference", "legacy:ContextPrecision"]
-    cases = ["cp-worked-example"]
-    reason = "Ragas divides the AP numerator by (hits + 1e-10)."
-    upstream = "https://github.com/..."   # optional
+``[[rule]]`` explains rows by what produces their classification, whatever their case id::
 
-A (case, target) row matched by no deviation is expected to be ``identical``.
-A row matched by two deviations is an error in the file, and so is a deviation
-that matches no row of the run (a stale entry): both are reported by ``check_coverage``.
+    [[rule]]
+    id = "ap-empty-as-zero"                      # unique; shown on every row it explains
+    classification = "empty_as_zero"             # the classification it explains (not "identical")
+    ragas = ">=0.2.15,<0.5"                      # optional: PEP 440 range of the Ragas version that ran
+    targets = ["legacy:*ContextPrecision*", "collections:ContextUtilization"]   # optional fnmatch globs
+    metrics = ["context_precision_*"]            # optional fnmatch globs over metric names
+    when = { undefined_reason = ["no_relevant_retrieved", "empty_retrieval"] }  # optional condition
+    allow_out_of_range = false                   # optional: the value may lie outside the metric's range
+    reason = "AP is 0/0; the 1e-10 in the denominator turns it into 0.0."
+    upstream = "https://github.com/..."          # optional
 
-Legacy-vs-collections pairs (``harness.report.markdown.api_paths``: a legacy row and a collections row
-of the same case and metric, classified with the legacy value in the place of the reference)
-have their own tables, in the same file::
+A rule *explains* a row when the row's classification is the rule's, its target, metric and the
+Ragas version match, and the condition holds (``when``: the vocabulary of ``harness.compare.rules``:
+``reference``, ``undefined_reason``, ``reference_error_reason``, ``error_type``, ``error_message``,
+``inputs``). The first rule in file order that explains a row is the one the row carries. A rule with
+a ``ragas`` range never applies when the Ragas version is unknown.
 
-    [[path_deviation]]
-    classification = "error"
-    legacy_targets = ["legacy:LLMContextPrecisionWithReference", "legacy:ContextPrecision"]
-    collections_targets = ["collections:ContextPrecisionWithReference", "collections:ContextPrecision"]
-    cases = ["edge-empty-retrieval"]
-    reason = "The collections class raises on empty retrieved_contexts; the legacy class returns 0.0."
-    upstream = "https://github.com/..."   # optional
+``[[case]]`` names rows by case id: a user's deliberate exceptions, and what ``bless`` writes::
 
-It names every (case, legacy target, collections target) pair of the cross product; a pair
-named by none is expected ``identical``; overlaps and stale entries are reported by
-``check_path_coverage``, as for rows.
+    [[case]]
+    case = "cp-worked-example"                   # or cases = ["a", "b"]
+    targets = ["legacy:LLMContextPrecisionWithReference"]   # names or globs
+    classification = "epsilon"                   # any classification, "identical" included
+    reason = "..."
+    upstream = "..."                             # optional
+    allow_out_of_range = false                   # optional
+
+A case entry is strict: the rows it names are expected to have exactly its classification, and it
+takes precedence over every rule (and a user's entry over the pin's). Two entries of one file naming
+one row, and an entry naming a row of the run's cases and targets that the run did not produce
+(stale), are problems of the file.
+
+``[[path_rule]]`` and ``[[path_case]]`` do the same for legacy-vs-collections pairs
+(``harness.compare.api_paths``), with ``legacy_targets`` and ``collections_targets`` instead of
+``targets``; their condition reads the case's reference outcome and the collections side's value.
+
+Top level: ``include_pin_rules`` (default true) — a user's file is applied *before* the pin's rules
+(``pinned/expectations.toml``), so it only needs its exceptions; ``false`` uses the file alone.
+``[[deviation]]`` / ``[[path_deviation]]`` (the format before rules) are read as ``[[case]]`` /
+``[[path_case]]``.
+
+A row that no case entry names and no rule explains is expected ``identical``; if it is not, it is
+*unexplained* (``harness.compare.verdict`` turns that into drift).
 """
 
 from __future__ import annotations
 
 import tomllib
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import Any
 
+from packaging.specifiers import InvalidSpecifier, SpecifierSet
+from packaging.version import InvalidVersion, Version
+
+from harness.cases.loader import unknown_key_message
 from harness.compare.classify import CLASSIFICATIONS
+from harness.compare.rules import (
+    Condition,
+    Subject,
+    glob_list,
+    matches_any,
+    parse_condition,
+    subject_of_pair,
+    subject_of_row,
+)
 from harness.errors import HarnessInputError
 
-
-@dataclass(frozen=True)
-class Deviation:
-    classification: str
-    targets: tuple[str, ...]
-    cases: tuple[str, ...]
-    reason: str
-    upstream: str | None
-
-
-@dataclass(frozen=True)
-class PathDeviation:
-    classification: str
-    legacy_targets: tuple[str, ...]
-    collections_targets: tuple[str, ...]
-    cases: tuple[str, ...]
-    reason: str
-    upstream: str | None
+CLASSIFICATION_NAMES: tuple[str, ...] = tuple(str(c) for c in CLASSIFICATIONS)
 
 
 @dataclass(frozen=True)
 class Expectation:
+    """What a row (or pair) is expected to be, and what says so.
+
+    ``by`` names the rule or case entry (``None``: nothing names the row, so it is expected
+    ``identical``); ``origin`` is the file it comes from."""
+
     classification: str
     reason: str | None
     upstream: str | None
+    by: str | None = None
+    origin: str | None = None
+    allow_out_of_range: bool = False
+
+    @property
+    def explained(self) -> bool:
+        return self.by is not None
+
+    @property
+    def label(self) -> str | None:
+        """``rule ap-epsilon (pinned/expectations.toml)``, for reports; None when nothing names the row."""
+        if self.by is None:
+            return None
+        return f"{self.by} ({self.origin})" if self.origin else self.by
 
 
 IDENTICAL = Expectation("identical", None, None)
 
 
+# --------------------------------------------------------------------------- entries
+
+@dataclass(frozen=True)
+class Rule:
+    """A ``[[rule]]`` (or, with ``legacy_targets``/``collections_targets``, a ``[[path_rule]]``)."""
+
+    id: str
+    classification: str
+    reason: str
+    upstream: str | None
+    origin: str
+    ragas: SpecifierSet | None = None
+    targets: tuple[str, ...] = ()
+    metrics: tuple[str, ...] = ()
+    when: Condition = field(default_factory=Condition)
+    allow_out_of_range: bool = False
+    legacy_targets: tuple[str, ...] = ()
+    collections_targets: tuple[str, ...] = ()
+
+    def applies_to_version(self, version: str | None) -> bool:
+        if self.ragas is None:
+            return True
+        if version is None:
+            return False
+        try:
+            return self.ragas.contains(Version(version), prereleases=True)
+        except InvalidVersion:
+            return False
+
+    def explains(self, classification: str, target: str, subject: Subject) -> bool:
+        return (classification == self.classification and matches_any(target, self.targets)
+                and matches_any(subject.metric, self.metrics) and self.when.holds(subject))
+
+    def explains_pair(self, classification: str, legacy: str, collections: str, subject: Subject) -> bool:
+        return (classification == self.classification and matches_any(legacy, self.legacy_targets)
+                and matches_any(collections, self.collections_targets)
+                and matches_any(subject.metric, self.metrics) and self.when.holds(subject))
+
+    def expectation(self) -> Expectation:
+        return Expectation(self.classification, self.reason, self.upstream, f"rule {self.id}", self.origin,
+                           self.allow_out_of_range)
+
+
+@dataclass(frozen=True)
+class CaseEntry:
+    """A ``[[case]]`` (or, with ``legacy_targets``/``collections_targets``, a ``[[path_case]]``)."""
+
+    index: int
+    cases: tuple[str, ...]
+    classification: str
+    reason: str
+    upstream: str | None
+    origin: str
+    targets: tuple[str, ...] = ()
+    allow_out_of_range: bool = False
+    legacy_targets: tuple[str, ...] = ()
+    collections_targets: tuple[str, ...] = ()
+    table: str = "case"
+
+    def names(self, case_id: str, target: str) -> bool:
+        return case_id in self.cases and matches_any(target, self.targets)
+
+    def names_pair(self, case_id: str, legacy: str, collections: str) -> bool:
+        return (case_id in self.cases and matches_any(legacy, self.legacy_targets)
+                and matches_any(collections, self.collections_targets))
+
+    @property
+    def where(self) -> str:
+        return f"{self.table}[{self.index}]"
+
+    def expectation(self) -> Expectation:
+        return Expectation(self.classification, self.reason, self.upstream,
+                           f"{self.table} entry {self.index} ({', '.join(self.cases)})", self.origin,
+                           self.allow_out_of_range)
+
+
+def _same_origin(entries: list[CaseEntry]) -> list[CaseEntry]:
+    """The entries of the first entry's file: a layered file's entry overrides the pin's for the same
+    row (no problem), two entries of one file naming a row are ambiguous (a problem)."""
+    return [entry for entry in entries if entry.origin == entries[0].origin] if entries else []
+
+
+# --------------------------------------------------------------------------- the rule set
+
 @dataclass(frozen=True)
 class Expectations:
-    source: str
-    deviations: tuple[Deviation, ...]
-    path_deviations: tuple[PathDeviation, ...] = ()
+    """Rules and case entries of one file, or of a user's file layered over the pin's rules.
 
-    def matching(self, case_id: str, target: str) -> list[Deviation]:
-        return [d for d in self.deviations if case_id in d.cases and target in d.targets]
+    ``for_ragas(version)`` binds the Ragas version that ran (rules with a ``ragas`` range need it);
+    ``harness.compare.audit.build_audit`` does that before explaining rows."""
+
+    source: str
+    rules: tuple[Rule, ...] = ()
+    cases: tuple[CaseEntry, ...] = ()
+    path_rules: tuple[Rule, ...] = ()
+    path_cases: tuple[CaseEntry, ...] = ()
+    ragas_version: str | None = None
+    include_pin_rules: bool = True
+
+    def for_ragas(self, version: str | None) -> Expectations:
+        return replace(self, ragas_version=version)
+
+    def layered_over(self, base: Expectations) -> Expectations:
+        """This file's entries first, then ``base``'s rules and case entries."""
+        return Expectations(f"{self.source} + {base.source}", self.rules + base.rules, self.cases + base.cases,
+                            self.path_rules + base.path_rules, self.path_cases + base.path_cases,
+                            self.ragas_version, self.include_pin_rules)
+
+    # rows ---------------------------------------------------------------
+
+    def matching(self, case_id: str, target: str) -> list[CaseEntry]:
+        """The case entries naming the row (more than one is a problem of the file)."""
+        return [entry for entry in self.cases if entry.names(case_id, target)]
 
     def expected(self, case_id: str, target: str) -> Expectation:
-        """The expected classification of one row (``identical`` unless a deviation names it)."""
+        """What the case entries alone expect of a row (``identical`` unless one names it)."""
         found = self.matching(case_id, target)
-        if not found:
-            return IDENTICAL
-        deviation = found[0]
-        return Expectation(deviation.classification, deviation.reason, deviation.upstream)
+        return found[0].expectation() if found else IDENTICAL
+
+    def explain_subject(self, case_id: str, target: str, classification: str, subject: Subject) -> Expectation:
+        """The expectation of a row: the first case entry naming it, else the first rule explaining
+        its classification, else ``identical``."""
+        found = self.matching(case_id, target)
+        if found:
+            return found[0].expectation()
+        if classification != "identical":
+            for rule in self.rules:
+                if rule.applies_to_version(self.ragas_version) and rule.explains(classification, target, subject):
+                    return rule.expectation()
+        return IDENTICAL
+
+    def explain(self, row: Any) -> Expectation:
+        """``explain_subject`` for an audit row (``harness.compare.audit.AuditRow``)."""
+        return self.explain_subject(row.case.id, row.target, str(row.classification.name), subject_of_row(row))
 
     def check_coverage(self, rows: list[tuple[str, str]], case_ids: set[str]) -> list[str]:
-        """Problems of the file against the rows of a run: overlaps, and stale entries
-        (a deviation naming a case and a target of this run for which the run produced no such row)."""
+        """Problems of the case entries against a run: two entries naming one row, and stale
+        entries (naming a case and a target of this run for which the run produced no row)."""
         problems = []
         for case_id, target in rows:
-            if len(self.matching(case_id, target)) > 1:
-                problems.append(f"{self.source}: ({case_id}, {target}) is named by more than one deviation")
+            found = _same_origin(self.matching(case_id, target))
+            if len(found) > 1:
+                problems.append(f"{found[1].origin}: ({case_id}, {target}) is named by more than one case entry "
+                                f"({', '.join(e.where for e in found)})")
         present = set(rows)
-        targets = {target for _, target in rows}
-        for index, deviation in enumerate(self.deviations):
-            for case_id in deviation.cases:
-                for target in deviation.targets:
-                    if case_id in case_ids and target in targets and (case_id, target) not in present:
-                        problems.append(
-                            f"{self.source}: deviation[{index}] names ({case_id}, {target}), "
-                            "which the run did not produce"
-                        )
+        targets = sorted({target for _, target in rows})
+        for entry in self.cases:
+            for case_id in entry.cases:
+                if case_id not in case_ids:
+                    continue
+                for target in targets:
+                    if matches_any(target, entry.targets) and (case_id, target) not in present:
+                        problems.append(f"{entry.origin}: {entry.where} names ({case_id}, {target}), "
+                                        "which the run did not produce")
         return problems
 
-    def matching_path(self, case_id: str, legacy: str, collections: str) -> list[PathDeviation]:
-        return [d for d in self.path_deviations
-                if case_id in d.cases and legacy in d.legacy_targets and collections in d.collections_targets]
+    # pairs --------------------------------------------------------------
+
+    def matching_path(self, case_id: str, legacy: str, collections: str) -> list[CaseEntry]:
+        return [entry for entry in self.path_cases if entry.names_pair(case_id, legacy, collections)]
 
     def expected_path(self, case_id: str, legacy: str, collections: str) -> Expectation:
-        """The expected classification of one legacy-vs-collections pair (``identical`` unless named)."""
+        """What the path case entries alone expect of a pair (``identical`` unless one names it)."""
         found = self.matching_path(case_id, legacy, collections)
-        if not found:
-            return IDENTICAL
-        return Expectation(found[0].classification, found[0].reason, found[0].upstream)
+        return found[0].expectation() if found else IDENTICAL
+
+    def explain_pair(self, legacy_row: Any, collections_row: Any, classification: str) -> Expectation:
+        """The expectation of a legacy-vs-collections pair classified ``classification``."""
+        case_id, legacy, collections = legacy_row.case.id, legacy_row.target, collections_row.target
+        found = self.matching_path(case_id, legacy, collections)
+        if found:
+            return found[0].expectation()
+        if str(classification) != "identical":
+            subject = subject_of_pair(legacy_row, collections_row)
+            for rule in self.path_rules:
+                if (rule.applies_to_version(self.ragas_version)
+                        and rule.explains_pair(str(classification), legacy, collections, subject)):
+                    return rule.expectation()
+        return IDENTICAL
 
     def check_path_coverage(self, pairs: list[tuple[str, str, str]], case_ids: set[str]) -> list[str]:
         """``check_coverage`` for (case, legacy target, collections target) pairs."""
         problems = []
         for case_id, legacy, collections in pairs:
-            if len(self.matching_path(case_id, legacy, collections)) > 1:
-                problems.append(f"{self.source}: ({case_id}, {legacy} vs {collections}) is named by "
-                                "more than one path_deviation")
+            found = _same_origin(self.matching_path(case_id, legacy, collections))
+            if len(found) > 1:
+                problems.append(f"{found[1].origin}: ({case_id}, {legacy} vs {collections}) is named by more than "
+                                f"one path case entry ({', '.join(e.where for e in found)})")
         present = set(pairs)
-        legacies = {legacy for _, legacy, _ in pairs}
-        collections_targets = {collections for _, _, collections in pairs}
-        for index, deviation in enumerate(self.path_deviations):
-            for case_id in deviation.cases:
-                for legacy in deviation.legacy_targets:
-                    for collections in deviation.collections_targets:
-                        if (case_id in case_ids and legacy in legacies and collections in collections_targets
-                                and (case_id, legacy, collections) not in present):
-                            problems.append(
-                                f"{self.source}: path_deviation[{index}] names ({case_id}, {legacy} vs "
-                                f"{collections}), which the run did not produce")
+        legacies = sorted({legacy for _, legacy, _ in pairs})
+        collections_targets = sorted({collections for _, _, collections in pairs})
+        for entry in self.path_cases:
+            for case_id in (c for c in entry.cases if c in case_ids):
+                for legacy in (t for t in legacies if matches_any(t, entry.legacy_targets)):
+                    for collections in (t for t in collections_targets if matches_any(t, entry.collections_targets)):
+                        if (case_id, legacy, collections) not in present:
+                            problems.append(f"{entry.origin}: {entry.where} names ({case_id}, {legacy} vs "
+                                            f"{collections}), which the run did not produce")
         return problems
 
+    def order(self) -> dict[str, int]:
+        """Each rule's and case entry's ``Expectation.by`` -> its position (rules, path rules, then
+        case entries, each in file order), for listing them as the file does."""
+        names = [rule.expectation().by for rule in self.rules + self.path_rules]
+        names += [entry.expectation().by for entry in self.cases + self.path_cases]
+        return {name: index for index, name in reversed(list(enumerate(names)))}
 
-def _string_list(entry: dict, key: str, where: str) -> tuple[str, ...]:
-    value = entry.get(key)
-    if not isinstance(value, list) or not value or not all(isinstance(v, str) for v in value):
-        raise HarnessInputError(f"{where}.{key}: expected a non-empty list of strings, got {value!r}",
-                                field=f"{where}.{key}", value=value)
+    @property
+    def deviations(self) -> tuple[CaseEntry, ...]:
+        """The case entries (the name of the format before rules)."""
+        return self.cases
+
+
+# --------------------------------------------------------------------------- parsing
+
+TOP_LEVEL_KEYS = ("include_pin_rules", "rule", "path_rule", "case", "path_case", "deviation", "path_deviation")
+RULE_KEYS = ("id", "classification", "ragas", "targets", "metrics", "when", "allow_out_of_range", "reason",
+             "upstream")
+PATH_RULE_KEYS = ("id", "classification", "ragas", "legacy_targets", "collections_targets", "metrics", "when",
+                  "reason", "upstream")
+CASE_KEYS = ("case", "cases", "targets", "classification", "allow_out_of_range", "reason", "upstream")
+PATH_CASE_KEYS = ("case", "cases", "legacy_targets", "collections_targets", "classification", "reason", "upstream")
+
+
+def _check_keys(entry: Mapping[str, Any], valid: tuple[str, ...], where: str) -> None:
+    for key in entry:
+        if key not in valid:
+            raise HarnessInputError(f"{where}.{key}: {unknown_key_message(key, valid)}", field=f"{where}.{key}",
+                                    value=key)
+
+
+def _entries(data: Mapping[str, Any], key: str, source: str) -> list[tuple[int, dict[str, Any]]]:
+    entries = data.get(key, [])
+    if not isinstance(entries, list) or not all(isinstance(e, dict) for e in entries):
+        raise HarnessInputError(f"{source}: '{key}' must be an array of tables ([[{key}]])", field=key)
+    return list(enumerate(entries))
+
+
+def _classification(entry: Mapping[str, Any], where: str, *, allow_identical: bool) -> str:
+    classification = entry.get("classification")
+    valid = [c for c in CLASSIFICATION_NAMES if allow_identical or c != "identical"]
+    if classification not in valid:
+        raise HarnessInputError(f"{where}.classification: {classification!r} is not one of {', '.join(valid)}",
+                                field=f"{where}.classification", value=classification)
+    return str(classification)
+
+
+def _reason_upstream(entry: Mapping[str, Any], where: str) -> tuple[str, str | None]:
+    reason = entry.get("reason")
+    if not isinstance(reason, str) or not reason.strip():
+        raise HarnessInputError(f"{where}.reason: a one-line reason is required", field=f"{where}.reason",
+                                value=reason)
+    upstream = entry.get("upstream")
+    if upstream is not None and not isinstance(upstream, str):
+        raise HarnessInputError(f"{where}.upstream: expected a URL string", field=f"{where}.upstream", value=upstream)
+    return reason.strip(), upstream
+
+
+def _flag(entry: Mapping[str, Any], key: str, where: str) -> bool:
+    value = entry.get(key, False)
+    if not isinstance(value, bool):
+        raise HarnessInputError(f"{where}.{key}: expected true or false, got {value!r}", field=f"{where}.{key}",
+                                value=value)
+    return value
+
+
+def _specifier(entry: Mapping[str, Any], where: str) -> SpecifierSet | None:
+    if "ragas" not in entry:
+        return None
+    text = entry["ragas"]
+    try:
+        if not isinstance(text, str) or not text.strip():
+            raise InvalidSpecifier(repr(text))
+        return SpecifierSet(text)
+    except InvalidSpecifier:
+        raise HarnessInputError(f"{where}.ragas: {text!r} is not a version range such as '>=0.2.15,<0.5'",
+                                field=f"{where}.ragas", value=text) from None
+
+
+def _case_ids(entry: Mapping[str, Any], where: str) -> tuple[str, ...]:
+    if ("case" in entry) == ("cases" in entry):
+        raise HarnessInputError(f"{where}: give exactly one of 'case' (a case id) or 'cases' (a list of ids)",
+                                field=f"{where}.cases")
+    if "case" in entry:
+        value = entry["case"]
+        if not isinstance(value, str) or not value:
+            raise HarnessInputError(f"{where}.case: expected a case id string, got {value!r}",
+                                    field=f"{where}.case", value=value)
+        return (value,)
+    value = entry["cases"]
+    if not isinstance(value, list) or not value or not all(isinstance(v, str) and v for v in value):
+        raise HarnessInputError(f"{where}.cases: expected a non-empty list of strings, got {value!r}",
+                                field=f"{where}.cases", value=value)
     return tuple(value)
 
 
-def _entries(data: dict, key: str, source: str) -> list:
-    entries = data.get(key, [])
-    if not isinstance(entries, list):
-        raise HarnessInputError(f"{source}: '{key}' must be an array of tables", field=key)
-    return entries
+def _rule(entry: Mapping[str, Any], where: str, origin: str, *, path: bool) -> Rule:
+    _check_keys(entry, PATH_RULE_KEYS if path else RULE_KEYS, where)
+    rule_id = entry.get("id")
+    if not isinstance(rule_id, str) or not rule_id.strip():
+        raise HarnessInputError(f"{where}.id: a rule needs a short unique id", field=f"{where}.id", value=rule_id)
+    where = f"{where} ({rule_id})"
+    reason, upstream = _reason_upstream(entry, where)
+    common = dict(id=rule_id.strip(), classification=_classification(entry, where, allow_identical=False),
+                  reason=reason, upstream=upstream, origin=origin, ragas=_specifier(entry, where),
+                  metrics=glob_list(entry, "metrics", where), when=parse_condition(entry.get("when"), f"{where}.when"))
+    if path:
+        return Rule(**common, legacy_targets=glob_list(entry, "legacy_targets", where),
+                    collections_targets=glob_list(entry, "collections_targets", where))
+    return Rule(**common, targets=glob_list(entry, "targets", where),
+                allow_out_of_range=_flag(entry, "allow_out_of_range", where))
 
 
-def _classification_reason_upstream(entry: dict, where: str) -> tuple[str, str, str | None]:
-    classification = entry.get("classification")
-    if classification not in CLASSIFICATIONS or classification == "identical":
-        raise HarnessInputError(
-            f"{where}.classification: {classification!r} is not one of "
-            f"{', '.join(c for c in CLASSIFICATIONS if c != 'identical')}",
-            field=f"{where}.classification", value=classification)
-    reason = entry.get("reason")
-    if not isinstance(reason, str) or not reason.strip():
-        raise HarnessInputError(f"{where}.reason: a one-line reason is required",
-                                field=f"{where}.reason", value=reason)
-    upstream = entry.get("upstream")
-    if upstream is not None and not isinstance(upstream, str):
-        raise HarnessInputError(f"{where}.upstream: expected a URL string", field=f"{where}.upstream",
-                                value=upstream)
-    return classification, reason.strip(), upstream
+def _case_entry(entry: Mapping[str, Any], index: int, table: str, where: str, origin: str, *,
+                path: bool) -> CaseEntry:
+    _check_keys(entry, PATH_CASE_KEYS if path else CASE_KEYS, where)
+    reason, upstream = _reason_upstream(entry, where)
+    common = dict(index=index, cases=_case_ids(entry, where),
+                  classification=_classification(entry, where, allow_identical=True),
+                  reason=reason, upstream=upstream, origin=origin, table=table)
+    if path:
+        return CaseEntry(**common, legacy_targets=glob_list(entry, "legacy_targets", where, required=True),
+                         collections_targets=glob_list(entry, "collections_targets", where, required=True))
+    return CaseEntry(**common, targets=glob_list(entry, "targets", where, required=True),
+                     allow_out_of_range=_flag(entry, "allow_out_of_range", where))
 
 
-def parse_expectations(data: dict, source: str) -> Expectations:
-    deviations = []
-    for index, entry in enumerate(_entries(data, "deviation", source)):
-        where = f"{source}: deviation[{index}]"
-        classification, reason, upstream = _classification_reason_upstream(entry, where)
-        deviations.append(Deviation(classification, _string_list(entry, "targets", where),
-                                    _string_list(entry, "cases", where), reason, upstream))
-    path_deviations = []
-    for index, entry in enumerate(_entries(data, "path_deviation", source)):
-        where = f"{source}: path_deviation[{index}]"
-        classification, reason, upstream = _classification_reason_upstream(entry, where)
-        path_deviations.append(PathDeviation(
-            classification, _string_list(entry, "legacy_targets", where),
-            _string_list(entry, "collections_targets", where), _string_list(entry, "cases", where),
-            reason, upstream))
-    return Expectations(source, tuple(deviations), tuple(path_deviations))
+def parse_expectations(data: Mapping[str, Any], source: str) -> Expectations:
+    """An expectations file's parsed TOML; every problem names the file, the entry and the key."""
+    _check_keys(data, TOP_LEVEL_KEYS, source)
+    rules, path_rules, cases, path_cases = [], [], [], []
+    seen: dict[str, str] = {}
+    for table, path in (("rule", False), ("path_rule", True)):
+        for index, entry in _entries(data, table, source):
+            rule = _rule(entry, f"{source}: {table}[{index}]", source, path=path)
+            if rule.id in seen:
+                raise HarnessInputError(f"{source}: {table}[{index}].id: {rule.id!r} is already the id of "
+                                        f"{seen[rule.id]}", field=f"{table}[{index}].id", value=rule.id)
+            seen[rule.id] = f"{table}[{index}]"
+            (path_rules if path else rules).append(rule)
+    for table, path in (("case", False), ("deviation", False), ("path_case", True), ("path_deviation", True)):
+        for index, entry in _entries(data, table, source):
+            where = f"{source}: {table}[{index}]"
+            parsed = _case_entry(entry, index, table, where, source, path=path)
+            (path_cases if path else cases).append(parsed)
+    include = data.get("include_pin_rules", True)
+    if not isinstance(include, bool):
+        raise HarnessInputError(f"{source}: include_pin_rules: expected true or false, got {include!r}",
+                                field="include_pin_rules", value=include)
+    return Expectations(source, tuple(rules), tuple(cases), tuple(path_rules), tuple(path_cases),
+                        include_pin_rules=include)
 
 
-def load_expectations(path: Path) -> Expectations:
+def parse_expectations_text(text: str, source: str) -> Expectations:
     try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
-    except OSError as exc:
-        raise HarnessInputError(f"{path.name}: cannot read expectations: {exc.strerror}", field="expectations")
+        data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
-        raise HarnessInputError(f"{path.name}: not valid TOML: {exc}", field="expectations")
-    return parse_expectations(data, path.name)
+        raise HarnessInputError(f"{source}: not valid TOML: {exc}", field="expectations") from None
+    return parse_expectations(data, source)
+
+
+def load_expectations(path: Path, source: str | None = None) -> Expectations:
+    """One expectations file as written (no layering); ``source`` defaults to the file name."""
+    source = source or path.name
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise HarnessInputError(f"expectations file {source} does not exist", field="expectations",
+                                value=source) from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise HarnessInputError(f"{source}: cannot read expectations: {exc}", field="expectations") from None
+    return parse_expectations_text(text, source)

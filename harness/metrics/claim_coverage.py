@@ -10,12 +10,15 @@ allowed). O(number of claims).
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+import dataclasses
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 
 from harness.errors import HarnessInputError
-from harness.metrics.labels import is_binary_label
+from harness.metrics.labels import is_binary_label, ragas_labels
+from harness.metrics.outcome import ReferenceOutcome
+from harness.metrics.spec import ExplainInput, Quantity, ratio_text
 
 
 @dataclass(frozen=True)
@@ -77,3 +80,66 @@ def faithfulness(claims: Sequence[Mapping[str, object]],
                  field: str = "verdicts.faithfulness") -> ClaimCoverage:
     """Faithfulness over response claims labelled ``verdict``."""
     return claim_coverage(claims, "verdict", field)
+
+
+def claim_outcome(metric: str, claims: Sequence[object], label_key: str, field: str,
+                  denominator: str) -> ReferenceOutcome:
+    """The outcome of a claim list: the supported share, or a refusal with the truthiness-coerced
+    share as alternative ``coercion`` when a label is not 0/1."""
+    try:
+        cov = claim_coverage(claims, label_key, field)  # type: ignore[arg-type]
+    except HarnessInputError as err:
+        alternatives: dict[str, float | Fraction | None] = {}
+        details: dict[str, object] = {"label_key": label_key}
+        try:
+            raw = claim_labels(claims, label_key, field)  # type: ignore[arg-type]
+        except HarnessInputError:
+            raw = None
+        coerced = None if raw is None else ragas_labels(raw)
+        if coerced is not None:  # else Ragas cannot parse a label: no value to expect
+            alternatives["coercion"] = Fraction(sum(coerced), len(coerced)) if coerced else None
+            details.update(labels=tuple(raw), coerced_labels=coerced)
+        elif raw is not None:
+            details.update(labels=tuple(raw))
+        return ReferenceOutcome(metric, None, None, str(err), alternatives, details, denominator)
+    details = dataclasses.asdict(cov)
+    details["labels"] = tuple(claim[label_key] for claim in claims)  # type: ignore[index]
+    return ReferenceOutcome(metric, cov.value, cov.undefined_reason, None, {}, details, denominator)
+
+
+def share_as_given(labels: Sequence[int]) -> float:
+    """The supported share with the labels taken as given (a 2 counts twice), in float."""
+    return sum(labels) / len(labels)
+
+
+def claim_quantities(reference: ReferenceOutcome, symbol: str, claims_word: str) -> tuple[list[Quantity], list[str]]:
+    """explain: the supported share, its counts and formula (or the coerced share when refused)."""
+    d = reference.details
+    labels = list(d.get("labels", ()))
+    if reference.refused is not None:
+        coerced = list(d.get("coerced_labels", ()))
+        value = reference.alternatives.get("coercion")
+        formulas = [f"the reference refuses labels {labels}: {reference.refused}",
+                    f"Ragas coerces them by truthiness to {coerced}: {symbol} = "
+                    f"{ratio_text(sum(coerced), len(coerced), 'zero_claims')}"]
+        return [Quantity(f"{symbol} (coerced, Ragas semantics)", value),
+                Quantity(f"{claims_word} claims", len(labels))], formulas
+    supported, total = int(d["supported"]), int(d["total"])
+    if total:
+        formula = (f"{symbol} = supported {claims_word} claims / {claims_word} claims = "
+                   f"{ratio_text(supported, total, 'zero_claims')}")
+    else:
+        formula = (f"{symbol} = {supported}/{total}: undefined (zero_claims): no {claims_word} claim to support; "
+                   "never 0 and never 1")
+    return [Quantity(f"{symbol} (exact)", reference.value),
+            Quantity(f"supported {claims_word} claims", supported),
+            Quantity(f"{claims_word} claims", total)], [formula]
+
+
+def explain_claims(key: str, label_key: str, who: str) -> Callable[[ExplainInput], dict[str, object]]:
+    """explain's case inputs for a claim metric: two generated contexts, one generated claim per label."""
+    def case_inputs(given: ExplainInput) -> dict[str, object]:
+        return {"retrieved_contexts": ["Synthetic retrieved context #1", "Synthetic retrieved context #2"],
+                "verdicts": {key: [{"statement": f"Synthetic {who} claim #{i}", label_key: v}
+                                   for i, v in enumerate(given.labels, start=1)]}}
+    return case_inputs

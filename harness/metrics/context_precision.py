@@ -1,4 +1,5 @@
-"""Context precision profile of one ranked 0/1 label list (Ragas-style AP and its neighbours).
+"""Context precision: average precision over ranked 0/1 labels (Ragas-style AP and its neighbours),
+for the LLM-judged labels (with and without reference) and the string-match labels.
 
 Labels ``v_i`` (rank order, i = 1..K), cumulative hits ``h_i = v_1 + ... + v_i``.
 
@@ -19,12 +20,26 @@ still grow with the lcm of the positive ranks (about K bits), so its terms are a
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import dataclasses
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 
+from harness.cases.model import Case
 from harness.errors import HarnessInputError
-from harness.metrics.labels import validate_labels
+from harness.metrics.labels import coerce_by_truthiness, is_binary_label, ragas_labels, validate_labels
+from harness.metrics.outcome import ReferenceOutcome, unparseable_reply_outcome
+from harness.metrics.spec import (
+    ExplainAdapter,
+    ExplainInput,
+    FuzzDraw,
+    MetricSpec,
+    Quantity,
+    Verdicts,
+    ratio_text,
+    targets,
+)
+from harness.vocabulary import Api
 
 RAGAS_EPSILON = 1e-10
 
@@ -87,7 +102,7 @@ def balanced_sum(values: list[Fraction]) -> Fraction:
     """Exact sum, added pairwise so operand sizes stay balanced: summing one by one makes every
     step pay for the running lcm of all denominators so far (quadratic on random labels)."""
     while len(values) > 1:
-        paired = [a + b for a, b in zip(values[0::2], values[1::2])]
+        paired = [a + b for a, b in zip(values[0::2], values[1::2], strict=False)]
         if len(values) % 2:
             paired.append(values[-1])
         values = paired
@@ -132,3 +147,216 @@ def context_precision_profile(labels: Sequence[object], corpus_relevant: object 
         recall_at_k=Fraction(hits, r) if r else None,
         empty_context=k == 0,
     )
+
+
+# --------------------------------------------------------------------------- the metrics
+
+AP_DENOMINATOR = "relevant retrieved contexts h_K (Ragas adds 1e-10)"
+AP_UNDEFINED = ("None when no retrieved context is relevant (undefined_reason 'no_relevant_retrieved', or "
+                "'empty_retrieval' with details.empty_context when nothing was retrieved); Ragas returns 0.0 "
+                "there because of the 1e-10 epsilon (alternative 'epsilon'). Non-0/1 labels are refused; "
+                "Ragas coerces them by truthiness (alternative 'coercion').")
+
+
+def ap_outcome(metric: str, labels: Sequence[object], field: str, corpus_relevant: int | None,
+               denominator: str, extra: dict[str, object] | None = None) -> ReferenceOutcome:
+    """The AP outcome of a label list: exact AP, the epsilon float as alternative, and the
+    truthiness-coerced float when the reference refuses non-0/1 labels."""
+    details: dict[str, object] = {"labels": tuple(labels)}
+    details.update(extra or {})
+    try:
+        profile = context_precision_profile(labels, corpus_relevant, field,
+                                            corpus_relevant_field="corpus_relevant_count")
+    except HarnessInputError as err:
+        alternatives: dict[str, float | Fraction | None] = {}
+        if isinstance(labels, (list, tuple)) and not all(is_binary_label(v) for v in labels):
+            coerced = ragas_labels(labels)
+            if coerced is not None:  # else Ragas cannot parse a label: no value to expect
+                alternatives["coercion"] = ragas_float_average_precision(coerced)
+                details["coerced_labels"] = coerced
+                details["coercion_exact"] = context_precision_profile(coerced).context_ap_exact
+        return ReferenceOutcome(metric, None, None, str(err), alternatives, details, denominator)
+    details.update(dataclasses.asdict(profile))
+    return ReferenceOutcome(metric, profile.context_ap_exact, profile.undefined_reason, None,
+                            {"epsilon": profile.context_ap_ragas_float}, details, denominator)
+
+
+def _verdict_ap(key: str, uses_corpus_relevant: bool) -> Callable[[Case], ReferenceOutcome]:
+    """AP over the frozen labels at verdicts.<key>. R (corpus_relevant_count) counts items relevant to
+    the *reference* answer, so only the with-reference variant uses it."""
+    def outcome(case: Case) -> ReferenceOutcome:
+        if case.judge_replies.get(key):
+            return unparseable_reply_outcome(key, case.verdicts[key], case.judge_replies[key], AP_DENOMINATOR)
+        r = case.corpus_relevant_count if uses_corpus_relevant else None
+        return ap_outcome(key, case.verdicts[key], f"verdicts.{key}", r, AP_DENOMINATOR)
+    return outcome
+
+
+def string_match_labels(retrieved: Sequence[str], reference: Sequence[str]) -> tuple[int, ...]:
+    """Label 1 for each retrieved context that exactly equals some reference context, else 0."""
+    wanted = set(reference)
+    return tuple(1 if c in wanted else 0 for c in retrieved)
+
+
+def _string_match_precision(case: Case) -> ReferenceOutcome:
+    labels = string_match_labels(case.retrieved_contexts, case.reference_contexts or ())
+    return ap_outcome("context_precision_string_match", labels, "derived string-match labels", None,
+                      "retrieved contexts equal to a reference context (Ragas adds 1e-10)",
+                      {"label_rule": "exact string equality with some reference_contexts item",
+                       "reference_contexts": len(case.reference_contexts or ())})
+
+
+def _ap_quantities(reference: ReferenceOutcome, given: ExplainInput) -> tuple[list[Quantity], list[str]]:
+    """explain: every AP quantity (exact and Ragas's float, P@K, corpus AP, recall@K) with formulas."""
+    return ap_quantities(reference, given, uses_corpus_relevant=True)
+
+
+def ap_quantities(reference: ReferenceOutcome, given: ExplainInput,
+                  uses_corpus_relevant: bool) -> tuple[list[Quantity], list[str]]:
+    """AP quantities; corpus AP and recall@K only for a metric whose labels R can count."""
+    r = given.corpus_relevant
+    d = reference.details
+    labels = list(d.get("labels", ()))
+    binary = all(is_binary_label(v) for v in labels)
+    used = [int(v) for v in labels] if binary else list(ragas_labels(labels) or coerce_by_truthiness(labels))
+    k = len(used)
+    hits, terms_text, numerator = 0, [], Fraction(0)
+    for i, v in enumerate(used, start=1):
+        hits += v
+        if v:
+            terms_text.append(f"{hits}/{i}·1")
+            numerator += Fraction(hits, i)
+    ragas_float = reference.alternatives.get("epsilon", reference.alternatives.get("coercion"))
+    exact = numerator / hits if hits else None
+    formulas: list[str] = []
+    prefix = ""
+    if not binary:
+        prefix = "(labels coerced by truthiness as Ragas does) "
+        formulas.append(f"the reference refuses labels {labels}: {reference.refused}; Ragas counts them as {used}")
+    sum_text = " + ".join(terms_text) if terms_text else "0"
+    formulas.append(f"{prefix}AP (Ragas) = ({sum_text}) / ({hits} + 1e-10) = {ragas_float!r}")
+    if exact is None:
+        why = "nothing retrieved" if k == 0 else "no retrieved context is relevant"
+        formulas.append(f"{prefix}AP (exact) = {Fraction(numerator)} / {hits}: undefined ({why}); "
+                        "Ragas's 1e-10 turns 0/0 into 0.0")
+    else:
+        line = f"{prefix}AP (exact) = {Fraction(numerator)} / {hits} = {exact} = {float(exact)!r}"
+        if ragas_float is not None and float(ragas_float) != float(exact):
+            line += (f"; gap Ragas − exact = {float(ragas_float) - float(exact):.3g}, "
+                     f"from the {RAGAS_EPSILON:g} added to the denominator")
+        formulas.append(line)
+    formulas.append(f"P@{k} = h_K / K = {ratio_text(hits, k, 'K = 0')}")
+    if r:
+        formulas.append(f"corpus AP = {Fraction(numerator)} / R = {Fraction(numerator)} / {r} = "
+                        f"{numerator / r}")
+        formulas.append(f"recall@{k} = h_K / R = {ratio_text(hits, r, 'R = 0')}")
+    elif uses_corpus_relevant:
+        formulas.append("corpus AP and recall@K need R (--corpus-relevant): not computed")
+    if given.retrieved and "label_rule" in d:
+        formulas.insert(0, f"labels {used}: {d['label_rule']} (Ragas: Levenshtein similarity >= 0.5 instead)")
+    quantities = [
+        Quantity("context AP (exact)", exact, "numerator / relevant retrieved"
+                 + ("" if binary else " (on coerced labels; the reference refuses the input)")),
+        Quantity("context AP (Ragas float, +1e-10)", ragas_float, "numerator / (relevant retrieved + 1e-10)"),
+        Quantity("numerator Σ v_i·h_i/i", numerator),
+        Quantity("retrieved K", k),
+        Quantity("relevant retrieved h_K", hits),
+        Quantity(f"P@{k}", Fraction(hits, k) if k else None, "h_K / K"),
+    ]
+    if uses_corpus_relevant:
+        quantities += [
+            Quantity("corpus relevant R", r, "" if r is not None else "not given (--corpus-relevant)"),
+            Quantity("corpus AP", numerator / r if r else None, "numerator / R (trec_eval AP)"),
+            Quantity(f"recall@{k}", Fraction(hits, r) if r else None, "h_K / R"),
+        ]
+    return quantities, formulas
+
+
+def _explain_labels(key: str) -> Callable[[ExplainInput], dict[str, object]]:
+    """explain's case inputs for an AP metric: one generated context per label."""
+    def case_inputs(given: ExplainInput) -> dict[str, object]:
+        inputs: dict[str, object] = {
+            "retrieved_contexts": [f"Synthetic retrieved context #{i} (rank {i})"
+                                   for i in range(1, len(given.labels) + 1)],
+            "verdicts": {key: list(given.labels)}}
+        if given.corpus_relevant is not None:
+            inputs["corpus_relevant_count"] = given.corpus_relevant
+        return inputs
+    return case_inputs
+
+
+def explain_texts(given: ExplainInput) -> dict[str, object]:
+    """explain's case inputs for a string-match metric: the context texts as given."""
+    return {"retrieved_contexts": list(given.retrieved), "reference_contexts": list(given.reference)}
+
+
+TEXTS_HELP = "--retrieved JSON-LIST --reference JSON-LIST of context texts (e.g. '[\"chunk a\", \"chunk b\"]')"
+
+
+def _fuzz_with_reference(draw: FuzzDraw) -> dict[str, object]:
+    inputs: dict[str, object] = {"verdicts": {WITH_REFERENCE: draw.ranked_labels}}
+    if draw.corpus_relevant is not None:
+        inputs["corpus_relevant_count"] = draw.corpus_relevant
+    return inputs
+
+
+WITH_REFERENCE = "context_precision_with_reference"
+WITHOUT_REFERENCE = "context_precision_without_reference"
+STRING_MATCH = "context_precision_string_match"
+
+SPECS: tuple[MetricSpec, ...] = (
+    MetricSpec(
+        name=WITH_REFERENCE,
+        reference_on=f"verdicts.{WITH_REFERENCE}",
+        ragas_targets=(targets(Api.LEGACY, "LLMContextPrecisionWithReference", "ContextPrecision")
+                       + targets(Api.COLLECTIONS, "ContextPrecisionWithReference", "ContextPrecision")),
+        fields_read=("user_input", "retrieved_contexts", "reference"),
+        denominator=AP_DENOMINATOR,
+        undefined_policy=AP_UNDEFINED,
+        compute=_verdict_ap(WITH_REFERENCE, uses_corpus_relevant=True),
+        requires=(f"verdicts.{WITH_REFERENCE}",),
+        reads=("corpus_relevant_count",),
+        verdicts=Verdicts(WITH_REFERENCE, "labels"),
+        as_given=ragas_float_average_precision,
+        fuzz_inputs=_fuzz_with_reference,
+        explain=ExplainAdapter(
+            command="context-precision", takes="labels",
+            inputs_help="LABELS (one 0/1 per retrieved context, rank order, e.g. 1,0,1) [--corpus-relevant R]",
+            targets=targets(Api.LEGACY, "LLMContextPrecisionWithReference", "ContextPrecision"),
+            case_inputs=_explain_labels(WITH_REFERENCE), quantities=_ap_quantities, takes_corpus_relevant=True)),
+    MetricSpec(
+        name=WITHOUT_REFERENCE,
+        reference_on=f"verdicts.{WITHOUT_REFERENCE}",
+        ragas_targets=(targets(Api.LEGACY, "LLMContextPrecisionWithoutReference", "ContextUtilization")
+                       + targets(Api.COLLECTIONS, "ContextPrecisionWithoutReference", "ContextUtilization")),
+        fields_read=("user_input", "retrieved_contexts", "response"),
+        denominator=AP_DENOMINATOR,
+        undefined_policy=AP_UNDEFINED,
+        compute=_verdict_ap(WITHOUT_REFERENCE, uses_corpus_relevant=False),
+        requires=(f"verdicts.{WITHOUT_REFERENCE}",),
+        verdicts=Verdicts(WITHOUT_REFERENCE, "labels"),
+        as_given=ragas_float_average_precision,
+        fuzz_inputs=lambda draw: {"verdicts": {WITHOUT_REFERENCE: draw.ranked_labels_alt}},
+        explain=ExplainAdapter(
+            command="context-precision-without-reference", takes="labels",
+            inputs_help="LABELS (one 0/1 per retrieved context: useful for the response, rank order)",
+            targets=targets(Api.LEGACY, "LLMContextPrecisionWithoutReference", "ContextUtilization"),
+            case_inputs=_explain_labels(WITHOUT_REFERENCE),
+            quantities=lambda reference, given: ap_quantities(reference, given, uses_corpus_relevant=False))),
+    MetricSpec(
+        name=STRING_MATCH,
+        reference_on="reference_contexts (labels: retrieved context i exactly equals some reference context)",
+        ragas_targets=targets(Api.LEGACY, "NonLLMContextPrecisionWithReference"),
+        fields_read=("retrieved_contexts", "reference_contexts"),
+        denominator="retrieved contexts equal to a reference context (Ragas adds 1e-10)",
+        undefined_policy=("None when no retrieved context equals a reference context ('no_relevant_retrieved') or "
+                          "nothing was retrieved ('empty_retrieval'); Ragas returns 0.0 (epsilon) there, and "
+                          "fails on empty reference_contexts (max() of an empty list)."),
+        compute=_string_match_precision,
+        requires=("reference_contexts",),
+        fuzz_inputs=lambda draw: {"reference_contexts": draw.reference_contexts},
+        explain=ExplainAdapter(
+            command="string-match-precision", takes="texts", inputs_help=TEXTS_HELP,
+            targets=targets(Api.LEGACY, "NonLLMContextPrecisionWithReference"), case_inputs=explain_texts,
+            quantities=lambda reference, given: ap_quantities(reference, given, uses_corpus_relevant=False))),
+)

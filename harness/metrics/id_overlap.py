@@ -20,12 +20,18 @@ IDs must be strings or finite numbers (booleans are not IDs). O(len(retrieved) +
 
 from __future__ import annotations
 
+import dataclasses
+import json
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 
+from harness.cases.model import Case
 from harness.errors import HarnessInputError
+from harness.metrics.outcome import ReferenceOutcome
+from harness.metrics.spec import ExplainAdapter, ExplainInput, FuzzDraw, MetricSpec, Quantity, ratio_text, targets
+from harness.vocabulary import Api
 
 RawId = tuple[str, object]  # (type name, value)
 
@@ -129,3 +135,105 @@ def id_overlap(retrieved_ids: Sequence[object], reference_ids: Sequence[object],
         ragas_recall=Fraction(hits, len(s_ref)) if s_ref else None,
         collapsed=_collapsed_groups(ret, ref),
     )
+
+
+# --------------------------------------------------------------------------- the metrics
+
+ID_PRECISION = "id_context_precision"
+ID_RECALL = "id_context_recall"
+_ID_FIELDS = ("retrieved_context_ids", "reference_context_ids")
+
+
+def _id_outcome(metric: str, case: Case, precision: bool) -> ReferenceOutcome:
+    denominator = ("retrieved ID list entries (Ragas: distinct str() of retrieved IDs)" if precision
+                   else "reference ID list entries (Ragas: distinct str() of reference IDs)")
+    try:
+        ov = id_overlap(case.retrieved_context_ids or (), case.reference_context_ids or ())
+    except HarnessInputError as err:
+        return ReferenceOutcome(metric, None, None, str(err), {}, {}, denominator)
+    details = dataclasses.asdict(ov)
+    details["collapsed"] = [dataclasses.asdict(g) for g in ov.collapsed]
+    if precision:
+        value, dedup, reason = ov.raw_precision, ov.ragas_precision, ov.precision_undefined_reason
+    else:
+        value, dedup, reason = ov.raw_recall, ov.ragas_recall, ov.recall_undefined_reason
+    return ReferenceOutcome(metric, value, reason, None, {"dedup": dedup}, details, denominator)
+
+
+def _id_quantities(precision: bool) -> Callable[[ReferenceOutcome, ExplainInput], tuple[list[Quantity], list[str]]]:
+    """explain: the raw (lists as given) and Ragas (str() + set) values, counts and merged IDs."""
+    def quantities(reference: ReferenceOutcome, given: ExplainInput) -> tuple[list[Quantity], list[str]]:
+        d = reference.details
+        if reference.refused is not None:
+            return [], [f"the reference refuses the IDs: {reference.refused}"]
+        ret_n, ref_n = d["retrieved_count"], d["reference_count"]
+        word = "precision" if precision else "recall"
+        hits = d["raw_precision_hits"] if precision else d["raw_recall_hits"]
+        den = ret_n if precision else ref_n
+        unique_den = d["retrieved_unique"] if precision else d["reference_unique"]
+        raw_value = d["raw_precision"] if precision else d["raw_recall"]
+        ragas_value = d["ragas_precision"] if precision else d["ragas_recall"]
+        side = "retrieved" if precision else "reference"
+        formulas = [
+            f"{word} (reference, lists as given, IDs compared by type and value) = {side} entries found on the "
+            f"other side / {side} entries = {ratio_text(hits, den, 'empty_id_set')}",
+            f"{word} (Ragas semantics: str() + set) = |S_ret ∩ S_ref| / |S_{side[:3]}| = "
+            f"{ratio_text(d['ragas_hits'], unique_den, 'Ragas returns NaN')}",
+        ]
+        for group in d.get("collapsed", ()):
+            formulas.append(f"str() + set merged {group['as_string']!r}: retrieved {list(group['retrieved'])}, "
+                            f"reference {list(group['reference'])} ({', '.join(group['reasons'])})")
+        return [
+            Quantity(f"{word} (exact, lists as given)", raw_value),
+            Quantity(f"{word} (Ragas semantics, str() + set)", ragas_value),
+            Quantity(f"{side} entries", den),
+            Quantity(f"{side} entries matched (type and value)", hits),
+            Quantity(f"distinct str() {side} IDs", unique_den),
+            Quantity("distinct str() IDs in both", d["ragas_hits"]),
+        ], formulas
+    return quantities
+
+
+def _explain_ids(given: ExplainInput) -> dict[str, object]:
+    return {"retrieved_contexts": [f"Synthetic retrieved context for ID {json.dumps(x)} (rank {i})"
+                                   for i, x in enumerate(given.retrieved, start=1)],
+            "retrieved_context_ids": list(given.retrieved),
+            "reference_context_ids": list(given.reference)}
+
+
+def _fuzz_ids(draw: FuzzDraw) -> dict[str, object]:
+    return {"retrieved_context_ids": draw.retrieved_ids, "reference_context_ids": draw.reference_ids}
+
+
+_IDS_HELP = "--retrieved JSON-LIST --reference JSON-LIST (e.g. '[1, \"1\"]')"
+
+SPECS: tuple[MetricSpec, ...] = (
+    MetricSpec(
+        name=ID_PRECISION,
+        reference_on="retrieved_context_ids vs reference_context_ids",
+        ragas_targets=targets(Api.LEGACY, "IDBasedContextPrecision"),
+        fields_read=_ID_FIELDS,
+        denominator="retrieved ID list entries (Ragas: distinct str() of retrieved IDs)",
+        undefined_policy=("None ('empty_id_set') when no ID was retrieved; Ragas returns NaN. The reference keeps "
+                          "duplicates and types; Ragas's str() + set value is alternative 'dedup'."),
+        compute=lambda case: _id_outcome(ID_PRECISION, case, precision=True),
+        requires=_ID_FIELDS,
+        fuzz_inputs=_fuzz_ids,
+        explain=ExplainAdapter(command="id-precision", takes="ids", inputs_help=_IDS_HELP,
+                               targets=targets(Api.LEGACY, "IDBasedContextPrecision"),
+                               case_inputs=_explain_ids, quantities=_id_quantities(precision=True))),
+    MetricSpec(
+        name=ID_RECALL,
+        reference_on="retrieved_context_ids vs reference_context_ids",
+        ragas_targets=targets(Api.LEGACY, "IDBasedContextRecall"),
+        fields_read=_ID_FIELDS,
+        denominator="reference ID list entries (Ragas: distinct str() of reference IDs)",
+        undefined_policy=("None ('empty_id_set') when there are no reference IDs; Ragas returns NaN. The reference "
+                          "keeps duplicates and types; Ragas's str() + set value is alternative 'dedup'."),
+        compute=lambda case: _id_outcome(ID_RECALL, case, precision=False),
+        requires=_ID_FIELDS,
+        fuzz_inputs=_fuzz_ids,
+        explain=ExplainAdapter(command="id-recall", takes="ids", inputs_help=_IDS_HELP,
+                               targets=targets(Api.LEGACY, "IDBasedContextRecall"),
+                               case_inputs=_explain_ids, quantities=_id_quantities(precision=False))),
+)

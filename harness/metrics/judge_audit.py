@@ -12,12 +12,16 @@ Rates over n are None when n = 0. Both maps must have identical key sets and 0/1
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping
 from dataclasses import dataclass
 from fractions import Fraction
 
+from harness.cases.model import Case
 from harness.errors import HarnessInputError
-from harness.metrics.labels import validate_label
+from harness.metrics.labels import is_binary_label, validate_label
+from harness.metrics.outcome import ReferenceOutcome
+from harness.metrics.spec import ExplainAdapter, ExplainInput, MetricSpec, Quantity, ratio_text
 
 
 @dataclass(frozen=True)
@@ -74,3 +78,73 @@ def judge_audit(human: Mapping[str, object], judge: Mapping[str, object],
         judge_support_rate=_ratio(tp + fp, n),
         mean_bias=Fraction(fp - fn, n) if n else None,
     )
+
+
+# --------------------------------------------------------------------------- the metric
+
+JUDGE_AUDIT = "judge_audit"
+
+
+def _judge_audit_outcome(case: Case) -> ReferenceOutcome:
+    audit_in = case.judge_audit or {}
+    human, judge = audit_in.get("human", {}), audit_in.get("judge", {})
+    denominator = "audited claims n"
+    try:
+        audit = judge_audit(human, judge)
+    except HarnessInputError as err:
+        alternatives: dict[str, float | Fraction | None] = {}
+        labels = list(human.values()) + list(judge.values())
+        if set(human) == set(judge) and not all(is_binary_label(v) for v in labels):
+            coerced = judge_audit({k: 1 if v else 0 for k, v in human.items()},
+                                  {k: 1 if v else 0 for k, v in judge.items()})
+            alternatives["coercion"] = coerced.mean_bias
+        return ReferenceOutcome(JUDGE_AUDIT, None, None, str(err), alternatives, {}, denominator)
+    return ReferenceOutcome(JUDGE_AUDIT, audit.mean_bias, None if audit.count else "no_audited_claims", None,
+                            {}, dataclasses.asdict(audit), denominator)
+
+
+def _judge_audit_quantities(reference: ReferenceOutcome, given: ExplainInput) -> tuple[list[Quantity], list[str]]:
+    """explain: mean bias, sensitivity, false-positive rate and the confusion counts, with formulas."""
+    d = reference.details
+    if reference.refused is not None:
+        formulas = [f"the reference refuses the audit: {reference.refused}"]
+        if reference.alternatives.get("coercion") is not None:
+            formulas.append(f"mean bias on labels coerced by truthiness = {reference.alternatives['coercion']}")
+        return [], formulas
+    tp, fn, fp, tn, n = d["tp"], d["fn"], d["fp"], d["tn"], d["count"]
+    formulas = [
+        f"mean bias = (fp − fn) / n = ({fp} − {fn}) / {n} = {ratio_text(fp - fn, n, 'no audited claims')}",
+        f"sensitivity = tp / (tp + fn) = {ratio_text(tp, tp + fn, 'the human marked no claim supported')}",
+        f"false-positive rate = fp / (fp + tn) = {ratio_text(fp, fp + tn, 'the human marked no claim unsupported')}",
+        f"judge support rate (tp + fp) / n = {ratio_text(tp + fp, n, 'n = 0')}; human support rate (tp + fn) / n = "
+        f"{ratio_text(tp + fn, n, 'n = 0')}; their difference is the mean bias",
+    ]
+    quantities = [Quantity("mean bias (fp − fn) / n", d["mean_bias"]),
+                  Quantity("sensitivity", d["sensitivity"]),
+                  Quantity("false-positive rate", d["false_positive_rate"]),
+                  Quantity("human support rate", d["human_support_rate"]),
+                  Quantity("judge support rate", d["judge_support_rate"]),
+                  Quantity("tp", tp), Quantity("fn", fn), Quantity("fp", fp), Quantity("tn", tn),
+                  Quantity("audited claims n", n)]
+    return quantities, formulas
+
+
+SPECS: tuple[MetricSpec, ...] = (
+    MetricSpec(
+        name=JUDGE_AUDIT,
+        reference_on="judge_audit.human vs judge_audit.judge, aligned by claim ID",
+        ragas_targets=(),
+        fields_read=(),
+        denominator="audited claims n",
+        undefined_policy=("Mean bias (fp - fn) / n is None ('no_audited_claims') when n = 0; sensitivity and "
+                          "false-positive rate are None when the human marked no positives / negatives. "
+                          "Different claim-ID sets or non-0/1 labels are refused. No Ragas counterpart."),
+        compute=_judge_audit_outcome,
+        requires=("judge_audit",),
+        explain=ExplainAdapter(
+            command="judge-audit", takes="label_maps",
+            inputs_help="--human JSON-OBJECT --judge JSON-OBJECT (claim ID -> 0/1)", targets=(),
+            case_inputs=lambda given: {"judge_audit": {"human": dict(given.human or {}),
+                                                       "judge": dict(given.judge or {})}},
+            quantities=_judge_audit_quantities)),
+)

@@ -48,3 +48,37 @@ def validate_labels(values: Sequence[object], field: str) -> tuple[int, ...]:
 def coerce_by_truthiness(values: Sequence[object]) -> tuple[int, ...]:
     """What Ragas does with labels: ``1 if value else 0`` for each value."""
     return tuple(1 if v else 0 for v in values)
+
+
+def ragas_int(value: object) -> int | None:
+    """A label as Ragas's output models read it (a pydantic ``int`` field, lax mode): booleans and
+    integers as they are, floats and numeric strings with no fractional part as their integer
+    (``"1"``, ``" 1"``, ``"1.0"`` -> 1); None where pydantic refuses the value (``"yes"``, ``1.5``),
+    so Ragas fails to parse the judge's reply."""
+    if isinstance(value, bool):
+        return int(value)
+    if isinstance(value, int):
+        return value
+    if isinstance(value, float):
+        return int(value) if value.is_integer() else None
+    if isinstance(value, str):
+        text = value.strip()
+        try:
+            return int(text)
+        except ValueError:
+            pass
+        try:
+            number = float(text)
+        except ValueError:
+            return None
+        return int(number) if number.is_integer() else None
+    return None
+
+
+def ragas_labels(values: Sequence[object]) -> tuple[int, ...] | None:
+    """What Ragas scores for frozen labels: each parsed by its output model (``ragas_int``), then
+    ``1 if value else 0``; None when some label cannot be parsed (Ragas raises there)."""
+    parsed = [ragas_int(v) for v in values]
+    if any(p is None for p in parsed):
+        return None
+    return coerce_by_truthiness(parsed)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 
@@ -27,3 +28,20 @@ class ReferenceOutcome:
     alternatives: dict[str, float | Fraction | None]
     details: dict[str, object]
     denominator: str
+
+
+JUDGE_REPLY_UNPARSEABLE = "judge_reply_unparseable"
+
+
+def unparseable_reply_outcome(key: str, labels: Sequence[object], replies: Mapping[int, str],
+                              denominator: str) -> ReferenceOutcome:
+    """A row whose judge reply (case field judge_replies) is not a verdict: an *error*, not an
+    undefined value (the formula's denominator is fine; the judge failed). Encoded as a refusal
+    with ``details["error_reason"] = "judge_reply_unparseable"``; no alternative value."""
+    where = ", ".join(f"judge_replies.{key}.{i} = {text!r}" for i, text in sorted(replies.items()))
+    return ReferenceOutcome(
+        key, None, None,
+        f"the judge's reply is not a verdict ({where}); there is no label to score",
+        {}, {"labels": tuple(labels), "error_reason": JUDGE_REPLY_UNPARSEABLE,
+             "unparseable_replies": {str(i): text for i, text in sorted(replies.items())}},
+        denominator)

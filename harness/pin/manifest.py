@@ -20,9 +20,9 @@ from pathlib import Path
 from packaging.requirements import InvalidRequirement, Requirement
 from packaging.version import InvalidVersion, Version
 
-from harness.resources import pinned
 from harness.errors import HarnessInputError
 from harness.pin.blobs import is_blob_id
+from harness.resources import pinned
 
 DEFAULT_MANIFEST_PATH = pinned("pin.toml")
 
@@ -116,7 +116,7 @@ class PinManifest:
                 "reference_points": [point.name for point in self.reference_points],
                 "pin_hashes_recorded": pin_point is not None}
 
-    def with_reference_point(self, point: ReferencePoint) -> "PinManifest":
+    def with_reference_point(self, point: ReferencePoint) -> PinManifest:
         """A copy with ``point`` replacing the entry of the same name, or appended."""
         points = list(self.reference_points)
         for index, existing in enumerate(points):

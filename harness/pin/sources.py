@@ -22,7 +22,6 @@ import hashlib
 import json
 import os
 import re
-import subprocess
 import sys
 import tempfile
 from dataclasses import dataclass, field
@@ -35,6 +34,7 @@ from packaging.version import InvalidVersion, Version
 from harness.errors import HarnessInputError, RagasUnavailable
 from harness.pin.blobs import blob_ids_under
 from harness.pin.manifest import Constraint, PinManifest, load_manifest
+from harness.runner import check_timeout, resolve_executable, run_in_own_group
 
 KINDS = ("installed", "checkout", "git")
 
@@ -45,6 +45,11 @@ class RagasSourceError(HarnessInputError):
 
 class RagasNotInstalled(RagasUnavailable):
     """The interpreter has no importable Ragas: the run cannot happen at all (exit code 3)."""
+
+
+class PythonUnusable(RagasUnavailable):
+    """``--python`` cannot be used: missing, not executable, failing, too slow, or not answering as a
+    Python interpreter. Ragas cannot be run at all (exit code 3), like an interpreter without Ragas."""
 
 
 @dataclass(frozen=True)
@@ -221,18 +226,42 @@ print(json.dumps(out))
 
 def locate_installed(python: str = sys.executable, distributions: tuple[str, ...] = (),
                      *, timeout: float = 60.0) -> dict:
-    """Ask ``python`` (a subprocess) where ``ragas`` would be imported from, and the installed
-    versions of ``distributions``; Ragas is not imported."""
+    """Ask ``python`` (a subprocess in its own process group, killed with its children after
+    ``timeout`` seconds) where ``ragas`` would be imported from, and the installed versions of
+    ``distributions``; Ragas is not imported. ``PythonUnusable`` (exit 3) when ``python`` cannot be
+    run, fails, times out or answers something else than the expected JSON."""
+    timeout = check_timeout(timeout)
     try:
-        completed = subprocess.run([python, "-c", _LOCATE_SCRIPT, *distributions], capture_output=True,
-                                   text=True, timeout=timeout, check=False)
-    except (OSError, subprocess.TimeoutExpired) as exc:
-        raise RagasSourceError(f"cannot run Python {python!r} to locate Ragas: {exc}",
-                               field="python", value=python) from None
+        completed = run_in_own_group([resolve_executable(python), "-c", _LOCATE_SCRIPT, *distributions],
+                                     timeout=timeout)
+    except OSError as exc:
+        raise PythonUnusable(f"cannot run Python {python!r} to locate Ragas: {exc.strerror or exc}") from None
+    if completed.returncode is None:
+        raise PythonUnusable(f"Python {python!r} did not say where Ragas is within {timeout:g} s")
     if completed.returncode != 0:
         last = (completed.stderr.strip().splitlines() or ["no output"])[-1]
-        raise RagasSourceError(f"Python {python!r} failed to locate Ragas: {last}", field="python", value=python)
-    return json.loads(completed.stdout)
+        raise PythonUnusable(f"Python {python!r} failed to locate Ragas (exit {completed.returncode}): {last}")
+    located = _parsed_location(completed.stdout)
+    if located is None:
+        printed = completed.stdout.strip()
+        what = f"printed {printed[:80]!r}" + ("..." if len(printed) > 80 else "") if printed else "printed nothing"
+        raise PythonUnusable(f"Python {python!r} is not a Python interpreter ragas-compat can use: asked where "
+                             f"Ragas is, it {what}")
+    return located
+
+
+def _parsed_location(text: str) -> dict | None:
+    """The locating script's answer, or None when ``text`` is not that answer."""
+    try:
+        located = json.loads(text)
+    except ValueError:
+        return None
+    if not (isinstance(located, dict) and isinstance(located.get("found"), bool)
+            and isinstance(located.get("distributions"), dict)):
+        return None
+    if located["found"] and not isinstance(located.get("package_dir"), str):
+        return None
+    return located
 
 
 def _version_label(version: str | None, manifest: PinManifest) -> str:
@@ -261,10 +290,12 @@ def _commit_hint(version: str | None) -> str | None:
     return match.group(1) if match else None
 
 
-def resolve_installed(manifest: PinManifest | None = None, *, python: str = sys.executable) -> RagasSource:
-    """The Ragas importable by ``python``, compared file by file with the manifest's reference points."""
+def resolve_installed(manifest: PinManifest | None = None, *, python: str = sys.executable,
+                      timeout: float = 60.0) -> RagasSource:
+    """The Ragas importable by ``python``, compared file by file with the manifest's reference points
+    (``timeout``: seconds for the locating subprocess)."""
     manifest = manifest or load_manifest()
-    located = locate_installed(python)
+    located = locate_installed(python, timeout=timeout)
     if not located["found"]:
         raise RagasNotInstalled(
             f"no Ragas is importable by {python}; install it with "
@@ -312,7 +343,8 @@ def _commit_present(repo: git.Repo, commit: str) -> bool:
 
 
 def resolve_checkout(path: str | Path, manifest: PinManifest | None = None, *,
-                     allow_other_commit: bool = False, option: str = "--ragas-checkout") -> RagasSource:
+                     allow_other_commit: bool = False, option: str = "--ragas-checkout",
+                     timeout: float | None = None) -> RagasSource:
     """A Ragas git working tree at the pinned commit (checked out if needed, when clean and present).
 
     Refused (RagasSourceError): not a git working tree, no ``src/ragas``, uncommitted or untracked
@@ -355,7 +387,7 @@ def resolve_checkout(path: str | Path, manifest: PinManifest | None = None, *,
                     f"commit is not in this repository; fetch it (git fetch origin {pin.commit}) or pass "
                     f"--allow-other-commit to run {head[:7]} anyway", field=option, value=str(path))
             previous = head[:7] if repo.head.is_detached else f"{repo.active_branch.name}@{head[:7]}"
-            repo.git.checkout("--quiet", "--detach", pin.commit)
+            repo.git.checkout("--quiet", "--detach", pin.commit, kill_after_timeout=timeout)
             head = repo.head.commit.hexsha
             notes.append(f"checked out the pinned commit {pin.short} (was {previous})")
         src = root.resolve() / "src"
@@ -491,7 +523,8 @@ def resolve_git(url: str, manifest: PinManifest | None = None, *, cache_dir: str
             raise _git_failure("clone", url, exc) from None
         finally:
             _remove_tree(staging)
-    source = resolve_checkout(destination, manifest, allow_other_commit=allow_other_commit, option="--ragas-git")
+    source = resolve_checkout(destination, manifest, allow_other_commit=allow_other_commit, option="--ragas-git",
+                              timeout=timeout)
     shown = public_url(url)
     if urlsplit(shown).scheme == "file" or "://" not in shown:  # a local path: keep it portable
         shown = f"file://…/{Path(urlsplit(shown).path or shown).name}"
@@ -510,19 +543,25 @@ def _remove_tree(path: Path) -> None:
 
 def resolve_ragas_source(*, checkout: str | Path | None = None, git_url: str | None = None,
                          python: str = sys.executable, manifest: PinManifest | None = None,
-                         allow_other_commit: bool = False, cache_dir: str | Path | None = None) -> RagasSource:
-    """The source named by the CLI options: ``--ragas-checkout``, ``--ragas-git`` or (neither) installed."""
+                         allow_other_commit: bool = False, cache_dir: str | Path | None = None,
+                         timeout: float | None = None) -> RagasSource:
+    """The source named by the CLI options: ``--ragas-checkout``, ``--ragas-git`` or (neither) installed.
+    ``timeout`` (the command's ``--timeout``) bounds each subprocess started here; None keeps the defaults
+    (60 s to locate an installed Ragas, 300 s per git network operation)."""
     if checkout is not None and git_url is not None:
         raise RagasSourceError("pass --ragas-checkout or --ragas-git, not both", field="--ragas-git", value=git_url)
+    if timeout is not None:
+        timeout = check_timeout(timeout)
     manifest = manifest or load_manifest()
     if checkout is not None:
-        return resolve_checkout(checkout, manifest, allow_other_commit=allow_other_commit)
+        return resolve_checkout(checkout, manifest, allow_other_commit=allow_other_commit, timeout=timeout)
     if git_url is not None:
-        return resolve_git(git_url, manifest, cache_dir=cache_dir, allow_other_commit=allow_other_commit)
+        return resolve_git(git_url, manifest, cache_dir=cache_dir, allow_other_commit=allow_other_commit,
+                           timeout=300.0 if timeout is None else timeout)
     if allow_other_commit:
         raise RagasSourceError("--allow-other-commit applies only to --ragas-checkout / --ragas-git",
                                field="--allow-other-commit", value=True)
-    return resolve_installed(manifest, python=python)
+    return resolve_installed(manifest, python=python, timeout=60.0 if timeout is None else timeout)
 
 
 # ---------------------------------------------------------------- constraints

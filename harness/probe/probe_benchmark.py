@@ -20,14 +20,14 @@ import os
 
 os.environ["RAGAS_DO_NOT_TRACK"] = "true"
 
-import argparse  # noqa: E402
-import asyncio  # noqa: E402
-import json  # noqa: E402
-import sys  # noqa: E402
-import time  # noqa: E402
-import warnings  # noqa: E402
+import argparse
+import asyncio
+import json
+import sys
+import time
+import warnings
 
-import probe_network_guard  # noqa: E402
+import probe_network_guard
 
 
 def synthetic_cases(n_cases: int, n_contexts: int) -> list[dict]:
@@ -39,7 +39,8 @@ def synthetic_cases(n_cases: int, n_contexts: int) -> list[dict]:
 
 
 def probe_scorer():
-    from probe_legacy_targets import TARGETS_BY_NAME, run_legacy_target
+    from probe_scoring import run_legacy_target
+    from probe_targets import TARGETS_BY_NAME
 
     target = TARGETS_BY_NAME["legacy:LLMContextPrecisionWithReference"]
 

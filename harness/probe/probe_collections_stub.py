@@ -20,12 +20,10 @@ import typing as t
 from pydantic import BaseModel, ValidationError
 from ragas.llms.base import InstructorBaseRagasLLM
 
-try:  # imported as harness.probe.probe_collections_stub
-    from .probe_prompt_book import PromptBook, StubMismatch
-except ImportError:  # imported from run_probe.py (script dir on sys.path)
-    from probe_prompt_book import PromptBook, StubMismatch  # type: ignore[no-redef]
+if t.TYPE_CHECKING:
+    from .probe_prompt_book import PromptBook
 
-__all__ = ["FrozenInstructorJudge", "PromptBook", "StubMismatch"]
+__all__ = ["FrozenInstructorJudge"]
 
 Model = t.TypeVar("Model", bound=BaseModel)
 
@@ -38,7 +36,7 @@ class FrozenInstructorJudge(InstructorBaseRagasLLM):
         self.rejected: list[str] = []  # one line per reply the response model refused
 
     def _reply(self, prompt: str, response_model: type[Model]) -> Model:
-        text = self.book.answer(prompt if isinstance(prompt, str) else str(prompt))
+        text = self.book.answer_prompt(prompt)
         try:
             return response_model.model_validate_json(text)
         except ValidationError as exc:

@@ -1,9 +1,10 @@
 """Ragas's own ``evaluate()`` / ``aevaluate()`` on the whole suite, with scripted judges.
 
-One evaluation run per (metric set, API, group of cases): the legacy targets are split into
-metric sets (``METRIC_SETS``: classes that share a metric name cannot share a run, because
-``evaluate()`` keys its scores by name); within a set, targets that apply to the same cases
-run together on exactly those cases, so no row is scored without frozen verdicts.
+One evaluation run per (metric set, API, group of cases): the legacy targets of the target
+table (``probe_targets``) are split into metric sets (``METRIC_SETS``: classes of one table row
+are aliases and share a metric name, and they cannot share a run, because ``evaluate()`` keys its
+scores by name); within a set, targets that apply to the same cases run together on exactly
+those cases, so no row is scored without frozen verdicts.
 
 Each metric instance gets its own ``FrozenJudgeLLM`` whose PromptBook holds the frozen replies
 for *every* case of the run, keyed by prompt content: ``evaluate()`` runs the jobs
@@ -27,23 +28,31 @@ import typing as t
 import warnings
 
 try:
-    from .probe_encoding import encode_score, encode_warnings
-    from .probe_legacy_targets import TARGETS_BY_NAME, LegacyTarget, resolve_class
     from .probe_prompt_book import PromptBook
+    from .probe_protocol import API_LEGACY, encode_score, encode_warnings, target_name
+    from .probe_scoring import legacy_judge_class, resolve_legacy_class
+    from .probe_targets import TARGET_ROWS, TARGETS_BY_NAME, Target, TargetRow
 except ImportError:
-    from probe_encoding import encode_score, encode_warnings  # type: ignore[no-redef]
-    from probe_legacy_targets import TARGETS_BY_NAME, LegacyTarget, resolve_class  # type: ignore[no-redef]
     from probe_prompt_book import PromptBook  # type: ignore[no-redef]
+    from probe_protocol import API_LEGACY, encode_score, encode_warnings, target_name  # type: ignore[no-redef]
+    from probe_scoring import legacy_judge_class, resolve_legacy_class  # type: ignore[no-redef]
+    from probe_targets import TARGET_ROWS, TARGETS_BY_NAME, Target, TargetRow  # type: ignore[no-redef]
 
-METRIC_SETS: tuple[tuple[str, tuple[str, ...]], ...] = (
-    ("legacy_llm", ("legacy:LLMContextPrecisionWithReference",
-                    "legacy:LLMContextPrecisionWithoutReference",
-                    "legacy:LLMContextRecall", "legacy:Faithfulness")),
-    ("legacy_llm_aliases", ("legacy:ContextPrecision", "legacy:ContextUtilization",
-                            "legacy:ContextRecall")),
-    ("legacy_non_llm", ("legacy:NonLLMContextPrecisionWithReference", "legacy:NonLLMContextRecall",
-                        "legacy:IDBasedContextPrecision", "legacy:IDBasedContextRecall")),
-)
+
+def metric_sets(rows: tuple[TargetRow, ...]) -> tuple[tuple[str, tuple[str, ...]], ...]:
+    """The legacy targets of ``rows`` in metric sets: the first class of every LLM row
+    ("legacy_llm"), the other classes of the LLM rows ("legacy_llm_aliases": a row's classes
+    share a metric name), and the classes of the rows that need no LLM ("legacy_non_llm")."""
+    def names(classes: t.Iterable[str]) -> tuple[str, ...]:
+        return tuple(target_name(API_LEGACY, c) for c in classes)
+
+    llm = [row.legacy_classes for row in rows if row.needs_judge and row.legacy_classes]
+    return (("legacy_llm", names(classes[0] for classes in llm)),
+            ("legacy_llm_aliases", names(c for classes in llm for c in classes[1:])),
+            ("legacy_non_llm", names(c for row in rows if not row.needs_judge for c in row.legacy_classes)))
+
+
+METRIC_SETS: tuple[tuple[str, tuple[str, ...]], ...] = metric_sets(TARGET_ROWS)
 
 DEFAULT_SETTINGS: dict[str, t.Any] = {
     "apis": ["evaluate", "aevaluate"],
@@ -76,11 +85,11 @@ def settings_from_request(value: t.Any) -> dict[str, t.Any]:
     return settings
 
 
-def evaluation_groups(cases: list[dict]) -> list[tuple[str, tuple[LegacyTarget, ...], tuple[dict, ...]]]:
+def evaluation_groups(cases: list[dict]) -> list[tuple[str, tuple[Target, ...], tuple[dict, ...]]]:
     """``(metric set, targets, cases)``: targets of a set that apply to the same cases, with them."""
     groups = []
     for set_name, names in METRIC_SETS:
-        by_cases: dict[tuple[int, ...], list[LegacyTarget]] = {}
+        by_cases: dict[tuple[int, ...], list[Target]] = {}
         for name in names:
             target = TARGETS_BY_NAME[name]
             applicable = tuple(i for i, case in enumerate(cases) if target.applies(case))
@@ -104,24 +113,21 @@ class _JobErrors(logging.Handler):
             self.errors[int(index)] = (str(type_name), str(message))
 
 
-def _metrics_with_judges(targets: tuple[LegacyTarget, ...], cases: tuple[dict, ...]
+def _metrics_with_judges(targets: tuple[Target, ...], cases: tuple[dict, ...]
                          ) -> tuple[list[t.Any], list[PromptBook | None]]:
     """One fresh metric instance per target; LLM metrics get their own judge and book."""
-    try:
-        from .probe_legacy_stub import FrozenJudgeLLM
-    except ImportError:
-        from probe_legacy_stub import FrozenJudgeLLM  # type: ignore[no-redef]
+    judge_cls = legacy_judge_class()
     metrics, books = [], []
     for target in targets:
-        cls = resolve_class(target)
-        if target.script is None:
+        cls = resolve_legacy_class(target)
+        if not target.needs_judge:
             metrics.append(cls())
             books.append(None)
             continue
         book = PromptBook()
-        metric = cls(llm=FrozenJudgeLLM(book))
+        metric = cls(llm=judge_cls(book))
         for case in cases:
-            target.script(metric, case, book)
+            target.expect_prompts(metric, case, book)
         metrics.append(metric)
         books.append(book)
     names = [m.name for m in metrics]
@@ -130,7 +136,7 @@ def _metrics_with_judges(targets: tuple[LegacyTarget, ...], cases: tuple[dict, .
     return metrics, books
 
 
-def _dataset(targets: tuple[LegacyTarget, ...], cases: tuple[dict, ...]) -> t.Any:
+def _dataset(targets: tuple[Target, ...], cases: tuple[dict, ...]) -> t.Any:
     from ragas.dataset_schema import EvaluationDataset, SingleTurnSample
 
     fields = sorted({f for target in targets for f in target.fields_read})
@@ -151,7 +157,7 @@ def _call(api: str, dataset: t.Any, metrics: list[t.Any], settings: dict[str, t.
     return asyncio.run(aevaluate(**kwargs))
 
 
-def run_group(api: str, set_name: str, targets: tuple[LegacyTarget, ...], cases: tuple[dict, ...],
+def run_group(api: str, set_name: str, targets: tuple[Target, ...], cases: tuple[dict, ...],
               settings: dict[str, t.Any]) -> dict[str, t.Any]:
     """One ``evaluate()`` (or ``aevaluate()``) call; every failure is recorded, none raised."""
     record: dict[str, t.Any] = {
@@ -171,7 +177,7 @@ def run_group(api: str, set_name: str, targets: tuple[LegacyTarget, ...], cases:
             metrics, books = _metrics_with_judges(targets, cases)
             record["ragas_names"] = [m.name for m in metrics]
             result = _call(api, _dataset(targets, cases), metrics, settings)
-        except Exception as exc:  # noqa: BLE001 - a failing run is a recorded result
+        except Exception as exc:
             record["run_error"] = {"type": type(exc).__name__, "message": str(exc)}
             result, books = None, []
         finally:

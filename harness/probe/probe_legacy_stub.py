@@ -11,19 +11,14 @@ from langchain_core.outputs import Generation, LLMResult
 from ragas.llms.base import BaseRagasLLM
 from ragas.run_config import RunConfig
 
-try:  # imported as harness.probe.probe_legacy_stub
-    from .probe_prompt_book import PromptBook, StubMismatch
-except ImportError:  # imported from run_probe.py (script dir on sys.path)
-    from probe_prompt_book import PromptBook, StubMismatch  # type: ignore[no-redef]
+if t.TYPE_CHECKING:
+    from .probe_prompt_book import PromptBook
 
-__all__ = ["FrozenJudgeLLM", "PromptBook", "StubMismatch"]
-
+__all__ = ["FrozenJudgeLLM"]
 
 # One attempt per call: a stub mismatch must surface, not be retried with back-off.
 # Shared: the stub never uses the config's random generator.
 NO_RETRY = RunConfig(max_retries=1, max_wait=0)
-
-
 
 
 class FrozenJudgeLLM(BaseRagasLLM):
@@ -37,8 +32,7 @@ class FrozenJudgeLLM(BaseRagasLLM):
         self.run_config = NO_RETRY
 
     def _reply(self, prompt: t.Any, n: int) -> LLMResult:
-        text = prompt.to_string() if hasattr(prompt, "to_string") else str(prompt)
-        reply = self.book.answer(text)
+        reply = self.book.answer_prompt(prompt)
         return LLMResult(generations=[[Generation(text=reply) for _ in range(max(n, 1))]])
 
     def generate_text(self, prompt, n=1, temperature=0.01, stop=None, callbacks=None) -> LLMResult:

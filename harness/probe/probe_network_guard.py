@@ -30,16 +30,16 @@ def install(attempts: list[dict]) -> None:
         attempts.append(record)
         return NetworkBlocked(f"network access blocked by the probe: {call}({address!r})")
 
-    def connect(self, address):  # noqa: ANN001
+    def connect(self, address):
         raise blocked("socket.connect", address)
 
-    def connect_ex(self, address):  # noqa: ANN001
+    def connect_ex(self, address):
         raise blocked("socket.connect_ex", address)
 
-    def create_connection(address, *args, **kwargs):  # noqa: ANN001
+    def create_connection(address, *args, **kwargs):
         raise blocked("socket.create_connection", address)
 
-    def getaddrinfo(host, port, *args, **kwargs):  # noqa: ANN001
+    def getaddrinfo(host, port, *args, **kwargs):
         raise blocked("socket.getaddrinfo", (host, port))
 
     socket.socket.connect = connect  # type: ignore[method-assign]

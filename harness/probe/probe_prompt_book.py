@@ -123,6 +123,13 @@ class PromptBook:
         self.problems.append(message)
         return StubMismatch(message)
 
+    def answer_prompt(self, prompt: object) -> str:
+        """:meth:`answer` for a prompt as either Ragas API hands it to its LLM: the rendered string
+        (collections) or a prompt value with ``to_string()`` (legacy)."""
+        if not isinstance(prompt, str):
+            prompt = prompt.to_string() if hasattr(prompt, "to_string") else str(prompt)
+        return self.answer(prompt)
+
     def answer(self, prompt_text: str) -> str:
         """Return the frozen reply (JSON text) for a rendered prompt, or raise StubMismatch."""
         with self._lock:

@@ -13,18 +13,16 @@ import os
 import socket
 
 try:
-    from .probe_encoding import error_record
+    from .probe_protocol import API_SELFTEST, ProbeResult, error_record, new_result, target_name
 except ImportError:
-    from probe_encoding import error_record  # type: ignore[no-redef]
+    from probe_protocol import API_SELFTEST, ProbeResult, error_record, new_result, target_name  # type: ignore[no-redef]
 
-SELFTEST_TARGETS = ("selftest:connect", "selftest:abort")
+SELFTEST_TARGETS = (target_name(API_SELFTEST, "connect"), target_name(API_SELFTEST, "abort"))
 
 
-def run_selftest_target(name: str, case: dict) -> dict:
-    result = {"case_id": case.get("id"), "target": name, "api": "selftest", "metric": "selftest",
-              "ragas_class": None, "fields_read": [], "received": None, "value": None,
-              "prompts": 0, "expected_prompts": 0, "warnings": []}
-    if name == "selftest:abort":
+def run_selftest_target(name: str, case: dict) -> ProbeResult:
+    result = new_result(case, name, API_SELFTEST, API_SELFTEST, ())
+    if name == target_name(API_SELFTEST, "abort"):
         os.abort()
     try:
         socket.create_connection(("127.0.0.1", 9), timeout=1).close()

@@ -11,8 +11,10 @@ Depends only on the standard library and Ragas, so it runs in any virtualenv or 
 Ragas checkout on PYTHONPATH. Before Ragas is imported it sets RAGAS_DO_NOT_TRACK=true and
 installs a guard that blocks and records every network attempt.
 
-Exit status: 0 results written (per-result errors included); 2 bad request (stderr says
-why); 3 Ragas could not be imported (output written, ``ragas.import_error`` set).
+Exit status (``probe_protocol``): 0 results written (per-result errors included); 2 bad request
+(stderr says why); 3 Ragas could not be imported (output written, ``ragas.import_error`` set).
+The request and output documents are ``ProbeRequest`` and ``ProbeOutput`` there; the targets
+are the one table of ``probe_targets``.
 """
 
 from __future__ import annotations
@@ -21,27 +23,32 @@ import os
 
 os.environ["RAGAS_DO_NOT_TRACK"] = "true"  # before anything can import Ragas
 
-import asyncio  # noqa: E402
-import faulthandler  # noqa: E402
-import json  # noqa: E402
-import platform  # noqa: E402
-import sys  # noqa: E402
-import warnings  # noqa: E402
+import asyncio
+import faulthandler
+import json
+import platform
+import sys
+import warnings
 
-import probe_network_guard  # noqa: E402
-from probe_encoding import encode_warnings  # noqa: E402
-
-PROBE_FORMAT = 1
-EXIT_BAD_REQUEST = 2
-EXIT_RAGAS_IMPORT = 3
-SELFTEST_PREFIX = "selftest:"
+import probe_network_guard
+from probe_protocol import (
+    EXIT_BAD_REQUEST,
+    EXIT_OK,
+    EXIT_RAGAS_IMPORT,
+    PROBE_FORMAT,
+    SELFTEST_PREFIX,
+    ProbeOutput,
+    ProbeRequest,
+    ProbeResult,
+    encode_warnings,
+)
 
 
 class BadRequest(Exception):
     pass
 
 
-def read_request(path: str) -> dict:
+def read_request(path: str) -> ProbeRequest:
     try:
         with open(path, encoding="utf-8") as handle:
             request = json.load(handle)
@@ -58,14 +65,14 @@ def read_request(path: str) -> dict:
     return request
 
 
-def import_ragas(document: dict) -> bool:
+def import_ragas(document: ProbeOutput) -> bool:
     """Import Ragas (warnings recorded); fill ``document["ragas"]``; False when it fails."""
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         try:
             import ragas
-            import ragas.metrics  # noqa: F401 - the legacy classes live here
-        except Exception as exc:  # noqa: BLE001 - any import failure is a run-level error
+            import ragas.metrics
+        except Exception as exc:
             document["ragas"]["import_error"] = f"{type(exc).__name__}: {exc}"
         else:
             document["ragas"]["version"] = getattr(ragas, "__version__", None)
@@ -81,7 +88,7 @@ def telemetry_state() -> dict:
         from ragas._analytics import do_not_track
 
         state["do_not_track"] = bool(do_not_track())
-    except Exception:  # noqa: BLE001 - older/newer Ragas may lack it
+    except Exception:
         pass
     return state
 
@@ -92,48 +99,41 @@ def flush_telemetry() -> None:
         from ragas._analytics import _analytics_batcher
 
         _analytics_batcher.flush()
-    except Exception:  # noqa: BLE001
+    except Exception:
         pass
 
 
-async def run_cases(cases: list[dict], targets: list[str] | None) -> list[dict]:
-    from probe_collections_targets import COLLECTIONS_TARGETS, COLLECTIONS_TARGETS_BY_NAME, run_collections_target
-    from probe_legacy_targets import LEGACY_TARGETS, TARGETS_BY_NAME, run_legacy_target
+async def run_cases(cases: list[dict], targets: list[str] | None) -> list[ProbeResult]:
+    from probe_scoring import run_target
     from probe_selftest_targets import run_selftest_target
+    from probe_targets import TARGETS, TARGETS_BY_NAME
 
-    chosen = ([t.name for t in LEGACY_TARGETS] + [t.name for t in COLLECTIONS_TARGETS]
-              if targets is None else targets)
+    chosen = [t.name for t in TARGETS] if targets is None else targets
     results = []
     for case in cases:
         for name in chosen:
             if name.startswith(SELFTEST_PREFIX):
                 results.append(run_selftest_target(name, case))
                 continue
-            if name in COLLECTIONS_TARGETS_BY_NAME:
-                collections_target = COLLECTIONS_TARGETS_BY_NAME[name]
-                if collections_target.applies(case):
-                    results.append(await run_collections_target(collections_target, case))
-                continue
             target = TARGETS_BY_NAME[name]
             if target.applies(case):
-                results.append(await run_legacy_target(target, case))
+                results.append(await run_target(target, case))
     return results
 
 
 def check_targets(targets: list[str] | None) -> None:
     if targets is None:
         return
-    from probe_collections_targets import COLLECTIONS_TARGETS_BY_NAME
-    from probe_legacy_targets import TARGETS_BY_NAME
     from probe_selftest_targets import SELFTEST_TARGETS
+    from probe_targets import TARGETS_BY_NAME
 
-    known = {**TARGETS_BY_NAME, **COLLECTIONS_TARGETS_BY_NAME}
+    known = TARGETS_BY_NAME
     unknown = [t for t in targets if t not in known and t not in SELFTEST_TARGETS]
     if unknown:
         raise BadRequest(f"unknown targets {unknown}; known: {sorted(known)}")
 
 
-def write(document: dict, output: str | None) -> None:
+def write(document: ProbeOutput, output: str | None) -> None:
     text = json.dumps(document, indent=1, ensure_ascii=False, allow_nan=False)
     if output is None:
         sys.stdout.write(text + "\n")
@@ -156,7 +156,7 @@ def main(argv: list[str]) -> int:
     except BadRequest as exc:
         print(f"bad request: {exc}", file=sys.stderr)
         return EXIT_BAD_REQUEST
-    document: dict = {
+    document: ProbeOutput = {
         "probe_format": PROBE_FORMAT,
         "python": {"version": platform.python_version(),
                    "implementation": platform.python_implementation(),
@@ -190,7 +190,7 @@ def main(argv: list[str]) -> int:
     flush_telemetry()
     document["telemetry"] = telemetry_state()
     write(document, request.get("output"))
-    return 0
+    return EXIT_OK
 
 
 if __name__ == "__main__":

@@ -10,13 +10,24 @@ import json
 from collections import Counter
 from typing import Any
 
-from harness.compare.audit import Audit, AuditRow, ReferenceOnlyRow
+from harness.compare.api_paths import path_differences, unpaired_metrics
+from harness.compare.audit import Audit, AuditRow, ReferenceOnlyRow, metric_entries
 from harness.compare.classify import CLASSIFICATIONS
-from harness.values import RagasError
-from harness.values import encode_detail, encode_fraction, encode_ragas_value
+from harness.compare.dataset_level import (
+    POLICY,
+    AggregationRow,
+    PolicyCounts,
+    TargetAggregate,
+    by_category,
+    drop_cause,
+    explained_row_value,
+    row_status,
+    sentence,
+)
+from harness.compare.verdict import pair_findings, row_findings
 from harness.metrics.outcome import ReferenceOutcome
-from harness.report.markdown.api_paths import api_paths_json
-from harness.report.markdown.dataset_level import dataset_level_json
+from harness.report.drift import expectations_json, findings_json
+from harness.values import RagasError, encode_detail, encode_float, encode_fraction, encode_ragas_value
 
 REPORT_FORMAT = 1
 
@@ -56,7 +67,9 @@ def row_json(row: AuditRow) -> dict[str, Any]:
         "expected_classification": row.expected.classification,
         "expected_reason": row.expected.reason,
         "upstream": row.expected.upstream,
+        "explained_by": row.expected.label,
         "unexpected": row.unexpected,
+        "drift": [finding.kind for finding in row_findings(row)],
         "received": encode_detail(row.received),
         "prompts": row.prompts,
         "expected_prompts": row.expected_prompts,
@@ -79,6 +92,7 @@ def summary_json(audit: Audit) -> dict[str, Any]:
         "rows": len(audit.rows),
         "unexpected": len(audit.unexpected),
         "drift": audit.drift,
+        "drift_by_kind": findings_json(audit)["by_kind"],
         "expectation_problems": list(audit.expectation_problems),
         "by_classification": _full_counts(by_class),
         "by_metric": {k: _full_counts(v) for k, v in sorted(audit.counts(lambda r: r.spec.name).items())},
@@ -88,19 +102,112 @@ def summary_json(audit: Audit) -> dict[str, Any]:
     }
 
 
-def metrics_json(audit: Audit) -> list[dict[str, Any]]:
-    """Each metric with its denominator, missing-value policy and the Ragas classes run for it."""
-    targets: dict[str, dict[str, dict[str, Any]]] = {}
-    for row in audit.rows:
-        targets.setdefault(row.spec.name, {})[row.target] = {
-            "target": row.target, "ragas_class": row.ragas_class, "fields_read": list(row.fields_read)}
-    specs = {row.spec.name: row.spec for row in audit.rows}
-    specs.update({row.spec.name: row.spec for row in audit.reference_only})
-    return [
-        {"metric": name, "denominator": spec.denominator, "undefined_policy": spec.undefined_policy,
-         "ragas_targets": [targets[name][t] for t in sorted(targets.get(name, {}))]}
-        for name, spec in sorted(specs.items())
-    ]
+# --------------------------------------------------------------------------- dataset level
+
+def _mean_json(value: Any) -> Any:
+    return None if value is None else float(value)
+
+
+def policy_json(policy: PolicyCounts) -> dict[str, Any]:
+    return {
+        "cases": policy.cases, "defined": policy.defined, "undefined": policy.undefined,
+        "errors": policy.errors, "dropped": policy.dropped,
+        "dropped_share": encode_fraction(policy.dropped_share),
+        "mean_exact": encode_fraction(policy.mean), "mean": _mean_json(policy.mean),
+    }
+
+
+def _row_json(row: AggregationRow) -> dict[str, Any]:
+    status, reason = row_status(row.reference)
+    return {
+        "case_id": row.case_id, "category": row.category,
+        "reference_status": status, "reference_reason": reason,
+        "row_classification": row.row_classification,
+        "evaluate_value": encode_float(row.evaluate_value),
+        "single_turn_value": encode_ragas_value(row.single_turn_value),
+        "explained_value": encode_float(explained_row_value(row)),
+        "evaluate_error": (None if row.evaluate_error is None
+                           else {"type": row.evaluate_error[0], "message": row.evaluate_error[1]}),
+    }
+
+
+def target_json(agg: TargetAggregate) -> dict[str, Any]:
+    return {
+        "target": agg.target,
+        "mean": encode_float(agg.ragas_mean),
+        "means_by_api": {api: encode_float(v) for api, v in agg.apis.items()},
+        "apis_agree": agg.apis_agree,
+        "cases": len(agg.rows),
+        "kept": len(agg.kept),
+        "dropped": len(agg.dropped_rows),
+        "dropped_rows": [{"case_id": r.case_id, "category": r.category, "cause": drop_cause(r)}
+                         for r in agg.dropped_rows],
+        "kept_but_dropped_by_reference": [r.case_id for r in agg.kept_but_dropped_by_reference],
+        "recomputed_mean": encode_float(agg.recomputed_mean),
+        "mean_recomputed_exactly": agg.mean_recomputed_exactly,
+        "explained_mean": encode_float(agg.explained_mean),
+        "alternative": agg.alternative_key,
+        "classification": agg.classification.name,
+        "explanation": agg.classification.explanation,
+        "sentence": sentence(agg),
+        "single_turn_mismatches": list(agg.single_turn_mismatches),
+        "problems": list(agg.run_problems),
+        "by_category": {category: {"cases": policy.cases, "kept": kept, "mean": encode_float(mean)}
+                        for category, (policy, kept, mean) in by_category(agg).items()},
+        "rows": [_row_json(r) for r in agg.rows],
+    }
+
+
+def dataset_level_json(audit: Audit) -> dict[str, Any] | None:
+    level = audit.dataset_level
+    if level is None:
+        return None
+    metrics = []
+    for metric, aggs in level.by_metric().items():
+        first = aggs[0]  # the reference policy depends on the metric, not on the Ragas class
+        metrics.append({
+            "metric": metric,
+            "reference": policy_json(first.policy),
+            "reference_by_category": {category: policy_json(policy)
+                                      for category, (policy, _, _) in by_category(first).items()},
+            "ragas": [target_json(agg) for agg in aggs],
+        })
+    return {"policy": POLICY, "settings": level.settings, "problems": list(level.problems), "metrics": metrics}
+
+
+
+# --------------------------------------------------------------------------- legacy vs collections
+
+def api_paths_json(audit: Audit) -> dict[str, Any]:
+    """The report's ``api_paths`` section."""
+    pairs = audit.pairs
+    counts = {name: sum(1 for p in pairs if p.classification.name == name) for name in CLASSIFICATIONS}
+    return {
+        "description": ("legacy vs collections at this Ragas: each legacy row paired with each collections "
+                        "row of the same case and metric, classified with the legacy value in the place "
+                        "of the reference"),
+        "pairs": len(pairs),
+        "unexpected": sum(1 for p in pairs if p.unexpected),
+        "by_classification": counts,
+        "unpaired_metrics": unpaired_metrics(audit.rows),
+        "differences": [
+            {"case_id": d.case.id, "category": d.case.category, "metric": d.metric,
+             "classification": d.classification, "meaning": d.meaning,
+             "legacy": [{"target": t, "value": v} for t, v in d.legacy],
+             "collections": [{"target": t, "value": v} for t, v in d.collections]}
+            for d in path_differences(pairs)],
+        "results": [
+            {"case_id": p.case.id, "metric": p.metric, "legacy_target": p.legacy.target,
+             "collections_target": p.collections.target,
+             "legacy_value": encode_ragas_value(p.legacy.ragas_value),
+             "collections_value": encode_ragas_value(p.collections.ragas_value),
+             "classification": p.classification.name, "explanation": p.classification.explanation,
+             "expected_classification": p.expected.classification, "expected_reason": p.expected.reason,
+             "upstream": p.expected.upstream, "explained_by": p.expected.label, "unexpected": p.unexpected,
+             "drift": [finding.kind for finding in pair_findings(p)]}
+            for p in pairs],
+    }
+
 
 
 def audit_to_json(audit: Audit) -> dict[str, Any]:
@@ -110,11 +217,13 @@ def audit_to_json(audit: Audit) -> dict[str, Any]:
                      "error": "an object with key \"error\"", "exact": "a fraction string such as \"5/6\""},
         "provenance": audit.provenance,
         "summary": summary_json(audit),
-        "metrics": metrics_json(audit),
+        "metrics": metric_entries(audit),
         "results": [row_json(row) for row in audit.rows],
         "reference_only": [reference_only_json(row) for row in audit.reference_only],
         "dataset_level": dataset_level_json(audit),
         "api_paths": api_paths_json(audit),
+        "expectations": expectations_json(audit),
+        "drift": findings_json(audit)["findings"],
     }
 
 

@@ -1,29 +1,69 @@
-"""``junit.xml``: one test case per (case, Ragas target); a failure where the
-classification differs from the expectation, so CI systems show drift natively."""
+"""``junit.xml``: one test case per (case, Ragas target) and per legacy-vs-collections pair that has a
+drift finding; a failure for each row or pair with a finding (harness.compare.verdict: unexplained,
+divergence or error no rule explains, value out of range) and for each expectations-file problem,
+so CI systems show drift natively.
+
+The file is always well-formed XML 1.0: every character XML 1.0 forbids (C0 controls but tab,
+newline and carriage return; lone surrogates; U+FFFE and U+FFFF), and the discouraged DEL and C1
+controls, are written as the text ``\\xNN`` / ``\\uNNNN`` wherever they occur (ids, suite names,
+messages), so the standard library's parser reads it and a CI page shows them visibly."""
 
 from __future__ import annotations
 
+import re
 import xml.etree.ElementTree as ET
 
 from harness.compare.audit import Audit
-from harness.report.markdown.document import ragas_text, reference_texts
+from harness.compare.verdict import audit_pairs, pair_findings, row_findings
+from harness.report.text import ragas_text, reference_texts
+
+
+# Not allowed by XML 1.0 (https://www.w3.org/TR/xml/#charsets), or allowed but discouraged (DEL, C1).
+_NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\ud800-\udfff\ufffe\uffff]")
+
+
+def xml_text(text: str) -> str:
+    """``text`` with every character XML 1.0 forbids (and DEL, C1) written as ``\\xNN`` / ``\\uNNNN``."""
+    return _NOT_XML.sub(lambda m: f"\\x{ord(m.group()):02x}" if ord(m.group()) < 0x100 else f"\\u{ord(m.group()):04x}",
+                        text)
+
+
+def _xml_safe(element: ET.Element) -> None:
+    for node in element.iter():
+        node.attrib = {xml_text(key): xml_text(value) for key, value in node.attrib.items()}
+        if node.text:
+            node.text = xml_text(node.text)
+        if node.tail:
+            node.tail = xml_text(node.tail)
 
 
 def render_junit(audit: Audit) -> str:
-    failures = len(audit.unexpected) + len(audit.expectation_problems)
+    failing_pairs = [(pair, found) for pair in audit_pairs(audit) if (found := pair_findings(pair))]
+    row_failures = [found for row in audit.rows if (found := row_findings(row))]
+    failures = len(row_failures) + len(failing_pairs) + len(audit.expectation_problems)
     suite = ET.Element("testsuite", name=f"ragas-compat.{audit.suite.name}",
-                       tests=str(len(audit.rows) + len(audit.expectation_problems)),
+                       tests=str(len(audit.rows) + len(failing_pairs) + len(audit.expectation_problems)),
                        failures=str(failures), errors="0", skipped="0")
     for row in audit.rows:
         case = ET.SubElement(suite, "testcase", classname=f"{row.spec.name}.{row.target}", name=row.case.id)
-        if row.unexpected:
+        found = row_findings(row)
+        if found:
             failure = ET.SubElement(case, "failure", type="drift",
-                                    message=f"classified {row.classification.name}, expected "
-                                            f"{row.expected.classification}")
+                                    message="; ".join(f"{f.kind}: classified {row.classification.name}, expected "
+                                                      f"{row.expected.classification}" if f.kind != "out_of_range"
+                                                      else f"{f.kind}: {f.message}" for f in found))
             failure.text = (f"Ragas {ragas_text(row)}; reference {reference_texts(row)[0]}; "
                             f"{row.classification.explanation}")
+    for pair, found in failing_pairs:
+        case = ET.SubElement(suite, "testcase", classname=f"{pair.metric}.{pair.legacy.target} vs "
+                                                          f"{pair.collections.target}", name=pair.case.id)
+        failure = ET.SubElement(case, "failure", type="drift",
+                                message="; ".join(f"{f.kind}: classified {f.classification}, expected {f.expected}"
+                                                  for f in found))
+        failure.text = pair.classification.explanation
     for index, problem in enumerate(audit.expectation_problems):
         case = ET.SubElement(suite, "testcase", classname="expectations", name=f"problem-{index}")
         ET.SubElement(case, "failure", type="expectations", message=problem)
+    _xml_safe(suite)
     ET.indent(suite)
     return '<?xml version="1.0" encoding="utf-8"?>\n' + ET.tostring(suite, encoding="unicode") + "\n"

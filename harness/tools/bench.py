@@ -35,8 +35,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from harness.metrics.context_precision import context_precision_profile, ragas_float_average_precision
+from harness.runner import PROBE_DIR
 
-PROBE_BENCHMARK = Path(__file__).resolve().parent / "probe" / "probe_benchmark.py"
+PROBE_BENCHMARK = PROBE_DIR / "probe_benchmark.py"
 BENCH_FORMAT = 1
 RUN_TARGET, PROBE_TARGET, MATRIX_TARGET = 1.3, 1.1, 1.2
 RELEVANT_SHARE = 0.5  # share of relevant labels in the scaling benchmark's random label lists
@@ -78,7 +79,7 @@ def fit_growth_exponent(ks: Sequence[float], seconds: Sequence[float]) -> float:
     xs = [math.log(k) for k in ks]
     ys = [math.log(s) for s in seconds]
     mx, my = statistics.fmean(xs), statistics.fmean(ys)
-    return sum((x - mx) * (y - my) for x, y in zip(xs, ys)) / sum((x - mx) ** 2 for x in xs)
+    return sum((x - mx) * (y - my) for x, y in zip(xs, ys, strict=True)) / sum((x - mx) ** 2 for x in xs)
 
 
 def random_labels(k: int, seed: int = 0) -> list[int]:

@@ -29,18 +29,16 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
 
-from harness.compare.audit import build_audit
 from harness.cases import Case, parse_suite
-from harness.compare.classify import Classification
-from harness.values import RagasValue
-from harness.values import encode_detail, encode_float, encode_fraction, encode_ragas_value
-from harness.errors import HarnessInputError
+from harness.compare.audit import build_audit
+from harness.compare.classify import Diagnosis
 from harness.compare.expectations import Expectations
-from harness.metrics.context_precision import RAGAS_EPSILON
-from harness.metrics.labels import coerce_by_truthiness, is_binary_label
+from harness.errors import HarnessInputError, RagasUnavailable
+from harness.metrics.labels import coerce_by_truthiness, ragas_labels
 from harness.metrics.outcome import ReferenceOutcome
-from harness.metrics.registry import metric as registry_metric
-from harness.errors import RagasUnavailable
+from harness.metrics.registry import all_metrics
+from harness.metrics.spec import ExplainAdapter, ExplainInput, MetricSpec, Quantity
+from harness.values import RagasValue, encode_detail, encode_float, encode_fraction, encode_ragas_value
 
 EXPLAIN_FORMAT = 1
 CASE_ID = "explain"
@@ -48,40 +46,39 @@ CASE_ID = "explain"
 
 @dataclass(frozen=True)
 class ExplainMetric:
-    """A command-line metric name: the registry metric it explains and the Ragas targets run."""
+    """A metric ``explain`` can explain: its command-line name and the registry metric behind it."""
 
-    name: str
-    registry_name: str
+    name: str                    # command-line name, e.g. "context-precision"
+    registry_name: str           # the registry metric, e.g. "context_precision_with_reference"
     targets: tuple[str, ...]     # probe target names; () = no Ragas counterpart
     inputs: str                  # the inputs it takes, in words (for help and errors)
+    spec: MetricSpec = field(repr=False, compare=False)
+
+    @property
+    def adapter(self) -> ExplainAdapter:
+        assert self.spec.explain is not None
+        return self.spec.explain
 
 
-EXPLAIN_METRICS: tuple[ExplainMetric, ...] = (
-    ExplainMetric("context-precision", "context_precision_with_reference",
-                  ("legacy:LLMContextPrecisionWithReference", "legacy:ContextPrecision"),
-                  "LABELS (one 0/1 per retrieved context, rank order, e.g. 1,0,1) [--corpus-relevant R]"),
-    ExplainMetric("context-recall", "context_recall", ("legacy:LLMContextRecall", "legacy:ContextRecall"),
-                  'LABELS (one 0/1 "attributed" per reference claim; "" = zero claims)'),
-    ExplainMetric("faithfulness", "faithfulness", ("legacy:Faithfulness",),
-                  'LABELS (one 0/1 verdict per response claim; "" = zero claims)'),
-    ExplainMetric("id-precision", "id_context_precision", ("legacy:IDBasedContextPrecision",),
-                  "--retrieved JSON-LIST --reference JSON-LIST (e.g. '[1, \"1\"]')"),
-    ExplainMetric("id-recall", "id_context_recall", ("legacy:IDBasedContextRecall",),
-                  "--retrieved JSON-LIST --reference JSON-LIST (e.g. '[1, \"1\"]')"),
-    ExplainMetric("judge-audit", "judge_audit", (),
-                  "--human JSON-OBJECT --judge JSON-OBJECT (claim ID -> 0/1)"),
-)
-EXPLAIN_NAMES: tuple[str, ...] = tuple(m.name for m in EXPLAIN_METRICS)
-_BY_NAME = {m.name: m for m in EXPLAIN_METRICS}
+def explain_metrics() -> tuple[ExplainMetric, ...]:
+    """Every registered metric with an explain adapter, in registry order."""
+    return tuple(ExplainMetric(spec.explain.command, spec.name, spec.explain.targets, spec.explain.inputs_help, spec)
+                 for spec in all_metrics() if spec.explain is not None)
+
+
+def explain_names() -> tuple[str, ...]:
+    return tuple(m.name for m in explain_metrics())
 
 
 def explain_metric(name: str) -> ExplainMetric:
-    """The explain metric called ``name`` (``_`` accepted for ``-``); the valid names otherwise."""
-    found = _BY_NAME.get(name.strip().lower().replace("_", "-"))
-    if found is None:
-        raise HarnessInputError(f"unknown metric {name!r}; valid metrics: {', '.join(EXPLAIN_NAMES)}",
-                                field="METRIC", value=name)
-    return found
+    """The explain metric called ``name`` (its command name or its registry name; ``_`` and ``-``
+    alike); HarnessInputError listing the valid names otherwise."""
+    wanted = name.strip().lower().replace("_", "-")
+    for candidate in explain_metrics():
+        if wanted in (candidate.name, candidate.registry_name.replace("_", "-")):
+            return candidate
+    raise HarnessInputError(f"unknown metric {name!r}; valid metrics: {', '.join(explain_names())}",
+                            field="METRIC", value=name)
 
 
 # --------------------------------------------------------------------------- parsing inputs
@@ -151,6 +148,16 @@ def parse_id_list(text: str, option: str) -> list[str | int | float]:
     return value
 
 
+def parse_text_list(text: str, option: str) -> list[str]:
+    """A JSON array of context texts: ``'["chunk a", "chunk b"]'``."""
+    example = '["chunk a", "chunk b"]'
+    value = _parse_json(text, option, example)
+    if not isinstance(value, list) or not all(isinstance(item, str) for item in value):
+        raise HarnessInputError(f"{option} {text!r}: expected a JSON array of strings, e.g. {option} '{example}'",
+                                field=option, value=value)
+    return value
+
+
 def parse_label_map(text: str, option: str) -> dict[str, int | float | bool]:
     """A JSON object mapping claim IDs to labels: ``'{"c1": 1, "c2": 0}'``."""
     example = '{"c1": 1, "c2": 0}'
@@ -169,11 +176,8 @@ def parse_label_map(text: str, option: str) -> dict[str, int | float | bool]:
 
 # --------------------------------------------------------------------------- the synthetic case
 
-def synthetic_case(spec: ExplainMetric, *, labels: Sequence[object] = (), corpus_relevant: int | None = None,
-                   retrieved_ids: Sequence[object] = (), reference_ids: Sequence[object] = (),
-                   human: dict | None = None, judge: dict | None = None) -> Case:
-    """One case carrying only the inputs ``spec`` reads; contexts and claims are generated and
-    distinct so the scripted judge can tell every prompt apart by content."""
+def synthetic_case(spec: ExplainMetric, given: ExplainInput) -> Case:
+    """One case carrying only the inputs ``spec`` reads (its adapter's ``case_inputs``)."""
     raw: dict[str, Any] = {
         "id": CASE_ID, "category": "edge",
         "description": f"ragas-compat explain {spec.name}",
@@ -182,25 +186,7 @@ def synthetic_case(spec: ExplainMetric, *, labels: Sequence[object] = (), corpus
         "response": "Synthetic response generated by ragas-compat explain",
         "retrieved_contexts": [],
     }
-    if spec.name == "context-precision":
-        raw["retrieved_contexts"] = [f"Synthetic retrieved context #{i} (rank {i})"
-                                     for i in range(1, len(labels) + 1)]
-        raw["verdicts"] = {spec.registry_name: list(labels)}
-        if corpus_relevant is not None:
-            raw["corpus_relevant_count"] = corpus_relevant
-    elif spec.name in ("context-recall", "faithfulness"):
-        raw["retrieved_contexts"] = ["Synthetic retrieved context #1", "Synthetic retrieved context #2"]
-        key, label_key, who = (("context_recall", "attributed", "reference") if spec.name == "context-recall"
-                               else ("faithfulness", "verdict", "response"))
-        raw["verdicts"] = {key: [{"statement": f"Synthetic {who} claim #{i}", label_key: v}
-                                 for i, v in enumerate(labels, start=1)]}
-    elif spec.name in ("id-precision", "id-recall"):
-        raw["retrieved_contexts"] = [f"Synthetic retrieved context for ID {json.dumps(x)} (rank {i})"
-                                     for i, x in enumerate(retrieved_ids, start=1)]
-        raw["retrieved_context_ids"] = list(retrieved_ids)
-        raw["reference_context_ids"] = list(reference_ids)
-    elif spec.name == "judge-audit":
-        raw["judge_audit"] = {"human": dict(human or {}), "judge": dict(judge or {})}
+    raw.update(spec.adapter.case_inputs(given))
     suite = parse_suite({"schema_version": 1, "suite": "explain", "cases": [raw]}, source="explain")
     return suite.cases[0]
 
@@ -214,18 +200,9 @@ class RagasRow:
     target: str
     ragas_class: str
     value: RagasValue
-    classification: Classification
+    classification: Diagnosis
     received: dict[str, Any]
     warnings: tuple[str, ...]
-
-
-@dataclass(frozen=True)
-class Quantity:
-    """A reference quantity: ``value`` is exact (Fraction / int), a float, or None (undefined)."""
-
-    name: str
-    value: Fraction | int | float | None
-    note: str = ""
 
 
 @dataclass(frozen=True)
@@ -242,18 +219,6 @@ class Explanation:
     extra: dict[str, Any] = field(default_factory=dict)
 
 
-def _fraction_text(value: Fraction | int) -> str:
-    return str(Fraction(value))
-
-
-def ratio_text(num: int, den: int, undefined: str) -> str:
-    """``"2/4 = 1/2"``, ``"2/3"`` (already in lowest terms), or ``"0/0: undefined (...)"``."""
-    if den == 0:
-        return f"{num}/{den}: undefined ({undefined})"
-    reduced = str(Fraction(num, den))
-    return f"{num}/{den}" if reduced == f"{num}/{den}" else f"{num}/{den} = {reduced}"
-
-
 def ragas_value_text(value: RagasValue) -> str:
     """A Ragas value as shown: the exact double's repr, or the error."""
     if isinstance(value, float):
@@ -261,162 +226,19 @@ def ragas_value_text(value: RagasValue) -> str:
     return f"error {value.type}: {value.message}"  # RagasError
 
 
-def _ap_quantities(reference: ReferenceOutcome, r: int | None) -> tuple[list[Quantity], list[str]]:
-    d = reference.details
-    labels = list(d.get("labels", ()))
-    binary = all(is_binary_label(v) for v in labels)
-    used = [int(v) for v in labels] if binary else list(coerce_by_truthiness(labels))
-    k = len(used)
-    hits, terms_text, numerator = 0, [], Fraction(0)
-    for i, v in enumerate(used, start=1):
-        hits += v
-        if v:
-            terms_text.append(f"{hits}/{i}·1")
-            numerator += Fraction(hits, i)
-    ragas_float = reference.alternatives.get("epsilon", reference.alternatives.get("coercion"))
-    exact = numerator / hits if hits else None
-    formulas: list[str] = []
-    prefix = ""
-    if not binary:
-        prefix = "(labels coerced by truthiness as Ragas does) "
-        formulas.append(f"the reference refuses labels {labels}: {reference.refused}; Ragas counts them as {used}")
-    sum_text = " + ".join(terms_text) if terms_text else "0"
-    formulas.append(f"{prefix}AP (Ragas) = ({sum_text}) / ({hits} + 1e-10) = {ragas_float!r}")
-    if exact is None:
-        why = "nothing retrieved" if k == 0 else "no retrieved context is relevant"
-        formulas.append(f"{prefix}AP (exact) = {_fraction_text(numerator)} / {hits}: undefined ({why}); "
-                        "Ragas's 1e-10 turns 0/0 into 0.0")
-    else:
-        line = f"{prefix}AP (exact) = {_fraction_text(numerator)} / {hits} = {exact} = {float(exact)!r}"
-        if ragas_float is not None and float(ragas_float) != float(exact):
-            line += (f"; gap Ragas − exact = {float(ragas_float) - float(exact):.3g}, "
-                     f"from the {RAGAS_EPSILON:g} added to the denominator")
-        formulas.append(line)
-    formulas.append(f"P@{k} = h_K / K = {ratio_text(hits, k, 'K = 0')}")
-    if r:
-        formulas.append(f"corpus AP = {_fraction_text(numerator)} / R = {_fraction_text(numerator)} / {r} = "
-                        f"{numerator / r}")
-        formulas.append(f"recall@{k} = h_K / R = {ratio_text(hits, r, 'R = 0')}")
-    else:
-        formulas.append("corpus AP and recall@K need R (--corpus-relevant): not computed")
-    quantities = [
-        Quantity("context AP (exact)", exact, "numerator / relevant retrieved"
-                 + ("" if binary else " (on coerced labels; the reference refuses the input)")),
-        Quantity("context AP (Ragas float, +1e-10)", ragas_float, "numerator / (relevant retrieved + 1e-10)"),
-        Quantity("numerator Σ v_i·h_i/i", numerator),
-        Quantity("retrieved K", k),
-        Quantity("relevant retrieved h_K", hits),
-        Quantity(f"P@{k}", Fraction(hits, k) if k else None, "h_K / K"),
-        Quantity("corpus relevant R", r, "" if r is not None else "not given (--corpus-relevant)"),
-        Quantity("corpus AP", numerator / r if r else None, "numerator / R (trec_eval AP)"),
-        Quantity(f"recall@{k}", Fraction(hits, r) if r else None, "h_K / R"),
-    ]
-    return quantities, formulas
-
-
-def _claim_quantities(reference: ReferenceOutcome, symbol: str, claims_word: str) -> tuple[list[Quantity], list[str]]:
-    d = reference.details
-    labels = list(d.get("labels", ()))
-    if reference.refused is not None:
-        coerced = list(d.get("coerced_labels", ()))
-        value = reference.alternatives.get("coercion")
-        formulas = [f"the reference refuses labels {labels}: {reference.refused}",
-                    f"Ragas coerces them by truthiness to {coerced}: {symbol} = "
-                    f"{ratio_text(sum(coerced), len(coerced), 'zero_claims')}"]
-        return [Quantity(f"{symbol} (coerced, Ragas semantics)", value),
-                Quantity(f"{claims_word} claims", len(labels))], formulas
-    supported, total = int(d["supported"]), int(d["total"])
-    if total:
-        formula = (f"{symbol} = supported {claims_word} claims / {claims_word} claims = "
-                   f"{ratio_text(supported, total, 'zero_claims')}")
-    else:
-        formula = (f"{symbol} = {supported}/{total}: undefined (zero_claims): no {claims_word} claim to support; "
-                   "never 0 and never 1")
-    return [Quantity(f"{symbol} (exact)", reference.value),
-            Quantity(f"supported {claims_word} claims", supported),
-            Quantity(f"{claims_word} claims", total)], [formula]
-
-
-def _id_quantities(reference: ReferenceOutcome, precision: bool) -> tuple[list[Quantity], list[str]]:
-    d = reference.details
-    if reference.refused is not None:
-        return [], [f"the reference refuses the IDs: {reference.refused}"]
-    ret_n, ref_n = d["retrieved_count"], d["reference_count"]
-    word = "precision" if precision else "recall"
-    hits = d["raw_precision_hits"] if precision else d["raw_recall_hits"]
-    den = ret_n if precision else ref_n
-    unique_den = d["retrieved_unique"] if precision else d["reference_unique"]
-    raw_value = d["raw_precision"] if precision else d["raw_recall"]
-    ragas_value = d["ragas_precision"] if precision else d["ragas_recall"]
-    side = "retrieved" if precision else "reference"
-    formulas = [
-        f"{word} (reference, lists as given, IDs compared by type and value) = {side} entries found on the other side"
-        f" / {side} entries = {ratio_text(hits, den, 'empty_id_set')}",
-        f"{word} (Ragas semantics: str() + set) = |S_ret ∩ S_ref| / |S_{side[:3]}| = "
-        f"{ratio_text(d['ragas_hits'], unique_den, 'Ragas returns NaN')}",
-    ]
-    for group in d.get("collapsed", ()):
-        formulas.append(f"str() + set merged {group['as_string']!r}: retrieved {list(group['retrieved'])}, "
-                        f"reference {list(group['reference'])} ({', '.join(group['reasons'])})")
-    quantities = [
-        Quantity(f"{word} (exact, lists as given)", raw_value),
-        Quantity(f"{word} (Ragas semantics, str() + set)", ragas_value),
-        Quantity(f"{side} entries", den),
-        Quantity(f"{side} entries matched (type and value)", hits),
-        Quantity(f"distinct str() {side} IDs", unique_den),
-        Quantity("distinct str() IDs in both", d["ragas_hits"]),
-    ]
-    return quantities, formulas
-
-
-def _judge_audit_quantities(reference: ReferenceOutcome) -> tuple[list[Quantity], list[str]]:
-    d = reference.details
-    if reference.refused is not None:
-        formulas = [f"the reference refuses the audit: {reference.refused}"]
-        if reference.alternatives.get("coercion") is not None:
-            formulas.append(f"mean bias on labels coerced by truthiness = {reference.alternatives['coercion']}")
-        return [], formulas
-    tp, fn, fp, tn, n = d["tp"], d["fn"], d["fp"], d["tn"], d["count"]
-
-    formulas = [
-        f"mean bias = (fp − fn) / n = ({fp} − {fn}) / {n} = {ratio_text(fp - fn, n, 'no audited claims')}",
-        f"sensitivity = tp / (tp + fn) = {ratio_text(tp, tp + fn, 'the human marked no claim supported')}",
-        f"false-positive rate = fp / (fp + tn) = {ratio_text(fp, fp + tn, 'the human marked no claim unsupported')}",
-        f"judge support rate (tp + fp) / n = {ratio_text(tp + fp, n, 'n = 0')}; human support rate (tp + fn) / n = "
-        f"{ratio_text(tp + fn, n, 'n = 0')}; their difference is the mean bias",
-    ]
-    quantities = [Quantity("mean bias (fp − fn) / n", d["mean_bias"]),
-                  Quantity("sensitivity", d["sensitivity"]),
-                  Quantity("false-positive rate", d["false_positive_rate"]),
-                  Quantity("human support rate", d["human_support_rate"]),
-                  Quantity("judge support rate", d["judge_support_rate"]),
-                  Quantity("tp", tp), Quantity("fn", fn), Quantity("fp", fp), Quantity("tn", tn),
-                  Quantity("audited claims n", n)]
-    return quantities, formulas
-
-
 def reference_quantities(spec: ExplainMetric, reference: ReferenceOutcome,
-                         corpus_relevant: int | None = None) -> tuple[list[Quantity], list[str]]:
-    """Every reference quantity worth showing, and the formulas with the input's numbers substituted
-    (``corpus_relevant`` is R, used by context-precision only)."""
-    if spec.name == "context-precision":
-        return _ap_quantities(reference, corpus_relevant)
-    if spec.name == "context-recall":
-        return _claim_quantities(reference, "CR", "reference")
-    if spec.name == "faithfulness":
-        return _claim_quantities(reference, "F", "response")
-    if spec.name in ("id-precision", "id-recall"):
-        return _id_quantities(reference, precision=spec.name == "id-precision")
-    return _judge_audit_quantities(reference)
+                         given: ExplainInput) -> tuple[list[Quantity], list[str]]:
+    """Every reference quantity worth showing, and the formulas with the input's numbers substituted."""
+    return spec.adapter.quantities(reference, given)
 
 
 def _check_corpus_relevant(spec: ExplainMetric, labels: Sequence[object], corpus_relevant: int | None) -> None:
     if corpus_relevant is None:
         return
-    if spec.name != "context-precision":
-        raise HarnessInputError(f"--corpus-relevant applies only to context-precision, not {spec.name}",
+    if not spec.adapter.takes_corpus_relevant:
+        raise HarnessInputError(f"--corpus-relevant does not apply to {spec.name}",
                                 field="--corpus-relevant", value=corpus_relevant)
-    hits = sum(coerce_by_truthiness(labels))
+    hits = sum(ragas_labels(labels) or coerce_by_truthiness(labels))
     if corpus_relevant < hits:
         raise HarnessInputError(
             f"--corpus-relevant {corpus_relevant}: R counts every relevant item in the corpus, so it cannot be "
@@ -434,8 +256,8 @@ def explain(metric_name: str, *, labels: str | None = None, corpus_relevant: int
     """
     spec = explain_metric(metric_name)
     inputs: dict[str, Any] = {}
-    parsed_labels: list[int | bool] = []
-    if spec.name in ("context-precision", "context-recall", "faithfulness"):
+    takes = spec.adapter.takes
+    if takes == "labels":
         if labels is None:
             raise HarnessInputError(f"{spec.name} needs {spec.inputs}", field="LABELS")
         _reject_options(spec, retrieved=retrieved, reference=reference, human=human, judge=judge)
@@ -444,16 +266,18 @@ def explain(metric_name: str, *, labels: str | None = None, corpus_relevant: int
         _check_corpus_relevant(spec, parsed_labels, corpus_relevant)
         if corpus_relevant is not None:
             inputs["corpus_relevant_count"] = corpus_relevant
-        case = synthetic_case(spec, labels=parsed_labels, corpus_relevant=corpus_relevant)
-    elif spec.name in ("id-precision", "id-recall"):
+        given = ExplainInput(labels=tuple(parsed_labels), corpus_relevant=corpus_relevant)
+    elif takes in ("ids", "texts"):
         _reject_options(spec, labels=labels, human=human, judge=judge)
         _check_corpus_relevant(spec, (), corpus_relevant)
         if retrieved is None or reference is None:
             raise HarnessInputError(f"{spec.name} needs {spec.inputs}", field="--retrieved/--reference")
-        inputs["retrieved_context_ids"] = parse_id_list(retrieved, "--retrieved")
-        inputs["reference_context_ids"] = parse_id_list(reference, "--reference")
-        case = synthetic_case(spec, retrieved_ids=inputs["retrieved_context_ids"],
-                              reference_ids=inputs["reference_context_ids"])
+        parse = parse_id_list if takes == "ids" else parse_text_list
+        fields = (("retrieved_context_ids", "reference_context_ids") if takes == "ids"
+                  else ("retrieved_contexts", "reference_contexts"))
+        inputs[fields[0]] = parse(retrieved, "--retrieved")
+        inputs[fields[1]] = parse(reference, "--reference")
+        given = ExplainInput(retrieved=tuple(inputs[fields[0]]), reference=tuple(inputs[fields[1]]))
     else:
         _reject_options(spec, labels=labels, retrieved=retrieved, reference=reference)
         _check_corpus_relevant(spec, (), corpus_relevant)
@@ -461,14 +285,14 @@ def explain(metric_name: str, *, labels: str | None = None, corpus_relevant: int
             raise HarnessInputError(f"{spec.name} needs {spec.inputs}", field="--human/--judge")
         inputs["human"] = parse_label_map(human, "--human")
         inputs["judge"] = parse_label_map(judge, "--judge")
-        case = synthetic_case(spec, human=inputs["human"], judge=inputs["judge"])
+        given = ExplainInput(human=inputs["human"], judge=inputs["judge"])
+    case = synthetic_case(spec, given)
 
-    registry_spec = registry_metric(spec.registry_name)
-    outcome = registry_spec.outcome(case)
-    quantities, formulas = reference_quantities(spec, outcome, corpus_relevant)
+    outcome = spec.spec.outcome(case)
+    quantities, formulas = reference_quantities(spec, outcome, given)
     if not spec.targets:
         return Explanation(spec, inputs, outcome, tuple(quantities), tuple(formulas), (), None,
-                           note="judge-audit has no Ragas counterpart: the reference only, nothing to compare")
+                           note=f"{spec.name} has no Ragas counterpart: the reference only, nothing to compare")
 
     from harness.runner import run_probe  # the subprocess runner; Ragas never loads here
 
@@ -476,7 +300,7 @@ def explain(metric_name: str, *, labels: str | None = None, corpus_relevant: int
     if not probe.ok:
         raise RagasUnavailable(probe.error or "the Ragas probe failed")
     suite = parse_suite({"schema_version": 1, "suite": "explain", "cases": [case.raw]}, source="explain")
-    audit = build_audit(suite, probe.output, Expectations("explain", ()), {})
+    audit = build_audit(suite, probe.output, Expectations("explain", ()), {}, metrics=[spec.registry_name])
     ordered = sorted(audit.rows, key=lambda row: spec.targets.index(row.target))
     rows = tuple(RagasRow(row.target, row.ragas_class, row.ragas_value, row.classification, row.received,
                           row.warnings) for row in ordered)

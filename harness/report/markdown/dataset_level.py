@@ -1,7 +1,6 @@
 """The "dataset level" report section: Ragas's evaluate() mean next to the reference policy.
 
-``dataset_level_json(audit)`` is report.json's top-level ``"dataset_level"`` (null when the run
-did not include evaluate()); ``dataset_level_markdown(audit)`` renders one table per metric with
+``dataset_level_markdown(audit)`` renders one table per metric with
 the policy counts and both means, the sentence "Ragas's mean of X is over N of M cases; K were
 dropped: …" per Ragas target, and the per-category breakdown. Deterministic: no timings.
 """
@@ -11,101 +10,16 @@ from __future__ import annotations
 import math
 from typing import Any
 
+from harness.compare.audit import Audit
 from harness.compare.dataset_level import (
     POLICY,
-    AggregationRow,
     PolicyCounts,
     TargetAggregate,
     by_category,
-    drop_cause,
-    explained_row_value,
-    row_status,
     sentence,
 )
-from harness.compare.audit import Audit
-from harness.values import encode_float, encode_fraction, encode_ragas_value
 from harness.report.markdown.table import markdown_table
 
-
-def _mean_json(value: Any) -> Any:
-    return None if value is None else float(value)
-
-
-def policy_json(policy: PolicyCounts) -> dict[str, Any]:
-    return {
-        "cases": policy.cases, "defined": policy.defined, "undefined": policy.undefined,
-        "errors": policy.errors, "dropped": policy.dropped,
-        "dropped_share": encode_fraction(policy.dropped_share),
-        "mean_exact": encode_fraction(policy.mean), "mean": _mean_json(policy.mean),
-    }
-
-
-def _row_json(row: AggregationRow) -> dict[str, Any]:
-    status, reason = row_status(row.reference)
-    return {
-        "case_id": row.case_id, "category": row.category,
-        "reference_status": status, "reference_reason": reason,
-        "row_classification": row.row_classification,
-        "evaluate_value": encode_float(row.evaluate_value),
-        "single_turn_value": encode_ragas_value(row.single_turn_value),
-        "explained_value": encode_float(explained_row_value(row)),
-        "evaluate_error": (None if row.evaluate_error is None
-                           else {"type": row.evaluate_error[0], "message": row.evaluate_error[1]}),
-    }
-
-
-def target_json(agg: TargetAggregate) -> dict[str, Any]:
-    return {
-        "target": agg.target,
-        "mean": encode_float(agg.ragas_mean),
-        "means_by_api": {api: encode_float(v) for api, v in agg.apis.items()},
-        "apis_agree": agg.apis_agree,
-        "cases": len(agg.rows),
-        "kept": len(agg.kept),
-        "dropped": len(agg.dropped_rows),
-        "dropped_rows": [{"case_id": r.case_id, "category": r.category, "cause": drop_cause(r)}
-                         for r in agg.dropped_rows],
-        "kept_but_dropped_by_reference": [r.case_id for r in agg.kept_but_dropped_by_reference],
-        "recomputed_mean": encode_float(agg.recomputed_mean),
-        "mean_recomputed_exactly": agg.mean_recomputed_exactly,
-        "explained_mean": encode_float(agg.explained_mean),
-        "alternative": agg.alternative_key,
-        "classification": agg.classification.name,
-        "explanation": agg.classification.explanation,
-        "sentence": sentence(agg),
-        "single_turn_mismatches": list(agg.single_turn_mismatches),
-        "problems": list(agg.run_problems),
-        "by_category": {category: {"cases": policy.cases, "kept": kept, "mean": encode_float(mean)}
-                        for category, (policy, kept, mean) in by_category(agg).items()},
-        "rows": [_row_json(r) for r in agg.rows],
-    }
-
-
-def _grouped(audit: Audit) -> dict[str, list[TargetAggregate]]:
-    grouped: dict[str, list[TargetAggregate]] = {}
-    for agg in audit.dataset_level.targets if audit.dataset_level else ():
-        grouped.setdefault(agg.metric, []).append(agg)
-    return grouped
-
-
-def dataset_level_json(audit: Audit) -> dict[str, Any] | None:
-    level = audit.dataset_level
-    if level is None:
-        return None
-    metrics = []
-    for metric, aggs in _grouped(audit).items():
-        first = aggs[0]  # the reference policy depends on the metric, not on the Ragas class
-        metrics.append({
-            "metric": metric,
-            "reference": policy_json(first.policy),
-            "reference_by_category": {category: policy_json(policy)
-                                      for category, (policy, _, _) in by_category(first).items()},
-            "ragas": [target_json(agg) for agg in aggs],
-        })
-    return {"policy": POLICY, "settings": level.settings, "problems": list(level.problems), "metrics": metrics}
-
-
-# --------------------------------------------------------------------------- markdown
 
 def _reasons(counts: dict[str, int]) -> str:
     return ", ".join(f"{reason}: {n}" for reason, n in counts.items()) or "—"
@@ -178,6 +92,6 @@ def dataset_level_markdown(audit: Audit) -> list[str]:
              f"max_workers={settings.get('max_workers')}, batch_size={settings.get('batch_size')}). "
              f"Policy: {POLICY}", ""]
     lines += [f"- Problem: {p}" for p in level.problems]
-    for metric, aggs in _grouped(audit).items():
+    for metric, aggs in audit.dataset_level.by_metric().items():
         lines += _metric_tables(metric, aggs)
     return lines

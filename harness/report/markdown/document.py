@@ -9,71 +9,16 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any
 
-from harness.compare.audit import Audit, AuditRow
+from harness.compare.audit import Audit, metric_entries
 from harness.compare.classify import CLASSIFICATIONS
-from harness.values import RagasError
+from harness.compare.verdict import counts as drift_counts
+from harness.compare.verdict import findings
 from harness.report.markdown.api_paths import api_paths_markdown
 from harness.report.markdown.dataset_level import dataset_level_markdown
-from harness.report.json_report import metrics_json
+from harness.report.markdown.drift import drift_markdown, expectations_markdown
 from harness.report.markdown.table import markdown_table
-
-CAUSES: dict[str, str] = {
-    "identical": "Ragas's float is bit-equal to the reference value.",
-    "epsilon": (
-        "Ragas's average precision divides the numerator by (relevant retrieved + 1e-10), so a "
-        "value such as 5/6 comes out as 0.8333333332916666. The harness recomputes Ragas's "
-        "formula with the epsilon and finds it bit-equal to Ragas's value (or within a few "
-        "ulps, from summation order): the gap is the epsilon, not a different definition."
-    ),
-    "undefined_nan": (
-        "The reference value is undefined (an empty denominator: zero claims, or an empty ID "
-        "set) and Ragas returns NaN. Same meaning, different encoding; note that Ragas's "
-        "evaluate() then drops the row from its NaN-skipping mean."
-    ),
-    "empty_as_zero": (
-        "The reference value is undefined (nothing retrieved, or no relevant context "
-        "retrieved, so the AP denominator is zero) and Ragas returns 0.0: the 1e-10 keeps its "
-        "denominator non-zero. \"The retriever returned nothing\", \"every chunk was useless\" "
-        "and a real score of zero all read as 0.0."
-    ),
-    "dedup": (
-        "Ragas's ID-based metrics pass every ID through str() and into a set: duplicates "
-        "collapse, and 1 and \"1\" become one ID. The reference counts the lists as given; "
-        "the value under Ragas's set semantics is bit-equal to Ragas's."
-    ),
-    "coercion": (
-        "The input holds a value the reference refuses (a verdict that is not 0/1). Ragas "
-        "accepts it and maps it to 0/1 by truthiness (2 counts as 1); the value under that "
-        "coercion is bit-equal to Ragas's."
-    ),
-    "rounding": (
-        "Ragas's float differs from the exact value by a few units in the last place, from "
-        "float summation order rather than meaning (Python 3.12 made sum() compensated, so "
-        "the Python version is part of the provenance)."
-    ),
-    "divergence": (
-        "A difference none of the known semantics explains: Ragas measures something other "
-        "than the reference definition on this input."
-    ),
-    "error": "Ragas (or the probe around it) raised instead of returning a value; the message is kept.",
-}
-
-
-def ragas_text(row: AuditRow) -> str:
-    value = row.ragas_value
-    if isinstance(value, RagasError):
-        return f"error: {value.type}: {value.message}"
-    return repr(value)
-
-
-def reference_texts(row) -> tuple[str, str]:
-    """(exact, float) texts of the reference value: 'undefined (reason)' or 'refused: …'."""
-    reference = row.reference
-    if reference.refused is not None:
-        return f"refused: {reference.refused}", "—"
-    if reference.value is None:
-        return f"undefined ({reference.undefined_reason})", "—"
-    return str(reference.value), repr(float(reference.value))
+from harness.report.text import ragas_text, reference_texts
+from harness.vocabulary import Classification
 
 
 def _provenance(audit: Audit) -> list[str]:
@@ -98,11 +43,16 @@ def _provenance(audit: Audit) -> list[str]:
 
 def _summary(audit: Audit) -> list[str]:
     lines = ["## Summary", ""]
-    if audit.drift:
-        lines.append(f"**Drift:** {len(audit.unexpected)} of {len(audit.rows)} rows differ from the "
-                     f"expected classification; {len(audit.expectation_problems)} expectation-file problems.")
+    found = findings(audit)
+    explained = sum(1 for r in audit.rows if r.expected.explained and not r.unexpected)
+    if found:
+        lines.append(f"**Drift:** {len(found)} finding{'' if len(found) == 1 else 's'} ("
+                     + ", ".join(f"{n} {kind}" for kind, n in drift_counts(found).items() if n)
+                     + f"); {len(audit.unexpected)} of {len(audit.rows)} rows differ from their expected "
+                       f"classification, {len(audit.expectation_problems)} expectation-file problems.")
     else:
-        lines.append(f"All {len(audit.rows)} rows match their expected classification.")
+        lines.append(f"No drift: each of the {len(audit.rows)} rows is `identical` or explained by a rule or case "
+                     f"entry ({explained} explained).")
     lines.append("")
     used = [c for c in CLASSIFICATIONS if any(r.classification.name == c for r in audit.rows)]
     for title, key in (("metric", lambda r: r.spec.name), ("case category", lambda r: r.case.category)):
@@ -117,40 +67,30 @@ def _summary(audit: Audit) -> list[str]:
     return lines
 
 
-def _unexpected(audit: Audit) -> list[str]:
-    if not audit.drift:
-        return []
-    lines = ["## Unexpected classifications", ""]
-    lines += markdown_table(["case", "Ragas target", "classification", "expected", "why"],
-                    [[r.case.id, r.target, r.classification.name, r.expected.classification,
-                      r.classification.explanation] for r in audit.unexpected])
-    lines += [f"- {problem}" for problem in audit.expectation_problems]
-    return lines + ([""] if audit.expectation_problems else [])
-
-
 def _by_classification(audit: Audit) -> list[str]:
     lines = ["## Causes, by classification", ""]
     for name in CLASSIFICATIONS:
         rows = [r for r in audit.rows if r.classification.name == name]
         if not rows or name == "identical":
             continue
-        lines += [f"### `{name}` ({len(rows)} rows)", "", CAUSES[name], ""]
-        reasons = sorted({(r.expected.reason, r.expected.upstream) for r in rows if r.expected.reason})
-        for reason, upstream in reasons:
-            lines.append(f"Expected because: {reason}" + (f" ({upstream})" if upstream else ""))
+        lines += [f"### `{name}` ({len(rows)} rows)", "", Classification(name).cause, ""]
+        reasons = sorted({(r.expected.by or "", r.expected.reason, r.expected.upstream) for r in rows
+                          if r.expected.reason and not r.unexpected})
+        for by, reason, upstream in reasons:
+            lines.append(f"- Explained by {by}: {reason}" + (f" ({upstream})" if upstream else ""))
         if reasons:
             lines.append("")
         lines += markdown_table(["case", "Ragas target", "Ragas value", "reference", "why"],
                         [[r.case.id, r.target, ragas_text(r), reference_texts(r)[0], r.classification.explanation]
                          for r in rows])
     identical = sum(1 for r in audit.rows if r.classification.name == "identical")
-    lines += [f"### `identical` ({identical} rows)", "", CAUSES["identical"], ""]
+    lines += [f"### `identical` ({identical} rows)", "", Classification.IDENTICAL.cause, ""]
     return lines
 
 
 def _per_metric(audit: Audit) -> list[str]:
     lines = ["## Per metric", ""]
-    for entry in metrics_json(audit):
+    for entry in metric_entries(audit):
         rows = [r for r in audit.rows if r.spec.name == entry["metric"]]
         if not rows:
             continue
@@ -192,7 +132,8 @@ def render_markdown(audit: Audit) -> str:
     lines = [f"# Ragas compatibility audit: suite `{audit.suite.name}`", "",
              "Ragas's own scoring classes and the reference implementations ran on identical frozen "
              "judge verdicts; every difference is classified below.", ""]
-    for part in (_provenance, _summary, _unexpected, _by_classification, api_paths_markdown, _per_metric,
+    for part in (_provenance, _summary, drift_markdown, _by_classification, expectations_markdown,
+                 api_paths_markdown, _per_metric,
                  dataset_level_markdown, _reference_only):
         lines += part(audit)
     return "\n".join(lines).rstrip() + "\n"

@@ -29,6 +29,7 @@ import time
 from collections import Counter
 from typing import Any
 
+from harness.metrics.context_precision import context_precision_profile, ragas_float_average_precision
 from harness.tools.bench import (
     measure_probe_overhead,
     measure_ragas_legacy_scaling,
@@ -37,7 +38,6 @@ from harness.tools.bench import (
     random_labels,
 )
 from harness.tools.fuzz.runner import run_fuzz
-from harness.metrics.context_precision import context_precision_profile, ragas_float_average_precision
 
 SCALING_KS = (10, 100, 1000, 10_000)
 REFERENCE_ONLY_K = 10**6

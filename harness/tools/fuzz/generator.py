@@ -28,12 +28,15 @@ prompts by content).
 
 from __future__ import annotations
 
+import dataclasses
 import random
 from collections.abc import Sequence
 from typing import Any
 
 from harness.errors import HarnessInputError
-from harness.metrics.registry import METRICS
+from harness.metrics.registry import all_metrics, metric
+from harness.metrics.spec import FuzzDraw
+from harness.vocabulary import Api
 
 LABEL_SHAPES = ("empty", "single", "all_zero", "all_one", "binary", "booleans", "non_binary", "long")
 CLAIM_SHAPES = ("empty", "all_zero", "all_one", "binary", "booleans", "non_binary", "long")
@@ -46,28 +49,31 @@ LONG_IDS = (30, 100)          # length range of each "long" ID list
 MAX_REFERENCE_CONTEXTS = 6    # keeps the string targets' K x |reference| comparisons cheap
 NON_BINARY_LABEL = 2
 
-# Metrics with a Ragas counterpart (the judge audit has none, so it is not fuzzed).
-FUZZ_METRICS: tuple[str, ...] = tuple(spec.name for spec in METRICS if spec.ragas_targets)
+
+def fuzz_metrics() -> tuple[str, ...]:
+    """Registered metrics with a Ragas counterpart and fuzz inputs (the judge audit has no Ragas side)."""
+    return tuple(spec.name for spec in all_metrics() if spec.ragas_targets and spec.fuzz_inputs)
 
 # One letter per context: alphabetic code points only, so every context is printable text.
 ALPHABET: tuple[str, ...] = tuple(ch for ch in map(chr, range(0x41, 0x800)) if ch.isalpha())
 
 
 def targets_for(metrics: Sequence[str]) -> list[str]:
-    """The probe targets (``legacy:ClassName``) of our metric names, in registry order."""
-    return [f"legacy:{cls}" for spec in METRICS if spec.name in metrics for cls in spec.ragas_targets]
+    """The legacy probe targets (``legacy:ClassName``) of our metric names, in registry order."""
+    return [target for spec in all_metrics() if spec.name in metrics for target in spec.targets_of(Api.LEGACY)]
 
 
 def check_metrics(metrics: Sequence[str] | None) -> tuple[str, ...]:
     """The metrics to fuzz (all fuzzable ones when None); HarnessInputError on an unknown name."""
+    fuzzable = fuzz_metrics()
     if not metrics:
-        return FUZZ_METRICS
-    unknown = [m for m in metrics if m not in FUZZ_METRICS]
+        return fuzzable
+    unknown = [m for m in metrics if m not in fuzzable]
     if unknown:
         raise HarnessInputError(
             f"--metric: cannot fuzz {', '.join(map(repr, unknown))}; fuzzable metrics (those with a Ragas "
-            f"counterpart): {', '.join(FUZZ_METRICS)}", field="--metric", value=unknown)
-    return tuple(m for m in FUZZ_METRICS if m in metrics)  # registry order, no duplicates
+            f"counterpart): {', '.join(fuzzable)}", field="--metric", value=unknown)
+    return tuple(m for m in fuzzable if m in metrics)  # registry order, no duplicates
 
 
 # --------------------------------------------------------------------------- label values
@@ -183,8 +189,10 @@ def case_rng(seed: int, index: int) -> random.Random:
     return random.Random(f"ragas-compat-fuzz:{seed}:{index}")
 
 
-def generate_case(seed: int, index: int, metrics: Sequence[str] = FUZZ_METRICS) -> dict[str, Any]:
-    """Case ``index`` of ``seed``, with the inputs of ``metrics`` only (see module docstring)."""
+def generate_case(seed: int, index: int, metrics: Sequence[str] | None = None) -> dict[str, Any]:
+    """Case ``index`` of ``seed``, with the inputs of ``metrics`` only (default: every fuzzable
+    metric); each metric's ``fuzz_inputs`` picks what it reads from the case's draw."""
+    metrics = fuzz_metrics() if metrics is None else metrics
     rng = case_rng(seed, index)
     label_shape = LABEL_SHAPES[index % len(LABEL_SHAPES)]
     recall_shape = CLAIM_SHAPES[index % len(CLAIM_SHAPES)]
@@ -214,24 +222,23 @@ def generate_case(seed: int, index: int, metrics: Sequence[str] = FUZZ_METRICS) 
         "response": f"response of case {index}",
         "retrieved_contexts": retrieved,
     }
+    draw = FuzzDraw(retrieved_contexts=retrieved, ranked_labels=with_reference, ranked_labels_alt=without_reference,
+                    corpus_relevant=corpus_relevant, reference_contexts=reference_contexts,
+                    attributed_claims=recall_claims, verdict_claims=faith_claims,
+                    retrieved_ids=retrieved_ids, reference_ids=reference_ids)
     verdicts: dict[str, Any] = {}
-    if "context_precision_with_reference" in metrics:
-        verdicts["context_precision_with_reference"] = with_reference
-        if corpus_relevant is not None:
-            case["corpus_relevant_count"] = corpus_relevant
-    if "context_precision_without_reference" in metrics:
-        verdicts["context_precision_without_reference"] = without_reference
-    if "context_recall" in metrics:
-        verdicts["context_recall"] = recall_claims
-    if "faithfulness" in metrics:
-        verdicts["faithfulness"] = faith_claims
+    for name in metrics:
+        spec = metric(name)
+        if spec.fuzz_inputs is None:
+            continue
+        own = dataclasses.replace(draw, rng=random.Random(f"ragas-compat-fuzz:{seed}:{index}:{name}"))
+        for key, value in spec.fuzz_inputs(own).items():
+            if key == "verdicts":
+                verdicts.update(value)
+            else:
+                case[key] = value
     if verdicts:
         case["verdicts"] = verdicts
-    if {"context_precision_string_match", "context_recall_string_match"} & set(metrics):
-        case["reference_contexts"] = reference_contexts
-    if {"id_context_precision", "id_context_recall"} & set(metrics):
-        case["retrieved_context_ids"] = retrieved_ids
-        case["reference_context_ids"] = reference_ids
     return case
 
 

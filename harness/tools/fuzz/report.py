@@ -15,12 +15,11 @@ from typing import Any
 
 from harness.compare.audit import AuditRow
 from harness.compare.classify import CLASSIFICATIONS
-from harness.values import RagasError
-from harness.values import encode_detail, encode_fraction, encode_ragas_value
-from harness.tools.fuzz.runner import EXPLAINED, UNEXPLAINED, FuzzRun
-from harness.tools.fuzz.shrink import example_case, example_size, smallest_per_classification, smallest_per_target
 from harness.report.atomic import write_reports_atomically
 from harness.report.json_report import reference_value_json
+from harness.tools.fuzz.runner import EXPLAINED, UNEXPLAINED, FuzzRun
+from harness.tools.fuzz.shrink import example_case, example_size, smallest_per_classification, smallest_per_target
+from harness.values import RagasError, encode_detail, encode_fraction, encode_ragas_value
 
 FUZZ_FORMAT = 1
 FUZZ_FILES = ("fuzz.json", "fuzz.md")

@@ -22,11 +22,12 @@ from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass
 from typing import Any
 
-from harness.compare.audit import AuditRow, build_audit
 from harness.cases.loader import Suite, _build_case, parse_suite
+from harness.compare.audit import AuditRow, build_audit
 from harness.compare.expectations import Expectations
-from harness.tools.fuzz.generator import check_metrics, fuzz_suite_document, generate_cases, targets_for
+from harness.errors import RagasUnavailable
 from harness.runner import ProbeRun, run_probe
+from harness.tools.fuzz.generator import check_metrics, fuzz_suite_document, generate_cases, targets_for
 
 EXPLAINED: tuple[str, ...] = ("identical", "epsilon", "undefined_nan", "empty_as_zero", "dedup", "coercion",
                               "rounding")
@@ -39,7 +40,7 @@ NO_EXPECTATIONS = Expectations("fuzz (no expectations)", ())
 ProbeFunction = Callable[..., ProbeRun]
 
 
-class FuzzProbeFailed(RuntimeError):
+class FuzzProbeFailed(RagasUnavailable):
     """A probe process could not run Ragas at all (no results for its batch)."""
 
 
@@ -91,7 +92,8 @@ def fuzz_suite(cases: list[dict[str, Any]], seed: int, *, validate: bool) -> Sui
     return Suite(document["suite"], f"fuzz seed {seed}", tuple(_build_case(c) for c in cases))
 
 
-def _pair(suite: Suite, start: int, stop: int, output: dict[str, Any]) -> tuple[AuditRow, ...]:
+def _pair(suite: Suite, start: int, stop: int, output: dict[str, Any],
+          metrics: Sequence[str]) -> tuple[AuditRow, ...]:
     """Classify one batch's probe results with ``build_audit``, PAIRING_CHUNK cases at a time:
     build_audit's cross-API pairing compares every row with every other row of its suite, so it is
     kept to small suites (the pairs are per case; chunking changes no result)."""
@@ -103,7 +105,7 @@ def _pair(suite: Suite, start: int, stop: int, output: dict[str, Any]) -> tuple[
         cases = suite.cases[chunk:min(chunk + PAIRING_CHUNK, stop)]
         results = [r for case in cases for r in by_case.get(case.id, [])]
         audit = build_audit(Suite(suite.name, suite.source, cases), {**output, "results": results},
-                            NO_EXPECTATIONS, {})
+                            NO_EXPECTATIONS, {}, metrics=metrics)
         rows.extend(audit.rows)
     return tuple(rows)
 
@@ -152,7 +154,7 @@ def run_fuzz(n: int, seed: int, metrics: Sequence[str] | None = None, *, workers
                 start, stop = batches[index]
                 raise FuzzProbeFailed(f"probe for cases {start}..{stop - 1}: {run.error}")
             start, stop = batches[index]
-            audits[index] = _pair(suite, start, stop, run.output)
+            audits[index] = _pair(suite, start, stop, run.output, chosen)
             runs[index] = run
             if on_batch is not None:
                 on_batch(len(runs), len(batches), run)

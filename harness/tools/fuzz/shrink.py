@@ -23,15 +23,10 @@ _IGNORED_IN_ORDER = ("id", "description", "user_input", "reference", "response")
 
 
 def metric_inputs(row: AuditRow) -> tuple[str, ...]:
-    """The case keys the row's metric reads (beyond the always-present texts)."""
-    name = row.spec.name
-    keys = [f for f in row.fields_read if f not in _ALWAYS]
-    if name in ("context_precision_with_reference", "context_precision_without_reference",
-                "context_recall", "faithfulness"):
-        keys.append(f"verdicts.{name}")
-    if name == "context_precision_with_reference":
-        keys.append("corpus_relevant_count")
-    return tuple(keys)
+    """The case keys the row's metric reads (beyond the always-present texts): the fields its Ragas
+    class read, then the metric's own inputs (``MetricSpec.case_inputs``)."""
+    keys = [f for f in row.fields_read if f not in _ALWAYS] + list(row.spec.case_inputs)
+    return tuple(dict.fromkeys(keys))
 
 
 def example_case(row: AuditRow) -> dict[str, Any]:

@@ -31,8 +31,8 @@ from typing import Any
 
 from harness.compare.audit import UNSTABLE_WARNINGS, AuditRow
 from harness.compare.classify import same_float
-from harness.values import RagasError
 from harness.tools.matrix.run import VersionColumn
+from harness.values import RagasError
 
 MISSING_CLASS_ERROR = "TargetUnavailable"
 NOT_SCRIPTED_ERROR = "TargetNotScripted"  # the class exists; the probe's scripted judge cannot drive it
@@ -265,7 +265,7 @@ def build_matrix(columns: list[VersionColumn], suite_info: dict[str, Any]) -> Ma
     for key in sorted(order, key=order.get):
         category, metric_name, target, reference = info[key]
         cells = []
-        for column, mapping in zip(columns, keyed):
+        for column, mapping in zip(columns, keyed, strict=True):
             if not column.available:
                 cells.append(Cell("unavailable", error_message=column.error))
             elif key in mapping:

@@ -34,8 +34,8 @@ from typing import Protocol
 from packaging.specifiers import InvalidSpecifier, SpecifierSet
 from packaging.version import InvalidVersion, Version
 
-from harness.resources import pinned
 from harness.errors import HarnessInputError
+from harness.resources import pinned
 
 DEFAULT_VERSIONS_FILE = pinned("versions.toml")
 DEFAULT_LOCK_DIR = pinned("matrix-locks")
@@ -64,9 +64,9 @@ def load_version_rules(path: Path = DEFAULT_VERSIONS_FILE) -> tuple[VersionRule,
     try:
         data = tomllib.loads(path.read_text(encoding="utf-8"))
     except OSError as exc:
-        raise HarnessInputError(f"{path.name}: cannot read it ({exc.strerror})", field="versions")
+        raise HarnessInputError(f"{path.name}: cannot read it ({exc.strerror})", field="versions") from None
     except tomllib.TOMLDecodeError as exc:
-        raise HarnessInputError(f"{path.name}: not valid TOML: {exc}", field="versions")
+        raise HarnessInputError(f"{path.name}: not valid TOML: {exc}", field="versions") from None
     rules = []
     for index, entry in enumerate(data.get("rule", [])):
         where = f"{path.name}: rule[{index}]"
@@ -315,7 +315,7 @@ def _write_marker(env_dir: Path, marker: dict) -> None:
     os.replace(partial, env_dir / MARKER_NAME)
 
 
-def record_lock(environment: "Environment", installer: "Installer", lock_dir: Path = DEFAULT_LOCK_DIR) -> Path:
+def record_lock(environment: Environment, installer: Installer, lock_dir: Path = DEFAULT_LOCK_DIR) -> Path:
     """Write ``<lock_dir>/<version>.txt`` (pip freeze of a built environment) so later builds resolve
     to exactly these distributions (used as pip constraints), and mark the environment as built from it."""
     lock_dir.mkdir(parents=True, exist_ok=True)
@@ -336,7 +336,7 @@ class _Lock:
     def __init__(self, path: Path) -> None:
         self.path = path
 
-    def __enter__(self) -> "_Lock":
+    def __enter__(self) -> _Lock:
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self.handle = open(self.path, "w")
         fcntl.flock(self.handle, fcntl.LOCK_EX)
@@ -439,4 +439,4 @@ def ensure_environments(entries: Sequence[MatrixEntry], *, cache_dir: Path | Non
             progress(entry.text, "done")
 
     with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
-        return list(pool.map(build, zip(entries, resolved)))
+        return list(pool.map(build, zip(entries, resolved, strict=True)))

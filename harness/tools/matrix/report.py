@@ -8,13 +8,13 @@ from __future__ import annotations
 
 import html
 import json
-import math
 from pathlib import Path
 from typing import Any
 
 from harness.compare.classify import CLASSIFICATIONS
-from harness.tools.matrix.drift import ApiCell, Cell, Matrix, MatrixRow
 from harness.report.atomic import write_reports_atomically
+from harness.tools.matrix.drift import ApiCell, Cell, Matrix, MatrixRow
+from harness.values import encode_float
 
 MATRIX_FORMAT = 1
 REPORT_FILES = ("matrix.json", "matrix.md", "matrix.html")
@@ -23,13 +23,7 @@ REPORT_FILES = ("matrix.json", "matrix.md", "matrix.html")
 # ---------------------------------------------------------------- JSON
 
 def _value_json(cell: Cell) -> Any:
-    if cell.status != "value":
-        return None
-    if math.isnan(cell.value):
-        return "NaN"
-    if math.isinf(cell.value):
-        return "Infinity" if cell.value > 0 else "-Infinity"
-    return cell.value
+    return encode_float(cell.value) if cell.status == "value" else None
 
 
 def _cell_json(cell: Cell, causes: tuple) -> dict:
@@ -76,9 +70,9 @@ def matrix_to_json(matrix: Matrix) -> dict:
         "rows": [{"case_id": r.case_id, "category": r.category, "metric": r.metric, "target": r.target,
                   "reference": r.reference,
                   "cells": {c.label: _cell_json(cell, () if i == 0 else r.changes[i - 1])
-                            for i, (c, cell) in enumerate(zip(matrix.columns, r.cells))}}
+                            for i, (c, cell) in enumerate(zip(matrix.columns, r.cells, strict=True))}}
                  for r in matrix.rows],
-        "api": {target: {c.label: _api_json(cell) for c, cell in zip(matrix.columns, cells)}
+        "api": {target: {c.label: _api_json(cell) for c, cell in zip(matrix.columns, cells, strict=True)}
                 for target, cells in matrix.api.items()},
     }
 

@@ -13,11 +13,11 @@ from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
-from harness.compare.audit import Audit, build_audit
 from harness.cases import Suite
+from harness.compare.audit import Audit, build_audit
 from harness.compare.expectations import Expectations
-from harness.tools.matrix.environments import Environment
 from harness.runner import ProbeRun, run_probe
+from harness.tools.matrix.environments import Environment
 
 NO_EXPECTATIONS = Expectations("none (version matrix)", ())
 

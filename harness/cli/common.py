@@ -1,0 +1,191 @@
+"""What every ``ragas-compat`` command shares: its consoles, how user-provided text is shown, and
+the one error boundary of every command.
+
+- ``exits_on_harness_errors()`` (a context manager, also usable as a decorator; every command has it)
+  is the top-level error boundary:
+
+  * a ``harness.errors.HarnessError`` becomes ``error: ...`` lines on stderr, one per problem, and
+    ``typer.Exit(exc.exit_code)``. A ``RagasUnavailable`` is introduced by "Ragas could not be run: ";
+  * any other exception (a bug) becomes one line, ``internal error: <type>: <message>; traceback
+    saved to <path>``, the full traceback saved in ``traceback_folder()``, and exit code 4
+    (``ExitCode.INTERNAL``);
+  * SIGINT (KeyboardInterrupt) and SIGTERM kill every running probe's process group at once
+    (``harness.runner.stop_all_probes``), let the clean-up of temporary folders, staged reports and
+    locks run, print one line and exit 130 and 143; no traceback.
+- ``positive_seconds`` is the callback of every ``--timeout`` option: a positive, finite number, else
+  a usage error (exit 2) naming the option.
+- ``shown(text)`` is user-provided text (ids, suite names, paths, messages) ready for rich markup:
+  control characters escaped (``plain``) and markup escaped, so ``[red]x`` prints literally.
+- ``stdout()`` / ``stderr()`` make the consoles; this is the only module that writes to stderr.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import math
+import os
+import re
+import signal
+import tempfile
+import threading
+import traceback
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import click
+import typer
+from rich.console import Console
+from rich.markup import escape
+
+from harness.errors import ExitCode, HarnessError, RagasUnavailable
+from harness.runner import allow_probes, stop_all_probes
+
+# C0 and C1 control characters (and DEL), except newline.
+_CONTROL = re.compile("[\x00-\x09\x0b-\x1f\x7f-\x9f]")
+# Characters JSON allows raw inside strings that are still control characters (DEL, C1).
+_JSON_RAW_CONTROL = re.compile("[\x7f-\x9f]")
+
+RAGAS_UNAVAILABLE_PREFIX = "Ragas could not be run: "
+
+
+def plain(value: object) -> str:
+    """``str(value)`` with every C0/C1 control character but newline replaced by ``\\xNN``."""
+    return _CONTROL.sub(lambda match: f"\\x{ord(match.group()):02x}", str(value))
+
+
+def shown(value: object) -> str:
+    """``value`` for a rich string with markup on: control characters and markup escaped."""
+    return escape(plain(value))
+
+
+def json_text(text: str) -> str:
+    """JSON text with the control characters JSON leaves raw (DEL, C1) written as ``\\uNNNN``.
+
+    Only valid for ``json.dumps`` output: these characters can only occur inside its strings."""
+    return _JSON_RAW_CONTROL.sub(lambda match: f"\\u{ord(match.group()):04x}", text)
+
+
+def stdout() -> Console:
+    """A console on standard output (made per command, so it sees the invocation's environment)."""
+    return Console()
+
+
+def stderr() -> Console:
+    """A console on standard error: progress, warnings and errors."""
+    return Console(stderr=True)
+
+
+def error_lines(exc: HarnessError) -> list[str]:
+    """What ``exits_on_harness_errors`` prints for ``exc`` (without ``error:``), one per problem."""
+    prefix = RAGAS_UNAVAILABLE_PREFIX if isinstance(exc, RagasUnavailable) else ""
+    return [prefix + line for line in (exc.problems or [str(exc)])]
+
+
+def print_error(line: str) -> None:
+    """One ``error: ...`` line on stderr; ``line`` is user-provided text (escaped here)."""
+    stderr().print(f"[bold red]error:[/] {shown(line)}", highlight=False, soft_wrap=True)
+
+
+def positive_seconds(value: float | None) -> float | None:
+    """Typer callback of ``--timeout``: a positive, finite number of seconds (None: the default)."""
+    if value is not None and not (math.isfinite(value) and value > 0):
+        raise typer.BadParameter(f"{value!r} is not a positive, finite number of seconds")
+    return value
+
+
+class Terminated(BaseException):
+    """SIGTERM, raised in the main thread so that clean-up (``finally`` blocks) runs as for Ctrl-C."""
+
+
+def traceback_folder() -> Path:
+    """Where internal errors' tracebacks are saved: ``$XDG_CACHE_HOME/ragas-compat/tracebacks``
+    (default ``~/.cache/ragas-compat/tracebacks``)."""
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base) / "ragas-compat" / "tracebacks"
+
+
+def save_traceback(exc: BaseException) -> str:
+    """Write ``exc``'s full traceback to a new file and return its path; when no folder can take it
+    (read-only home, full disk), say so instead."""
+    text = "".join(traceback.format_exception(exc))
+    stamp = _dt.datetime.now().strftime("%Y%m%d-%H%M%S")
+    failures = []
+    for folder in (traceback_folder(), Path(tempfile.gettempdir())):
+        try:
+            folder.mkdir(parents=True, exist_ok=True)
+            fd, path = tempfile.mkstemp(prefix=f"ragas-compat-traceback-{stamp}-", suffix=".txt", dir=folder)
+            with os.fdopen(fd, "w", encoding="utf-8", errors="backslashreplace") as handle:
+                handle.write(text)
+            return path
+        except OSError as exc_saving:
+            failures.append(f"{folder}: {exc_saving.strerror or exc_saving}")
+    return "nowhere (" + "; ".join(failures) + ")"
+
+
+def internal_error_line(exc: BaseException, saved_to: str) -> str:
+    """``<type>: <message>; traceback saved to <path>``, one short line (the message's first line)."""
+    message = (str(exc).strip().splitlines() or [""])[0]
+    if len(message) > 200:
+        message = message[:197] + "..."
+    kind = type(exc).__qualname__ if type(exc).__module__ == "builtins" else \
+        f"{type(exc).__module__}.{type(exc).__qualname__}"
+    return f"{kind}: {message}; traceback saved to {saved_to}" if message else \
+        f"{kind}; traceback saved to {saved_to}"
+
+
+@contextmanager
+def _signals_raise() -> Iterator[None]:
+    """In the main thread: SIGINT raises KeyboardInterrupt and SIGTERM raises ``Terminated``, both after
+    killing every running probe group (so worker threads waiting on a probe return at once). Signals
+    the caller ignores stay ignored; the previous handlers are restored afterwards."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def on_signal(signum: int, frame: object) -> None:
+        stop_all_probes()
+        raise KeyboardInterrupt() if signum == signal.SIGINT else Terminated()
+
+    previous = {}
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        if signal.getsignal(sig) not in (signal.SIG_IGN, None):
+            previous[sig] = signal.signal(sig, on_signal)
+    try:
+        yield
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+
+
+def _print_line(text: str) -> None:
+    stderr().print(text, highlight=False, soft_wrap=True)
+
+
+@contextmanager
+def exits_on_harness_errors() -> Iterator[None]:
+    """The error boundary of a command: a ``HarnessError`` exits with its code, an interruption with
+    130 (SIGINT) or 143 (SIGTERM), anything else with 4 and its traceback saved; one line each."""
+    try:
+        with _signals_raise():
+            yield
+    except HarnessError as exc:
+        for line in error_lines(exc):
+            print_error(line)
+        raise typer.Exit(int(exc.exit_code)) from None
+    except (click.exceptions.Exit, click.exceptions.Abort, click.ClickException):
+        raise  # typer.Exit, usage errors: click's own handling
+    except KeyboardInterrupt:
+        stop_all_probes()
+        _print_line("[bold red]interrupted[/] (SIGINT)")
+        raise typer.Exit(int(ExitCode.INTERRUPTED)) from None
+    except Terminated:
+        _print_line("[bold red]terminated[/] (SIGTERM)")
+        raise typer.Exit(int(ExitCode.TERMINATED)) from None
+    except Exception as exc:
+        stop_all_probes()
+        line = internal_error_line(exc, save_traceback(exc))
+        _print_line(f"[bold red]internal error:[/] {shown(line)}")
+        raise typer.Exit(int(ExitCode.INTERNAL)) from None
+    finally:
+        allow_probes()

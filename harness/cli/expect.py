@@ -1,0 +1,59 @@
+"""``ragas-compat expect``: expectations files.
+
+``expect bless --cases FILE [--out expectations.toml]`` runs the suite through Ragas and writes its
+current classifications as an expectations file (``harness.compare.bless``): every row and
+legacy-vs-collections pair named with the classification it has, and the reason of the rule that
+explains it. Review it, commit it, and run with ``ragas-compat run --cases FILE --expectations
+expectations.toml``: that exits 0, and after a change (a Ragas upgrade, an edited verdict) it
+reports exactly the rows that moved.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import typer
+
+from harness.cli.common import exits_on_harness_errors, positive_seconds, shown, stdout
+from harness.compare.verdict import audit_pairs
+from harness.pin import resolve_ragas_source
+from harness.pipeline import bless_suite, load_suite
+from harness.report.atomic import check_writable
+
+DEFAULT_BLESSED = Path("expectations.toml")
+
+expect_app = typer.Typer(no_args_is_help=True, help="Expectations files: bless the current classifications.")
+
+
+@expect_app.command("bless")
+@exits_on_harness_errors()
+def bless(
+    cases: list[Path] | None = typer.Option(None, "--cases", help="Case file(s); default: the bundled suite."),
+    out: Path = typer.Option(DEFAULT_BLESSED, "--out", help="The expectations file to write (replaced)."),
+    python: str = typer.Option(sys.executable, "--python", help="Interpreter whose Ragas the probe runs."),
+    ragas_checkout: Path | None = typer.Option(None, "--ragas-checkout", help="A git working tree of Ragas."),
+    ragas_git: str | None = typer.Option(None, "--ragas-git", help="Clone this Ragas repository (cached)."),
+    allow_other_commit: bool = typer.Option(False, "--allow-other-commit",
+                                            help="Accept a checkout at another commit than the pin."),
+    timeout: float = typer.Option(600.0, "--timeout", callback=positive_seconds,
+                                  help="Seconds before the probe (or any other subprocess) is stopped."),
+) -> None:
+    """Write the current classifications of a suite as an expectations file to review and commit."""
+    suite = load_suite(list(cases or []))
+    check_writable(out.parent if str(out.parent) else Path("."))
+    source = resolve_ragas_source(python=python, checkout=ragas_checkout, git_url=ragas_git,
+                                  allow_other_commit=allow_other_commit, timeout=timeout)
+    audit = bless_suite(suite, source, out, python=python, timeout=timeout).audit
+    moved = sum(1 for row in audit.rows if row.classification.name != "identical")
+    console = stdout()
+    console.print(f"blessed {len(audit.rows)} rows ({moved} not identical) and {len(audit_pairs(audit))} "
+                  f"legacy-vs-collections pairs of suite {shown(suite.name)} with Ragas "
+                  f"{shown(audit.provenance.get('ragas_version'))} into {shown(out)}", highlight=False)
+    console.print(f"review it, commit it, and run: ragas-compat run --cases FILE --expectations {shown(out)}",
+                  highlight=False)
+
+
+def register(app: typer.Typer) -> None:
+    """Add the ``expect`` command group to ``app``."""
+    app.add_typer(expect_app, name="expect")

@@ -1,0 +1,129 @@
+"""Bless: write the current classifications of a suite as an expectations file.
+
+``bless(audit)`` renders every row of the audit as a ``[[case]]`` entry and every
+legacy-vs-collections pair as a ``[[path_case]]`` entry (grouped per case and classification), with
+the reason of the rule that explained it, ``bit-equal`` for ``identical`` rows, and the
+classification's own explanation for rows nothing explained. A user reviews and commits the file;
+running again with it (``--expectations FILE``) exits 0, and after a change (of Ragas, or of a
+verdict) exactly the rows that moved are reported, since case entries are strict and name every row.
+``include_pin_rules = true`` keeps the pin's rules for cases added to the suite later.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+from harness.compare.verdict import audit_pairs, out_of_range
+
+IDENTICAL_REASON = "bit-equal to the reference value"
+
+
+def toml_string(text: str) -> str:
+    """A TOML basic string (escapes as TOML defines them; every control character escaped)."""
+    out = ['"']
+    for ch in text:
+        if ch == '"':
+            out.append('\\"')
+        elif ch == "\\":
+            out.append("\\\\")
+        elif ch == "\n":
+            out.append("\\n")
+        elif ch == "\t":
+            out.append("\\t")
+        elif ch == "\r":
+            out.append("\\r")
+        elif ord(ch) < 0x20 or ord(ch) == 0x7F:
+            out.append(f"\\u{ord(ch):04x}")
+        else:
+            out.append(ch)
+    out.append('"')
+    return "".join(out)
+
+
+def _list(values: Iterable[str]) -> str:
+    return "[" + ", ".join(toml_string(v) for v in values) + "]"
+
+
+def _reason(expected: Any, classification: str, explanation: str) -> tuple[str, str | None]:
+    if classification == "identical":
+        return IDENTICAL_REASON, None
+    if expected.explained and expected.classification == classification and expected.reason:
+        return expected.reason, expected.upstream
+    return f"as observed when blessed: {explanation}", None
+
+
+def _entry(table: str, case_id: str, fields: list[tuple[str, str]], classification: str, reason: str,
+           upstream: str | None, allow_out_of_range: bool = False) -> list[str]:
+    lines = [f"[[{table}]]", f"case = {toml_string(case_id)}"]
+    lines += [f"{key} = {value}" for key, value in fields]
+    lines.append(f"classification = {toml_string(classification)}")
+    if allow_out_of_range:
+        lines.append("allow_out_of_range = true")
+    lines.append(f"reason = {toml_string(reason)}")
+    if upstream:
+        lines.append(f"upstream = {toml_string(upstream)}")
+    return [*lines, ""]
+
+
+def _row_entries(audit: Any) -> list[str]:
+    lines: list[str] = []
+    for case in audit.suite.cases:
+        groups: dict[tuple[str, str, str | None, bool], list[str]] = {}
+        for row in (r for r in audit.rows if r.case.id == case.id):
+            name = str(row.classification.name)
+            reason, upstream = _reason(row.expected, name, row.classification.explanation)
+            key = (name, reason, upstream, out_of_range(row.spec.name, row.ragas_value))
+            groups.setdefault(key, []).append(row.target)
+        for (name, reason, upstream, oor), targets in groups.items():
+            lines += _entry("case", case.id, [("targets", _list(targets))], name, reason, upstream, oor)
+    return lines
+
+
+def _pair_entries(audit: Any) -> list[str]:
+    lines: list[str] = []
+    pairs = audit_pairs(audit)
+    for case in audit.suite.cases:
+        by_legacy: dict[tuple[str, str, str | None], dict[str, list[str]]] = {}
+        for pair in (p for p in pairs if p.case.id == case.id):
+            name = str(pair.classification.name)
+            reason, upstream = _reason(pair.expected, name, pair.classification.explanation)
+            by_legacy.setdefault((name, reason, upstream), {}).setdefault(pair.legacy.target, []).append(
+                pair.collections.target)
+        for (name, reason, upstream), legacy_map in by_legacy.items():
+            # legacy targets with the same collections targets share one entry: an exact cross product
+            merged: dict[tuple[str, ...], list[str]] = {}
+            for legacy, collections in legacy_map.items():
+                merged.setdefault(tuple(collections), []).append(legacy)
+            for collections, legacies in merged.items():
+                lines += _entry("path_case", case.id, [("legacy_targets", _list(legacies)),
+                                                       ("collections_targets", _list(collections))],
+                                name, reason, upstream)
+    return lines
+
+
+def bless(audit: Any) -> str:
+    """The expectations file (TOML text) that names every row and pair of ``audit`` as it is."""
+    provenance = audit.provenance or {}
+    header = [
+        f"# Expected classifications of suite {audit.suite.name!r} ({audit.suite.source}), blessed from a run",
+        f"# with Ragas {provenance.get('ragas_version') or 'unknown'} by `ragas-compat expect bless`.",
+        "# Review it and commit it; run with `--expectations THIS_FILE`. Every row and legacy-vs-collections",
+        "# pair of the suite is named with the classification it had (case entries are strict: a row that",
+        "# moves is drift); the pin's rules still explain cases added to the suite later.",
+        "# Format: harness/compare/expectations.py.",
+        "",
+        "include_pin_rules = true",
+        "",
+    ]
+    return "\n".join(header + _row_entries(audit) + _pair_entries(audit)).rstrip() + "\n"
+
+
+def write_blessed(audit: Any, path: Path) -> Path:
+    """Write ``bless(audit)`` to ``path`` (replacing it) and return the path."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text(bless(audit), encoding="utf-8")
+    tmp.replace(path)
+    return path

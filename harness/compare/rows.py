@@ -1,0 +1,45 @@
+"""The rows of an audit: one (case, metric, Ragas target) classified, or a reference-only metric."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from harness.cases.model import Case
+from harness.compare.classify import Diagnosis
+from harness.compare.expectations import Expectation
+from harness.metrics.outcome import ReferenceOutcome
+from harness.metrics.spec import MetricSpec
+from harness.values import RagasValue
+
+
+@dataclass(frozen=True)
+class AuditRow:
+    """One (case, Ragas target) pair, classified."""
+
+    case: Case
+    spec: MetricSpec
+    target: str
+    ragas_class: str
+    fields_read: tuple[str, ...]
+    received: dict[str, Any]
+    ragas_value: RagasValue
+    reference: ReferenceOutcome
+    classification: Diagnosis
+    expected: Expectation
+    prompts: int | None
+    expected_prompts: int | None
+    warnings: tuple[str, ...]
+
+    @property
+    def unexpected(self) -> bool:
+        return self.classification.name != self.expected.classification
+
+
+@dataclass(frozen=True)
+class ReferenceOnlyRow:
+    """A metric with no Ragas counterpart (the judge audit): reported, not compared."""
+
+    case: Case
+    spec: MetricSpec
+    reference: ReferenceOutcome

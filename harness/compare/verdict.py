@@ -1,0 +1,176 @@
+"""Drift: which outcomes of an audit are findings, and which of them fail a run (``--fail-on``).
+
+A row (or legacy-vs-collections pair) that is ``identical``, or that a rule or case entry of the
+expectations explains, is fine. Everything else is a *finding* of one kind:
+
+- ``unexplained``: a row no rule explains whose classification is neither ``divergence`` nor
+  ``error`` (e.g. an ``epsilon`` on a class no rule names), a row whose case entry expects another
+  classification (it moved), and the problems of an expectations file (stale or ambiguous case
+  entries);
+- ``divergence``: a ``divergence`` no rule explains;
+- ``error``: an ``error`` (Ragas raised) no rule explains;
+- ``out_of_range``: a Ragas value outside its metric's range (``value_range``), unless the rule or
+  case entry explaining the row allows it (``allow_out_of_range``). NaN is not out of range (it is
+  how Ragas encodes undefined); infinities are.
+
+``--fail-on`` names the kinds that make the exit code 1 (``FAIL_ON_DEFAULT``: all of them);
+``none`` fails on nothing (exploration). The reports list every finding whatever ``--fail-on`` says.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any
+
+from harness.errors import ExitCode, HarnessInputError
+from harness.metrics import registry
+from harness.values import RagasError
+
+Audit = Any  # harness.compare.audit.Audit (which imports this module): rows, pairs, expectation_problems
+
+DRIFT_KINDS: tuple[str, ...] = ("unexplained", "divergence", "out_of_range", "error")
+FAIL_ON_DEFAULT: frozenset[str] = frozenset(DRIFT_KINDS)
+
+# Every current metric is a share or a mean of 0/1 quantities: [0, 1]. Kept here, per metric name of
+# the registry, rather than in the metric registry; a metric with another range goes in RANGE_OVERRIDES.
+UNIT_INTERVAL: tuple[float, float] = (0.0, 1.0)
+RANGE_OVERRIDES: dict[str, tuple[float, float]] = {}
+
+
+def _metric_names() -> tuple[str, ...]:
+    names = getattr(registry, "metric_names", None)
+    return tuple(names()) if names is not None else tuple(spec.name for spec in registry.METRICS)
+
+
+def value_range(metric: str) -> tuple[float, float] | None:
+    """The range of a metric's values (None for a name the registry does not know)."""
+    if metric in RANGE_OVERRIDES:
+        return RANGE_OVERRIDES[metric]
+    return UNIT_INTERVAL if metric in _metric_names() else None
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One drift finding: its kind, the row (or pair, or file problem) and why."""
+
+    kind: str
+    case_id: str | None
+    target: str | None          # "legacy:X" for a row, "legacy:X vs collections:Y" for a pair
+    classification: str | None
+    expected: str | None
+    message: str
+
+    def line(self) -> str:
+        """One line for a terminal or an assertion message."""
+        if self.case_id is None:
+            return f"{self.kind}: {self.message}"
+        return f"{self.kind}: case {self.case_id!r}, {self.target}: {self.message}"
+
+
+def parse_fail_on(values: str | Iterable[str] | None) -> frozenset[str]:
+    """``--fail-on`` values (comma-separated and/or repeated) to kinds: ``all`` (the default when
+    nothing is given), ``none``, or any of ``DRIFT_KINDS``. HarnessInputError names a bad value."""
+    if values is None:
+        return FAIL_ON_DEFAULT
+    items = [values] if isinstance(values, str) else list(values)
+    names = [part.strip() for item in items for part in str(item).split(",") if part.strip()]
+    if not names:
+        return FAIL_ON_DEFAULT
+    kinds: set[str] = set()
+    for name in names:
+        if name == "all":
+            kinds |= FAIL_ON_DEFAULT
+        elif name == "none":
+            continue
+        elif name in DRIFT_KINDS:
+            kinds.add(name)
+        else:
+            raise HarnessInputError(f"--fail-on: unknown value {name!r}; valid: all, none, {', '.join(DRIFT_KINDS)}",
+                                    field="--fail-on", value=name)
+    if "none" in names and kinds:
+        raise HarnessInputError("--fail-on: 'none' cannot be combined with other kinds", field="--fail-on",
+                                value=",".join(names))
+    return frozenset(kinds)
+
+
+def _unexpected_kind(classification: str) -> str:
+    if classification == "divergence":
+        return "divergence"
+    if classification == "error":
+        return "error"
+    return "unexplained"
+
+
+def out_of_range(metric: str, value: Any) -> bool:
+    """True for a Ragas float outside the metric's range (NaN never is; errors are not values)."""
+    if isinstance(value, RagasError) or not isinstance(value, (int, float)) or isinstance(value, bool):
+        return False
+    bounds = value_range(metric)
+    if bounds is None or math.isnan(value):
+        return False
+    return not (bounds[0] <= value <= bounds[1])
+
+
+def _why(expected: Any, classification: Any, explanation: str) -> str:
+    if expected.explained:
+        return (f"classified {classification}, but {expected.label} expects {expected.classification}: "
+                f"{explanation}")
+    return f"classified {classification}, which no rule explains: {explanation}"
+
+
+def row_findings(row: Any) -> list[Finding]:
+    """The findings of one audit row (``harness.compare.audit.AuditRow``)."""
+    found = []
+    name = str(row.classification.name)
+    expected = row.expected
+    if name != expected.classification:
+        found.append(Finding(_unexpected_kind(name), row.case.id, row.target, name, expected.classification,
+                             _why(expected, name, row.classification.explanation)))
+    if out_of_range(row.spec.name, row.ragas_value) and not (
+            expected.explained and expected.allow_out_of_range and name == expected.classification):
+        low, high = value_range(row.spec.name) or UNIT_INTERVAL
+        found.append(Finding("out_of_range", row.case.id, row.target, name, expected.classification,
+                             f"Ragas returned {row.ragas_value!r}, outside [{low:g}, {high:g}] for {row.spec.name}"))
+    return found
+
+
+def pair_findings(pair: Any) -> list[Finding]:
+    """The findings of one legacy-vs-collections pair (``harness.compare.api_paths.PathPair``)."""
+    name = str(pair.classification.name)
+    if name == pair.expected.classification:
+        return []
+    target = f"{pair.legacy.target} vs {pair.collections.target}"
+    return [Finding(_unexpected_kind(name), pair.case.id, target, name, pair.expected.classification,
+                    _why(pair.expected, name, pair.classification.explanation))]
+
+
+def audit_pairs(audit: Audit) -> tuple[Any, ...]:
+    """The audit's legacy-vs-collections pairs (``harness.compare.api_paths.PathPair``)."""
+    return tuple(getattr(audit, "pairs", ()) or ())
+
+
+def findings(audit: Audit) -> list[Finding]:
+    """Every finding of an audit: rows in order, then pairs, then problems of the expectations."""
+    found = [finding for row in audit.rows for finding in row_findings(row)]
+    found += [finding for pair in audit_pairs(audit) for finding in pair_findings(pair)]
+    found += [Finding("unexplained", None, None, None, None, problem) for problem in audit.expectation_problems]
+    return found
+
+
+def failing(found: Iterable[Finding], fail_on: frozenset[str] = FAIL_ON_DEFAULT) -> list[Finding]:
+    return [finding for finding in found if finding.kind in fail_on]
+
+
+def exit_code(audit: Audit, fail_on: frozenset[str] = FAIL_ON_DEFAULT) -> ExitCode:
+    """``ExitCode.DRIFT`` when a finding of a ``fail_on`` kind exists, else ``ExitCode.OK``."""
+    return ExitCode.DRIFT if failing(findings(audit), fail_on) else ExitCode.OK
+
+
+def counts(found: Iterable[Finding]) -> dict[str, int]:
+    """Findings per kind, every kind present (zeros included), in ``DRIFT_KINDS`` order."""
+    result = {kind: 0 for kind in DRIFT_KINDS}
+    for finding in found:
+        result[finding.kind] += 1
+    return result

@@ -1,0 +1,43 @@
+"""Faithfulness: supported response claims / response claims (``harness.metrics.claim_coverage``).
+
+Undefined for zero response claims (Ragas returns NaN, without asking the judge a second time);
+never 1 there. It measures support by the retrieved contexts, not completeness.
+"""
+
+from __future__ import annotations
+
+from harness.cases.model import Case
+from harness.metrics.claim_coverage import claim_outcome, claim_quantities, explain_claims, share_as_given
+from harness.metrics.outcome import ReferenceOutcome
+from harness.metrics.spec import ExplainAdapter, MetricSpec, Verdicts, targets
+from harness.vocabulary import Api
+
+FAITHFULNESS = "faithfulness"
+
+
+def _faithfulness(case: Case) -> ReferenceOutcome:
+    return claim_outcome(FAITHFULNESS, case.verdicts[FAITHFULNESS], "verdict", f"verdicts.{FAITHFULNESS}",
+                         "response claims |A|")
+
+
+SPECS: tuple[MetricSpec, ...] = (
+    MetricSpec(
+        name=FAITHFULNESS,
+        reference_on="verdicts.faithfulness (verdict)",
+        ragas_targets=targets(Api.LEGACY, "Faithfulness") + targets(Api.COLLECTIONS, "Faithfulness"),
+        fields_read=("user_input", "response", "retrieved_contexts"),
+        denominator="response claims |A|",
+        undefined_policy=("None ('zero_claims') when the response yields zero claims; Ragas returns NaN without a "
+                          "second judge call. Never 1. Non-0/1 labels are refused (Ragas coerces by truthiness)."),
+        compute=_faithfulness,
+        requires=(f"verdicts.{FAITHFULNESS}",),
+        verdicts=Verdicts(FAITHFULNESS, "claims", "verdict"),
+        as_given=share_as_given,
+        fuzz_inputs=lambda draw: {"verdicts": {FAITHFULNESS: draw.verdict_claims}},
+        explain=ExplainAdapter(
+            command="faithfulness", takes="labels",
+            inputs_help='LABELS (one 0/1 verdict per response claim; "" = zero claims)',
+            targets=targets(Api.LEGACY, "Faithfulness"),
+            case_inputs=explain_claims(FAITHFULNESS, "verdict", "response"),
+            quantities=lambda reference, given: claim_quantities(reference, "F", "response"))),
+)

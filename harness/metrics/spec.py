@@ -1,0 +1,165 @@
+"""What the harness knows about one metric: a ``MetricSpec`` holds every trait the rest of the
+code needs, so adding a metric is one module that builds its specs (see ``harness.metrics.registry``).
+
+Traits:
+
+- the reference: ``compute(case) -> ReferenceOutcome`` (exact values, alternatives under Ragas's
+  known semantics), the denominator and the undefined policy in words;
+- the inputs: ``requires`` (case inputs that must be present for the metric to apply, e.g.
+  ``"verdicts.faithfulness"``, ``"reference_contexts"``), ``reads`` (optional further inputs),
+  ``fields_read`` (the sample fields the Ragas classes read), ``verdicts`` (the verdict key and
+  whether it holds one label per retrieved context or a claim list);
+- the Ragas side: ``ragas_targets`` (``TargetId``s of the legacy and collections classes the
+  probe scores it with) and ``as_given`` (the value with verdicts taken as given, no coercion:
+  how the legacy-vs-collections pairing recognises a path that does not coerce);
+- the tools: ``fuzz_inputs`` (the case inputs for one fuzz draw) and ``explain`` (how
+  ``ragas-compat explain`` builds a one-case input and which quantities it shows).
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from fractions import Fraction
+from typing import Any, Literal
+
+from harness.cases.model import Case
+from harness.errors import HarnessInputError
+from harness.metrics.outcome import ReferenceOutcome
+from harness.vocabulary import Api, TargetId
+
+# Case texts every case carries; they are not inputs whose presence or size matters.
+TEXT_FIELDS = ("user_input", "reference", "response")
+
+
+@dataclass(frozen=True)
+class Verdicts:
+    """The frozen judge output a metric reads: ``verdicts.<key>``.
+
+    ``kind`` is ``"labels"`` (one label per retrieved context, rank order) or ``"claims"`` (a list of
+    ``{"statement", <label_key>}`` objects; an empty list means the judge produced zero claims)."""
+
+    key: str
+    kind: Literal["labels", "claims"]
+    label_key: str | None = None
+
+
+@dataclass(frozen=True)
+class Quantity:
+    """A reference quantity shown by ``explain``: exact (Fraction / int), a float, or None (undefined)."""
+
+    name: str
+    value: Fraction | int | float | None
+    note: str = ""
+
+
+@dataclass(frozen=True)
+class ExplainInput:
+    """What ``ragas-compat explain`` parsed from the command line."""
+
+    labels: tuple[object, ...] = ()
+    corpus_relevant: int | None = None
+    retrieved: tuple[object, ...] = ()   # --retrieved: IDs, or context texts (takes "texts")
+    reference: tuple[object, ...] = ()   # --reference: likewise
+    human: dict[str, object] | None = None
+    judge: dict[str, object] | None = None
+
+
+@dataclass(frozen=True)
+class ExplainAdapter:
+    """How ``ragas-compat explain <command>`` explains the metric on one input.
+
+    ``takes``: ``"labels"`` (LABELS, e.g. ``1,0,1``), ``"ids"`` / ``"texts"`` (``--retrieved`` and
+    ``--reference`` as JSON lists of IDs / of context texts) or ``"label_maps"`` (``--human`` /
+    ``--judge`` JSON objects). ``case_inputs`` turns the input
+    into case keys (generated, distinct contexts and claims, so the scripted judge can answer every
+    prompt by content); ``quantities`` lists the reference quantities and the formulas with the
+    numbers substituted."""
+
+    command: str
+    takes: Literal["labels", "ids", "texts", "label_maps"]
+    inputs_help: str
+    targets: tuple[TargetId, ...]
+    case_inputs: Callable[[ExplainInput], dict[str, Any]]
+    quantities: Callable[[ReferenceOutcome, ExplainInput], tuple[list[Quantity], list[str]]]
+    takes_corpus_relevant: bool = False
+
+
+@dataclass(frozen=True)
+class FuzzDraw:
+    """Every input one fuzz case draws (``harness.tools.fuzz.generator``), whatever is fuzzed.
+
+    A metric's ``fuzz_inputs`` picks the ones it reads. ``rng`` is a generator private to the
+    metric and the case, for inputs no other metric shares (drawing from it never changes what
+    other metrics get)."""
+
+    retrieved_contexts: list[str]
+    ranked_labels: list[Any]          # one label per retrieved context (labels vs the reference)
+    ranked_labels_alt: list[Any]      # a second, independent label list (labels vs the response)
+    corpus_relevant: int | None       # R, drawn only when ranked_labels are 0/1
+    reference_contexts: list[str]
+    attributed_claims: list[dict[str, Any]]  # {"statement", "attributed"} claims
+    verdict_claims: list[dict[str, Any]]     # {"statement", "verdict"} claims
+    retrieved_ids: list[Any]
+    reference_ids: list[Any]
+    rng: random.Random = field(default_factory=random.Random)
+
+
+@dataclass(frozen=True)
+class MetricSpec:
+    """One metric (see the module docstring for the traits)."""
+
+    name: str
+    reference_on: str                        # the case input the reference reads, in words
+    ragas_targets: tuple[TargetId, ...]      # legacy and collections classes; () = reference only
+    fields_read: tuple[str, ...]             # SingleTurnSample fields the Ragas classes read
+    denominator: str                         # what the value is divided by, in words
+    undefined_policy: str                    # what happens on an empty denominator, both sides
+    compute: Callable[[Case], ReferenceOutcome]
+    requires: tuple[str, ...]                # inputs that must be present ("verdicts.<key>" or a case field)
+    reads: tuple[str, ...] = ()              # further inputs read when present
+    verdicts: Verdicts | None = None
+    as_given: Callable[[Sequence[int]], float] | None = None
+    fuzz_inputs: Callable[[FuzzDraw], dict[str, Any]] | None = None
+    explain: ExplainAdapter | None = None
+
+    def applies_to(self, case: Case) -> bool:
+        """True when the case holds every input the metric requires."""
+        return all(_present(case, name) for name in self.requires)
+
+    def outcome(self, case: Case) -> ReferenceOutcome:
+        """The reference outcome on ``case``; HarnessInputError when the metric does not apply."""
+        if not self.applies_to(case):
+            raise HarnessInputError(
+                f"case {case.id!r}: metric {self.name!r} does not apply: it needs {self.reference_on}",
+                field=self.name, value=case.id)
+        return self.compute(case)
+
+    @property
+    def case_inputs(self) -> tuple[str, ...]:
+        """Every case key the metric reads beyond the texts (``verdicts.<key>`` for a verdict)."""
+        keys = [f for f in self.fields_read if f not in TEXT_FIELDS] + list(self.requires) + list(self.reads)
+        return tuple(dict.fromkeys(keys))
+
+    def targets_of(self, api: Api) -> tuple[TargetId, ...]:
+        return tuple(t for t in self.ragas_targets if t.api is api)
+
+
+def _present(case: Case, name: str) -> bool:
+    if name.startswith("verdicts."):
+        return name.removeprefix("verdicts.") in case.verdicts
+    return getattr(case, name) is not None
+
+
+def targets(api: Api, *ragas_classes: str) -> tuple[TargetId, ...]:
+    """``targets(Api.LEGACY, "A", "B")`` -> ``(TargetId("legacy:A"), TargetId("legacy:B"))``."""
+    return tuple(TargetId.of(api, name) for name in ragas_classes)
+
+
+def ratio_text(num: int, den: int, undefined: str) -> str:
+    """``"2/4 = 1/2"``, ``"2/3"`` (already in lowest terms), or ``"0/0: undefined (...)"``."""
+    if den == 0:
+        return f"{num}/{den}: undefined ({undefined})"
+    reduced = str(Fraction(num, den))
+    return f"{num}/{den}" if reduced == f"{num}/{den}" else f"{num}/{den} = {reduced}"

@@ -1,0 +1,196 @@
+"""The probe's protocol with the host (standard library only): what goes in, what comes out.
+
+Shared by both sides of the subprocess boundary: the probe (``run_probe.py``, which imports this
+as ``probe_protocol`` with its own folder on sys.path) and the host (``harness.runner``,
+``harness.values``, which import ``harness.probe.probe_protocol``). Nothing here imports Ragas or
+anything of ``harness`` outside ``harness/probe/``.
+
+- the request (:class:`ProbeRequest`), one result record (:class:`ProbeResult`) and the whole
+  output document (:class:`ProbeOutput`), at :data:`PROBE_FORMAT`;
+- the probe's exit codes;
+- the target-name prefixes (``legacy:``, ``collections:``, ``selftest:``);
+- the score encoding. JSON has no NaN, so a score is written as
+
+  * a float, exactly (``json`` writes ``repr``, so the double round-trips, ``-0.0`` included);
+  * ``"NaN"``, ``"Infinity"`` or ``"-Infinity"`` for the non-finite values;
+  * ``{"error": {"type": ..., "message": ...}}`` when Ragas (or the probe around it) raised.
+
+  :func:`encode_float` is the one NaN/Infinity encoder of the code base; :func:`decode_score`
+  is its inverse (errors decode to :class:`ScoreError`).
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+import typing as t
+from dataclasses import dataclass
+
+PROBE_FORMAT = 1
+
+# -- exit codes of run_probe.py ------------------------------------------------------------
+EXIT_OK = 0              # output written (per-result errors included)
+EXIT_BAD_REQUEST = 2     # the request was refused (stderr says why); no output
+EXIT_RAGAS_IMPORT = 3    # Ragas could not be imported; output written with ragas.import_error
+
+# -- target names: "<api>:<ClassName>" -----------------------------------------------------
+API_LEGACY = "legacy"
+API_COLLECTIONS = "collections"
+API_SELFTEST = "selftest"
+LEGACY_PREFIX = API_LEGACY + ":"
+COLLECTIONS_PREFIX = API_COLLECTIONS + ":"
+SELFTEST_PREFIX = API_SELFTEST + ":"
+
+
+def target_name(api: str, class_name: str) -> str:
+    """``legacy:Faithfulness``, ``collections:ContextRecall``, ..."""
+    return f"{api}:{class_name}"
+
+
+# -- the documents -------------------------------------------------------------------------
+class ErrorDetail(t.TypedDict):
+    type: str
+    message: str
+
+
+class ErrorValue(t.TypedDict):
+    """An exception in place of a value: ``{"error": {"type", "message"}}``."""
+
+    error: ErrorDetail
+
+
+EncodedScore = t.Union[float, str, ErrorValue]  # float | "NaN" | "Infinity" | "-Infinity" | error
+
+
+class _ProbeRequestRequired(t.TypedDict):
+    cases: list[dict[str, t.Any]]  # raw case dicts (the case-file format)
+
+
+class ProbeRequest(_ProbeRequestRequired, total=False):
+    """The JSON file named on the probe's command line."""
+
+    targets: list[str] | None  # None: every legacy and collections target whose inputs a case has
+    output: str                # where to write the ProbeOutput; absent: stdout
+    evaluate: bool | dict[str, t.Any]  # also run Ragas's evaluate()/aevaluate() (probe_evaluate.py)
+
+
+class WarningRecord(t.TypedDict):
+    category: str
+    message: str
+
+
+class _ProbeResultRequired(t.TypedDict):
+    case_id: str | None
+    target: str                 # "legacy:ClassName" | "collections:ClassName" | "selftest:name"
+    api: str                    # "legacy" | "collections" | "selftest"
+    metric: str                 # our metric name (harness.metrics.registry)
+    ragas_class: str | None     # "module.QualName" of the class that ran; None when unresolved
+    fields_read: list[str]
+    received: dict[str, t.Any] | None  # the inputs as the metric received them (our field names)
+    value: EncodedScore | None  # None only while the record is being filled
+    prompts: int                # prompts the scripted judge was asked
+    expected_prompts: int       # prompts the frozen verdicts provide
+    warnings: list[WarningRecord]
+
+
+class ProbeResult(_ProbeResultRequired, total=False):
+    """One (case, target) record of ``ProbeOutput["results"]``; the optional keys are legacy-only."""
+
+    exported: bool                # the class is importable as ragas.metrics.<name>
+    required_columns: list[str]   # the sample columns the class declares
+    fields_accepted: list[str]    # inputs the sample (or 0.1.x row) took
+    fields_dropped: list[str]     # inputs this Ragas's sample does not declare
+
+
+class _ProbeOutputRequired(t.TypedDict):
+    probe_format: int
+    python: dict[str, t.Any]          # version, implementation, executable
+    ragas: dict[str, t.Any]           # version, file, import_error, import_warnings
+    telemetry: dict[str, t.Any]       # RAGAS_DO_NOT_TRACK, do_not_track
+    network_attempts: list[dict[str, t.Any]]
+    results: list[ProbeResult]
+
+
+class ProbeOutput(_ProbeOutputRequired, total=False):
+    """The document the probe writes."""
+
+    evaluate: dict[str, t.Any]        # {"settings", "runs"} when the request asked for it
+
+
+# -- score encoding ------------------------------------------------------------------------
+NON_FINITE: dict[str, float] = {"NaN": math.nan, "Infinity": math.inf, "-Infinity": -math.inf}
+
+
+def encode_float(value: float) -> float | str:
+    """A float as JSON: itself, or "NaN" / "Infinity" / "-Infinity"."""
+    if math.isnan(value):
+        return "NaN"
+    if math.isinf(value):
+        return "Infinity" if value > 0 else "-Infinity"
+    return value
+
+
+def encode_error(type_name: str, message: str) -> ErrorValue:
+    """``{"error": {"type": type_name, "message": message}}``."""
+    return {"error": {"type": type_name, "message": message}}
+
+
+def error_record(exc: BaseException, type_name: str | None = None) -> ErrorValue:
+    """The error value of an exception (its class name unless ``type_name`` is given)."""
+    return encode_error(type_name or type(exc).__name__, str(exc))
+
+
+def encode_score(value: object) -> EncodedScore:
+    """A Ragas score as JSON; anything but a real number is an ``UnexpectedScoreType`` error."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        return error_record(TypeError(f"score is not a real number: {value!r} ({type(value).__name__})"),
+                            type_name="UnexpectedScoreType")
+    return encode_float(float(value))
+
+
+@dataclass(frozen=True)
+class ScoreError:
+    """A decoded error value."""
+
+    type: str
+    message: str
+
+
+def decode_score(raw: object) -> float | ScoreError:
+    """Inverse of :func:`encode_score`; a value outside the encoding is a ``ProbeFormatError``."""
+    if isinstance(raw, dict) and "error" in raw:
+        error = raw["error"]
+        return ScoreError(str(error.get("type", "Error")), str(error.get("message", "")))
+    if isinstance(raw, str) and raw in NON_FINITE:
+        return NON_FINITE[raw]
+    if isinstance(raw, bool) or not isinstance(raw, (int, float)):
+        return ScoreError("ProbeFormatError", f"unexpected value {raw!r} in probe output")
+    return float(raw)
+
+
+# -- the other fields of a result ----------------------------------------------------------
+def encode_warnings(caught: list) -> list[WarningRecord]:
+    """Captured ``warnings.WarningMessage`` objects as ``{"category", "message"}``."""
+    return [{"category": w.category.__name__, "message": str(w.message)} for w in caught]
+
+
+def jsonable(value: object) -> object:
+    """A received input (e.g. a pydantic-validated sample field) as plain JSON."""
+    if value is None or isinstance(value, (str, bool, int)):
+        return value
+    if isinstance(value, float):
+        return encode_score(value)
+    if isinstance(value, dict):
+        return {str(k): jsonable(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [jsonable(v) for v in value]
+    return repr(value)
+
+
+def new_result(case: dict, target: str, api: str, metric: str, fields_read: t.Iterable[str]) -> ProbeResult:
+    """The record of one (case, target) before scoring; the runner fills in the rest."""
+    return {
+        "case_id": case.get("id"), "target": target, "api": api,
+        "metric": metric, "ragas_class": None, "fields_read": list(fields_read),
+        "received": None, "value": None, "prompts": 0, "expected_prompts": 0, "warnings": [],
+    }

@@ -1,0 +1,257 @@
+"""Score one case with one target, as a user runs that class; every failure becomes the result's value.
+
+- legacy (``ragas.metrics``): ``await metric.single_turn_ascore(SingleTurnSample(...))`` (0.1.x:
+  ``await metric.ascore(row)``) with a ``FrozenJudgeLLM``; ``received`` is the sample Ragas hands
+  the class (after pydantic coerced it), recorded under our field names.
+- collections (``ragas.metrics.collections``): ``await metric.ascore(**inputs)`` with a
+  ``FrozenInstructorJudge``; the value is ``MetricResult.value`` exactly; ``received`` is the
+  keyword arguments ``ascore`` got (nothing is coerced before the metric on this path). When the
+  running Ragas lacks the collections module, a class, its ``ascore`` or the instructor LLM
+  interface, the value is a ``TargetUnavailable`` error; when the class's prompts are not where
+  the scripted judge looks, a ``TargetNotScripted`` error.
+
+The result records are ``ProbeResult`` (``probe_protocol``). Importing this module does not import
+Ragas; running a target does, so set RAGAS_DO_NOT_TRACK before that.
+"""
+
+from __future__ import annotations
+
+import importlib
+import inspect
+import types
+import typing as t
+import warnings
+
+try:
+    from .probe_prompt_book import PromptBook, StubMismatch
+    from .probe_protocol import (
+        API_COLLECTIONS,
+        API_LEGACY,
+        EncodedScore,
+        ProbeResult,
+        encode_score,
+        encode_warnings,
+        error_record,
+        jsonable,
+        new_result,
+    )
+    from .probe_targets import Target, TargetNotScripted, TargetUnavailable
+except ImportError:  # run_probe.py: the script's folder is on sys.path
+    from probe_prompt_book import PromptBook, StubMismatch  # type: ignore[no-redef]
+    from probe_protocol import (  # type: ignore[no-redef]
+        API_COLLECTIONS,
+        API_LEGACY,
+        EncodedScore,
+        ProbeResult,
+        encode_score,
+        encode_warnings,
+        error_record,
+        jsonable,
+        new_result,
+    )
+    from probe_targets import Target, TargetNotScripted, TargetUnavailable  # type: ignore[no-redef]
+
+
+def _probe_module(name: str) -> types.ModuleType:
+    """A sibling probe module (e.g. a judge stub, which imports Ragas), imported on first use."""
+    return importlib.import_module(f".{name}", __package__) if __package__ else importlib.import_module(name)
+
+
+def _new_result(case: dict, target: Target) -> ProbeResult:
+    return new_result(case, target.name, target.api, target.metric, target.fields_read)
+
+
+def _failure_value(book: PromptBook, exc: Exception) -> EncodedScore:
+    """The value of a run that raised: the judge's mismatches if there were any, else the exception."""
+    return error_record(StubMismatch("; ".join(book.problems))) if book.problems else error_record(exc)
+
+
+def _checked_value(value: EncodedScore, problems: list[str]) -> EncodedScore:
+    """The value of a run that returned, unless the judge was asked amiss (or left prompts unasked)."""
+    return error_record(StubMismatch("; ".join(problems))) if problems else value
+
+
+# -- legacy ----------------------------------------------------------------------------------
+def resolve_legacy_class(target: Target) -> type:
+    """The class as a user imports it (``ragas.metrics.X``), else from its private module."""
+    import ragas.metrics
+
+    try:
+        return getattr(ragas.metrics, target.class_name)
+    except AttributeError:
+        pass
+    try:
+        return getattr(importlib.import_module(target.module), target.class_name)
+    except (ImportError, AttributeError) as exc:
+        raise TargetUnavailable(
+            f"this Ragas has no {target.class_name} (neither ragas.metrics.{target.class_name} "
+            f"nor {target.module}.{target.class_name}: {exc})"
+        ) from None
+
+
+def legacy_judge_class() -> type:
+    """``FrozenJudgeLLM`` (imports Ragas)."""
+    return _probe_module("probe_legacy_stub").FrozenJudgeLLM
+
+
+def _single_turn_sample() -> type | None:
+    """``SingleTurnSample``; None in Ragas 0.1.x, which scores row dicts."""
+    try:
+        from ragas.dataset_schema import SingleTurnSample
+    except ImportError:
+        return None
+    return SingleTurnSample
+
+
+# Ragas 0.1.x scores a row dict under these names instead of a SingleTurnSample.
+ROW_NAMES_0_1 = {"user_input": "question", "retrieved_contexts": "contexts", "response": "answer",
+                 "reference": "ground_truth"}
+
+
+def adapt_inputs(sample_cls: type | None, inputs: dict) -> tuple[t.Any, list[str], list[str]]:
+    """``(sample, accepted, dropped)`` for this Ragas: a SingleTurnSample of the fields it declares
+    (it would silently drop the others, so they are reported as dropped), or - without
+    SingleTurnSample (0.1.x) - a row dict under that version's names."""
+    if sample_cls is not None:
+        declared = getattr(sample_cls, "model_fields", None) or getattr(sample_cls, "__fields__", {})
+        accepted = [f for f in inputs if f in declared]
+        return (sample_cls(**{f: inputs[f] for f in accepted}), accepted,
+                [f for f in inputs if f not in declared])
+    accepted = [f for f in inputs if f in ROW_NAMES_0_1]
+    return ({ROW_NAMES_0_1[f]: inputs[f] for f in accepted}, [ROW_NAMES_0_1[f] for f in accepted],
+            [f for f in inputs if f not in ROW_NAMES_0_1])
+
+
+def declared_columns(metric: t.Any) -> list[str]:
+    """The sample columns the class declares it needs (``_required_columns``; 0.1.x: its
+    ``evaluation_mode``)."""
+    required = getattr(metric, "_required_columns", None)
+    if isinstance(required, dict):
+        return sorted({c for columns in required.values() for c in columns})
+    mode = getattr(metric, "evaluation_mode", None)
+    return [f"evaluation_mode={getattr(mode, 'name', mode)}"] if mode is not None else []
+
+
+def _record_received(metric: t.Any, fields: tuple[str, ...], received: dict) -> None:
+    """Wrap the instance's ``_single_turn_ascore`` (0.1.x: ``_ascore``) to record the sample
+    Ragas hands it, under our field names."""
+    name = "_single_turn_ascore" if hasattr(metric, "_single_turn_ascore") else "_ascore"
+    inner = getattr(metric, name)
+
+    async def recording(*args: t.Any, **kwargs: t.Any) -> t.Any:
+        sample = kwargs.get("sample", kwargs.get("row", args[0] if args else None))
+        if isinstance(sample, dict):
+            received.update({f: jsonable(sample.get(ROW_NAMES_0_1.get(f, f))) for f in fields})
+        else:
+            received.update({f: jsonable(getattr(sample, f, None)) for f in fields})
+        return await inner(*args, **kwargs)
+
+    setattr(metric, name, recording)
+
+
+async def run_legacy_target(target: Target, case: dict) -> ProbeResult:
+    """Score one case with one legacy target; every failure becomes the result's error value."""
+    result = _new_result(case, target)
+    book = PromptBook()
+    received: dict = {}
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        try:
+            cls = resolve_legacy_class(target)
+            result["ragas_class"] = f"{cls.__module__}.{cls.__qualname__}"
+            sample_cls, judge_cls = _single_turn_sample(), legacy_judge_class()
+            metric = cls(llm=judge_cls(book)) if target.needs_judge else cls()
+            result["exported"] = getattr(importlib.import_module("ragas.metrics"), cls.__name__, None) is cls
+            result["required_columns"] = declared_columns(metric)
+            target.expect_prompts(metric, case, book)
+            result["expected_prompts"] = book.expected_count
+            _record_received(metric, target.fields_read, received)
+            sample, result["fields_accepted"], result["fields_dropped"] = adapt_inputs(
+                sample_cls, {f: case[f] for f in target.fields_read if f in case})
+            scored = (metric.ascore(sample) if isinstance(sample, dict)
+                      else metric.single_turn_ascore(sample))
+            value = encode_score(await scored)
+        except Exception as exc:
+            value = _failure_value(book, exc)
+        else:
+            value = _checked_value(value, book.problems + book.unasked())
+    result["received"] = received or None
+    result["value"] = value
+    result["prompts"] = len(book.asked)
+    result["warnings"] = encode_warnings(caught)
+    return result
+
+
+# -- collections -----------------------------------------------------------------------------
+def resolve_collections_class(target: Target) -> type:
+    """The class as a user imports it (``ragas.metrics.collections.X``), with an async ``ascore``."""
+    try:
+        module = importlib.import_module(target.module)
+    except ImportError as exc:
+        raise TargetUnavailable(
+            f"this Ragas has no collections API ({target.module} cannot be imported: "
+            f"{type(exc).__name__}: {exc})") from None
+    cls = getattr(module, target.class_name, None)
+    if not isinstance(cls, type):
+        raise TargetUnavailable(f"this Ragas has no {target.module}.{target.class_name}")
+    if not inspect.iscoroutinefunction(getattr(cls, "ascore", None)):
+        raise TargetUnavailable(f"{target.module}.{target.class_name} has no async ascore() method")
+    return cls
+
+
+def collections_judge_class() -> type:
+    """``FrozenInstructorJudge`` (it needs Ragas's instructor LLM interface)."""
+    try:
+        return _probe_module("probe_collections_stub").FrozenInstructorJudge
+    except ImportError as exc:
+        raise TargetUnavailable(
+            f"this Ragas has no instructor LLM interface (ragas.llms.base.InstructorBaseRagasLLM): {exc}"
+        ) from None
+
+
+def _metric_value(result: t.Any) -> EncodedScore:
+    """``MetricResult.value`` exactly (a bare number is taken as is)."""
+    return encode_score(result.value if hasattr(result, "value") else result)
+
+
+async def run_collections_target(target: Target, case: dict) -> ProbeResult:
+    """Score one case with one collections target; every failure becomes the result's error value."""
+    result = _new_result(case, target)
+    book = PromptBook()
+    judge = None
+    inputs = {f: case[f] for f in target.fields_read if f in case}
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        try:
+            cls = resolve_collections_class(target)
+            result["ragas_class"] = f"{cls.__module__}.{cls.__qualname__}"
+            judge = collections_judge_class()(book)
+            metric = cls(llm=judge)
+            try:
+                target.expect_prompts(metric, case, book)
+            except AttributeError as exc:
+                # An earlier collections API (e.g. 0.3.x) lays its prompts out differently: the
+                # scripted judge cannot answer it, so the class is not scored here (not a Ragas error).
+                raise TargetNotScripted(f"{cls.__qualname__} has no prompt interface the scripted judge "
+                                        f"knows ({exc})") from None
+            result["expected_prompts"] = book.expected_count
+            result["received"] = {f: jsonable(v) for f, v in inputs.items()}
+            value = _metric_value(await metric.ascore(**inputs))
+        except TargetUnavailable as exc:
+            value = error_record(exc)
+        except Exception as exc:
+            value = _failure_value(book, exc)
+        else:
+            value = _checked_value(value, book.problems + book.unasked() + (judge.rejected if judge else []))
+    result["value"] = value
+    result["prompts"] = len(book.asked)
+    result["warnings"] = encode_warnings(caught)
+    return result
+
+
+_RUNNERS = {API_LEGACY: run_legacy_target, API_COLLECTIONS: run_collections_target}
+
+
+async def run_target(target: Target, case: dict) -> ProbeResult:
+    """Score one case with one target of either API."""
+    return await _RUNNERS[target.api](target, case)

@@ -1,0 +1,178 @@
+"""The one target table: which Ragas classes score which of our metrics, in both Ragas APIs.
+
+Each :class:`TargetRow` is one of our metrics: its name (as in ``harness.metrics.registry``), the
+verdict key its judge replies come from (None: the classes need no LLM), the fields the classes
+read (``SingleTurnSample`` fields on the legacy path, the keyword arguments of ``ascore`` on the
+collections path), when it applies to a case (its inputs are present), the legacy class name(s)
+and the private module they live in, the collections class name(s), and the judge script (in
+``probe_judge_scripts``, written once for both APIs).
+
+Every :class:`Target` (``legacy:ClassName``, ``collections:ClassName``) is derived from a row, so
+both APIs of one metric read the same fields, apply to the same cases and ask the same prompts.
+The runners (``probe_scoring``) score a target: legacy through ``single_turn_ascore`` on a
+``SingleTurnSample``, collections through ``ascore(**inputs)``.
+
+Verified at Ragas 0.4.3: the collections API has the four context-precision classes,
+``ContextRecall`` and ``Faithfulness``, and no ID-based or string-match (non-LLM) context
+precision/recall classes, so those metrics are legacy-only.
+
+Standard library only: importing this module does not import Ragas (the host imports it to check
+the table against the metric registry; the probe checks requested target names before Ragas).
+"""
+
+from __future__ import annotations
+
+import typing as t
+from dataclasses import dataclass
+
+try:
+    from .probe_judge_scripts import (
+        PROMPTS_BY_API,
+        PromptAdapter,
+        Script,
+        context_precision_script,
+        context_recall_script,
+        faithfulness_script,
+    )
+    from .probe_prompt_book import PromptBook
+    from .probe_protocol import API_COLLECTIONS, API_LEGACY, target_name
+except ImportError:  # run_probe.py: the script's folder is on sys.path
+    from probe_judge_scripts import (  # type: ignore[no-redef]
+        PROMPTS_BY_API,
+        PromptAdapter,
+        Script,
+        context_precision_script,
+        context_recall_script,
+        faithfulness_script,
+    )
+    from probe_prompt_book import PromptBook  # type: ignore[no-redef]
+    from probe_protocol import API_COLLECTIONS, API_LEGACY, target_name  # type: ignore[no-redef]
+
+COLLECTIONS_MODULE = "ragas.metrics.collections"
+
+
+class TargetUnavailable(Exception):
+    """The running Ragas has no such class (or, for a collections target, no collections API)."""
+
+
+class TargetNotScripted(TargetUnavailable):
+    """The class exists but asks its judge through an interface the scripted judge cannot answer
+    (an earlier collections API): it is not scored, and that is the harness's limit, not Ragas's."""
+
+
+# -- applicability -------------------------------------------------------------------------
+def has_verdict(key: str) -> t.Callable[[dict], bool]:
+    return lambda case: key in (case.get("verdicts") or {})
+
+
+def has_fields(*names: str) -> t.Callable[[dict], bool]:
+    return lambda case: all(case.get(n) is not None for n in names)
+
+
+# -- the table -----------------------------------------------------------------------------
+@dataclass(frozen=True)
+class TargetRow:
+    """One of our metrics and the Ragas classes (both APIs) compared with its reference."""
+
+    metric: str
+    verdict_key: str | None             # verdicts.<key> holds the judge's frozen replies; None: no LLM
+    fields_read: tuple[str, ...]
+    applies: t.Callable[[dict], bool]
+    legacy_classes: tuple[str, ...]
+    legacy_module: str                  # where the legacy classes live when ragas.metrics does not export them
+    collections_classes: tuple[str, ...] = ()
+    script: Script | None = None        # the judge script (both APIs); None: the classes need no LLM
+
+    @property
+    def needs_judge(self) -> bool:
+        return self.script is not None
+
+    def targets(self) -> tuple[Target, ...]:
+        """The row's legacy targets, then its collections targets."""
+        return (tuple(Target(API_LEGACY, c, self.legacy_module, self) for c in self.legacy_classes)
+                + tuple(Target(API_COLLECTIONS, c, COLLECTIONS_MODULE, self) for c in self.collections_classes))
+
+
+@dataclass(frozen=True)
+class Target:
+    """One Ragas class of one API, run for the metric of its row."""
+
+    api: str            # "legacy" | "collections"
+    class_name: str
+    module: str         # legacy: the private fallback module; collections: the module a user imports from
+    row: TargetRow
+
+    @property
+    def name(self) -> str:
+        return target_name(self.api, self.class_name)
+
+    @property
+    def metric(self) -> str:
+        return self.row.metric
+
+    @property
+    def fields_read(self) -> tuple[str, ...]:
+        return self.row.fields_read
+
+    def applies(self, case: dict) -> bool:
+        return self.row.applies(case)
+
+    @property
+    def needs_judge(self) -> bool:
+        return self.row.needs_judge
+
+    @property
+    def prompts(self) -> PromptAdapter:
+        return PROMPTS_BY_API[self.api]
+
+    def expect_prompts(self, metric: t.Any, case: dict, book: PromptBook) -> None:
+        """Script the judge of ``metric`` (an instance of this class) for ``case``."""
+        if self.row.script is not None:
+            self.row.script(self.prompts, metric, case, book)
+
+
+_CP = "ragas.metrics._context_precision"
+_CR = "ragas.metrics._context_recall"
+_WITH_REF = ("user_input", "retrieved_contexts", "reference")
+_WITHOUT_REF = ("user_input", "retrieved_contexts", "response")
+_STRINGS = ("retrieved_contexts", "reference_contexts")
+_IDS = ("retrieved_context_ids", "reference_context_ids")
+_CPR = "context_precision_with_reference"
+_CPN = "context_precision_without_reference"
+
+TARGET_ROWS: tuple[TargetRow, ...] = (
+    TargetRow(_CPR, _CPR, _WITH_REF, has_verdict(_CPR),
+              ("LLMContextPrecisionWithReference", "ContextPrecision"), _CP,
+              ("ContextPrecisionWithReference", "ContextPrecision"),
+              context_precision_script(_CPR, "reference")),
+    TargetRow(_CPN, _CPN, _WITHOUT_REF, has_verdict(_CPN),
+              ("LLMContextPrecisionWithoutReference", "ContextUtilization"), _CP,
+              ("ContextPrecisionWithoutReference", "ContextUtilization"),
+              context_precision_script(_CPN, "response")),
+    TargetRow("context_precision_string_match", None, _STRINGS, has_fields("reference_contexts"),
+              ("NonLLMContextPrecisionWithReference",), _CP),
+    TargetRow("context_recall", "context_recall", _WITH_REF, has_verdict("context_recall"),
+              ("LLMContextRecall", "ContextRecall"), _CR,
+              ("ContextRecall",), context_recall_script),
+    TargetRow("context_recall_string_match", None, _STRINGS, has_fields("reference_contexts"),
+              ("NonLLMContextRecall",), _CR),
+    TargetRow("id_context_precision", None, _IDS, has_fields(*_IDS), ("IDBasedContextPrecision",), _CP),
+    TargetRow("id_context_recall", None, _IDS, has_fields(*_IDS), ("IDBasedContextRecall",), _CR),
+    TargetRow("faithfulness", "faithfulness", ("user_input", "response", "retrieved_contexts"),
+              has_verdict("faithfulness"), ("Faithfulness",), "ragas.metrics._faithfulness",
+              ("Faithfulness",), faithfulness_script),
+)
+
+_ALL = tuple(target for row in TARGET_ROWS for target in row.targets())
+LEGACY_TARGETS: tuple[Target, ...] = tuple(target for target in _ALL if target.api == API_LEGACY)
+COLLECTIONS_TARGETS: tuple[Target, ...] = tuple(target for target in _ALL if target.api == API_COLLECTIONS)
+TARGETS: tuple[Target, ...] = LEGACY_TARGETS + COLLECTIONS_TARGETS  # the default run: legacy, then collections
+TARGETS_BY_NAME: dict[str, Target] = {target.name: target for target in TARGETS}
+
+
+def targets_by_metric() -> dict[str, tuple[str, ...]]:
+    """Every target name per metric (legacy first, then collections), in table order."""
+    out: dict[str, tuple[str, ...]] = {}
+    for row in TARGET_ROWS:
+        out[row.metric] = out.get(row.metric, ()) + tuple(target.name for target in row.targets())
+    return out

@@ -1,0 +1,53 @@
+"""What the reports say about expectations: the drift findings and the rules that explained rows.
+
+Shared by ``report.json`` (``findings_json``, ``expectations_json``) and ``report.md``
+(``harness.report.markdown.drift`` renders them).
+The findings are listed whatever ``--fail-on`` says; the exit code applies the policy
+(``harness.compare.verdict``).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from harness.compare.verdict import Finding, audit_pairs, counts, findings
+
+KIND_MEANING: dict[str, str] = {
+    "unexplained": "a row no rule explains (or whose case entry expects another classification), or a "
+                   "problem of the expectations file",
+    "divergence": "a divergence no rule explains",
+    "out_of_range": "a Ragas value outside the metric's range",
+    "error": "an error no rule explains",
+}
+
+
+def finding_json(finding: Finding) -> dict[str, Any]:
+    return {"kind": finding.kind, "case_id": finding.case_id, "target": finding.target,
+            "classification": finding.classification, "expected": finding.expected, "message": finding.message}
+
+
+def findings_json(audit: Any) -> dict[str, Any]:
+    found = findings(audit)
+    return {"by_kind": counts(found), "findings": [finding_json(f) for f in found]}
+
+
+def _explained(audit: Any) -> list[tuple[Any, str]]:
+    """(expectation, "row"|"pair") for every row and pair a rule or case entry explains."""
+    items = [(row.expected, "row") for row in audit.rows
+             if row.expected.explained and str(row.classification.name) == row.expected.classification]
+    items += [(pair.expected, "pair") for pair in audit_pairs(audit)
+              if pair.expected.explained and str(pair.classification.name) == pair.expected.classification]
+    return items
+
+
+def expectations_json(audit: Any) -> list[dict[str, Any]]:
+    """Each rule or case entry that explained rows or pairs of this run, with how many, in first-use order."""
+    used: dict[tuple[str, str | None], dict[str, Any]] = {}
+    for expectation, kind in _explained(audit):
+        entry = used.setdefault((expectation.by, expectation.origin), {
+            "by": expectation.by, "origin": expectation.origin, "classification": expectation.classification,
+            "reason": expectation.reason, "upstream": expectation.upstream,
+            "allow_out_of_range": expectation.allow_out_of_range, "rows": 0, "pairs": 0})
+        entry["rows" if kind == "row" else "pairs"] += 1
+    order = audit.expectations.order() if audit.expectations is not None else {}
+    return sorted(used.values(), key=lambda e: (order.get(e["by"], len(order)), e["by"] or ""))

@@ -1,0 +1,23 @@
+"""Plain-text forms of a row's values, shared by the markdown and JUnit renderers."""
+
+from __future__ import annotations
+
+from harness.compare.audit import AuditRow
+from harness.values import RagasError
+
+
+def ragas_text(row: AuditRow) -> str:
+    value = row.ragas_value
+    if isinstance(value, RagasError):
+        return f"error: {value.type}: {value.message}"
+    return repr(value)
+
+
+def reference_texts(row) -> tuple[str, str]:
+    """(exact, float) texts of the reference value: 'undefined (reason)' or 'refused: …'."""
+    reference = row.reference
+    if reference.refused is not None:
+        return f"refused: {reference.refused}", "—"
+    if reference.value is None:
+        return f"undefined ({reference.undefined_reason})", "—"
+    return str(reference.value), repr(float(reference.value))

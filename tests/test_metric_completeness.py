@@ -1,0 +1,92 @@
+"""We shouldn't forget any metric (scikit-learn ``test_common.py`` style): every registered metric
+has every trait the rest of the code needs, a probe target for each of its Ragas classes, a
+bundled case, and inputs that its own fuzz and explain adapters make applicable.
+
+A new metric module that misses any of these fails here, by name, instead of being skipped
+silently by the fuzz generator, explain, the shrinker or the legacy-vs-collections pairing.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from harness.cases import CLAIM_VERDICTS, LABEL_LIST_VERDICTS, load_default_suite, parse_suite
+from harness.metrics.registry import all_metrics
+from harness.metrics.spec import ExplainInput, MetricSpec
+from harness.probe.probe_targets import TARGET_ROWS, targets_by_metric
+from harness.tools.fuzz.generator import fuzz_suite_document, generate_cases
+from harness.vocabulary import Api
+
+METRICS = all_metrics()
+SUITE = load_default_suite()
+EXAMPLE_INPUTS = {
+    "labels": ExplainInput(labels=(1, 0, 1), corpus_relevant=None),
+    "ids": ExplainInput(retrieved=("d1", "d2"), reference=("d2", "d3")),
+    "texts": ExplainInput(retrieved=("chunk a", "chunk b"), reference=("chunk b",)),
+    "label_maps": ExplainInput(human={"c1": 1, "c2": 0}, judge={"c1": 1, "c2": 1}),
+}
+
+
+def by_name(spec: MetricSpec) -> str:
+    return spec.name
+
+
+@pytest.mark.parametrize("spec", METRICS, ids=by_name)
+def test_every_trait_is_present(spec: MetricSpec):
+    assert spec.reference_on and spec.denominator and spec.undefined_policy
+    assert spec.requires, "a metric must say which inputs make it apply"
+    assert spec.explain is not None, "every metric can be explained (harness.metrics.spec.ExplainAdapter)"
+    if spec.ragas_targets:
+        assert spec.fields_read, "the sample fields its Ragas classes read"
+        assert spec.fuzz_inputs is not None, "a metric with a Ragas counterpart is fuzzed"
+        assert set(spec.explain.targets) <= set(spec.ragas_targets)
+    if spec.verdicts is not None:
+        assert f"verdicts.{spec.verdicts.key}" in spec.requires
+    if spec.targets_of(Api.LEGACY) and spec.targets_of(Api.COLLECTIONS):
+        assert spec.as_given is not None or spec.verdicts is None, (
+            "the legacy-vs-collections pairing needs the value with verdicts taken as given")
+
+
+@pytest.mark.parametrize("spec", METRICS, ids=by_name)
+def test_its_ragas_targets_are_exactly_the_probe_targets(spec: MetricSpec):
+    assert set(targets_by_metric().get(spec.name, ())) == set(spec.ragas_targets)
+
+
+def test_every_probe_row_belongs_to_a_registered_metric_with_the_same_fields_and_verdicts():
+    specs = {spec.name: spec for spec in METRICS}
+    for row in TARGET_ROWS:
+        assert row.metric in specs, f"probe row {row.metric} has no registered metric"
+        spec = specs[row.metric]
+        assert row.fields_read == spec.fields_read, row.metric
+        assert row.verdict_key == (spec.verdicts.key if spec.verdicts else None), row.metric
+
+
+@pytest.mark.parametrize("spec", [s for s in METRICS if s.verdicts], ids=by_name)
+def test_its_verdict_key_is_in_the_case_schema_with_the_right_shape(spec: MetricSpec):
+    kinds = {"labels": LABEL_LIST_VERDICTS, "claims": CLAIM_VERDICTS}
+    assert spec.verdicts.key in kinds[spec.verdicts.kind]
+
+
+@pytest.mark.parametrize("spec", METRICS, ids=by_name)
+def test_a_bundled_case_exercises_it(spec: MetricSpec):
+    assert any(spec.applies_to(case) for case in SUITE.cases), f"no bundled case for {spec.name}"
+
+
+@pytest.mark.parametrize("spec", [s for s in METRICS if s.fuzz_inputs], ids=by_name)
+def test_its_fuzz_inputs_make_valid_cases_it_applies_to(spec: MetricSpec):
+    cases = generate_cases(12, 2026, [spec.name])
+    suite = parse_suite(fuzz_suite_document(cases, 2026), source="fuzz")
+    assert all(spec.applies_to(case) for case in suite.cases)
+    for case in suite.cases:
+        spec.outcome(case)  # a value, an undefined value or a refusal; never an exception
+
+
+@pytest.mark.parametrize("spec", METRICS, ids=by_name)
+def test_its_explain_adapter_builds_a_case_it_applies_to(spec: MetricSpec):
+    from harness.tools.explain import explain_metric, synthetic_case
+
+    adapter = spec.explain
+    case = synthetic_case(explain_metric(adapter.command), EXAMPLE_INPUTS[adapter.takes])
+    assert spec.applies_to(case)
+    quantities, formulas = adapter.quantities(spec.outcome(case), EXAMPLE_INPUTS[adapter.takes])
+    assert quantities and formulas

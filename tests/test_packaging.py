@@ -1,0 +1,155 @@
+"""A real package: a non-editable wheel carries everything read at run time and works from any folder.
+
+The wheel is built once per session (``pip wheel --no-deps`` with build isolation, from a clean copy
+of the source tree: pyproject.toml, README.md, harness/, pinned/) into a temporary folder and installed
+non-editable with ``pip install --no-deps`` into a fresh virtualenv made by this interpreter. Ragas and
+the other dependencies come from the outer environment (this virtualenv) through a ``.pth`` file naming
+its site-packages: ``python -m venv --system-site-packages`` would expose the *base* interpreter's
+packages, not this virtualenv's, and installing Ragas itself takes minutes. Set
+``RAGAS_COMPAT_WHEEL_FULL_INSTALL=1`` to install the wheel with its real dependencies instead
+(``pip install -c pinned/constraints.txt 'WHEEL[ragas,test]'``, no outer environment).
+
+From an empty folder, the installed ``ragas-compat run``, ``pin show`` and ``explain`` work, and a
+user's test using the ``ragas_compat`` fixture passes with and without an expectations file.
+Marked ``wheel`` (runs by default, as in CI; deselect with ``-m 'not wheel'``).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import sysconfig
+import tomllib
+import zipfile
+from pathlib import Path
+
+import pytest
+from user_cases import JUDGE_SAID_TWO, write_suite
+
+from harness.resources import CHECKOUT_ROOT
+
+SOURCE_ITEMS = ("pyproject.toml", "README.md", "harness", "pinned")
+FULL_INSTALL = os.environ.get("RAGAS_COMPAT_WHEEL_FULL_INSTALL") == "1"
+
+
+def test_the_explicit_package_list_matches_the_packages_on_disk():
+    from setuptools import find_packages
+
+    config = tomllib.loads((CHECKOUT_ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]
+    on_disk = set(find_packages(where=str(CHECKOUT_ROOT), include=["harness*"]))
+    assert set(config["packages"]) == on_disk | {"harness.pinned"}, (
+        "pyproject.toml [tool.setuptools] packages must list every package under harness/ (and harness.pinned)")
+    assert config["package-dir"] == {"harness.pinned": "pinned"}
+
+
+@pytest.fixture(scope="session")
+def wheel(tmp_path_factory) -> Path:
+    source = tmp_path_factory.mktemp("wheel-source")
+    for item in SOURCE_ITEMS:
+        origin = CHECKOUT_ROOT / item
+        if origin.is_dir():
+            shutil.copytree(origin, source / item, ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
+        else:
+            shutil.copy2(origin, source / item)
+    out = tmp_path_factory.mktemp("wheel")
+    subprocess.run([sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "-w", str(out), str(source)],
+                   check=True, capture_output=True, text=True)
+    [built] = out.glob("ragas_compat-*.whl")
+    return built
+
+
+@pytest.fixture(scope="session")
+def installed(wheel, tmp_path_factory) -> Path:
+    """A fresh virtualenv with the wheel installed non-editable; returns its bin/ folder."""
+    env = tmp_path_factory.mktemp("wheel-env") / "venv"
+    subprocess.run([sys.executable, "-m", "venv", str(env)], check=True)
+    python = env / "bin" / "python"
+    if FULL_INSTALL:
+        constraints = CHECKOUT_ROOT / "pinned" / "constraints.txt"
+        subprocess.run([str(python), "-m", "pip", "install", "-q", "-c", str(constraints), f"{wheel}[ragas,test]"],
+                       check=True)
+    else:
+        purelib = subprocess.run([str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+                                 check=True, capture_output=True, text=True).stdout.strip()
+        Path(purelib, "outer-environment.pth").write_text(sysconfig.get_paths()["purelib"] + "\n")
+        subprocess.run([str(python), "-m", "pip", "install", "-q", "--no-deps", str(wheel)], check=True)
+    return env / "bin"
+
+
+@pytest.fixture
+def empty(tmp_path: Path) -> Path:
+    folder = tmp_path / "empty"
+    folder.mkdir()
+    return folder
+
+
+def run(args: list[str], cwd: Path, timeout: float = 600) -> subprocess.CompletedProcess:
+    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "VIRTUAL_ENV")}
+    return subprocess.run(args, cwd=cwd, capture_output=True, text=True, timeout=timeout, env=env)
+
+
+pytestmark = pytest.mark.wheel
+
+
+def test_the_wheel_carries_the_runtime_data(wheel):
+    names = set(zipfile.ZipFile(wheel).namelist())
+    for needed in ("harness/pinned/pin.toml", "harness/pinned/expectations.toml", "harness/pinned/versions.toml",
+                   "harness/pinned/constraints.txt", "harness/pinned/matrix-locks/0.4.3.txt",
+                   "harness/cases/cases.schema.json", "harness/cases/suites/default.json",
+                   "harness/report/report.schema.json"):
+        assert needed in names, needed
+
+
+def test_the_installed_package_is_the_wheel_not_the_checkout(installed, empty):
+    result = run([str(installed / "python"), "-c",
+                  "import harness, harness.resources as r; print(harness.__file__); print(r.pinned_dir())"], empty)
+    module, pinned = result.stdout.split()
+    assert str(CHECKOUT_ROOT) not in module and str(CHECKOUT_ROOT) not in pinned
+    assert pinned.endswith("harness/pinned")
+
+
+def test_cli_works_from_an_empty_folder(installed, empty):
+    cli = str(installed / "ragas-compat")
+    result = run([cli, "run"], empty)
+    assert result.returncode == 0, result.stdout + result.stderr
+    out = empty / "ragas-compat-report"
+    assert sorted(p.name for p in out.iterdir()) == ["junit.xml", "report.json", "report.md"]
+    report = json.loads((out / "report.json").read_text())
+    assert report["provenance"]["expectations"] == "pinned/expectations.toml"
+    assert report["summary"]["drift"] is False
+    assert all(r["explained_by"] for r in report["results"] if r["classification"] != "identical")
+
+    pin = run([cli, "pin", "show"], empty)
+    assert pin.returncode == 0, pin.stdout + pin.stderr
+    assert "298b682" in pin.stdout
+
+    explain = run([cli, "explain", "context-precision", "1,0,1"], empty)
+    assert explain.returncode == 0, explain.stdout + explain.stderr
+    assert "0.8333333332916666" in explain.stdout and "5/6" in explain.stdout
+    assert sorted(p.name for p in empty.iterdir()) == ["ragas-compat-report"]  # nothing else written
+
+
+def test_a_users_test_with_the_fixture_works(installed, empty):
+    write_suite(empty / "cases.json")
+    write_suite(empty / "cases_two.json", [JUDGE_SAID_TWO])
+    (empty / "mine.toml").write_text(
+        '[[case]]\ncase = "judge-said-two"\ntargets = ["collections:ContextRecall"]\n'
+        'classification = "divergence"\nallow_out_of_range = true\n'
+        'reason = "our judge sometimes answers 2; we know recall goes above 1 there"\n')
+    (empty / "test_ragas_semantics.py").write_text(
+        "import pytest\n\n\n"
+        "def test_pin_rules(ragas_compat):\n"
+        "    audit = ragas_compat.check('cases.json')\n"
+        "    assert audit.rows and 'ragas' not in __import__('sys').modules\n\n\n"
+        "def test_own_expectations(ragas_compat):\n"
+        "    ragas_compat.check('cases_two.json', 'mine.toml')\n\n\n"
+        "def test_drift_without_them(ragas_compat):\n"
+        "    with pytest.raises(AssertionError, match=\"out_of_range: case 'judge-said-two'\"):\n"
+        "        ragas_compat.check('cases_two.json')\n")
+    result = run([str(installed / "python"), "-m", "pytest", "-q", "-p", "no:cacheprovider",
+                  "test_ragas_semantics.py"], empty)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "3 passed" in result.stdout

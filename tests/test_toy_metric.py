@@ -1,0 +1,118 @@
+"""Adding a metric is one module: a toy metric, registered at run time, flows through fuzz,
+explain and the report with no other code touched.
+
+The toy is "context precision as Ragas computes it": Ragas's own float formula
+(numerator / (hits + 1e-10), labels coerced by truthiness) over the with-reference labels. It is
+compared with the real ``LLMContextPrecisionWithReference`` class through the real probe, so a
+correct registration gives ``identical`` rows everywhere.
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+import pytest
+
+from harness.cases import load_default_suite
+from harness.compare.audit import build_audit
+from harness.compare.expectations import Expectations
+from harness.metrics import registry
+from harness.metrics.context_precision import ragas_float_average_precision
+from harness.metrics.labels import coerce_by_truthiness
+from harness.metrics.outcome import ReferenceOutcome
+from harness.metrics.spec import ExplainAdapter, MetricSpec, Quantity, Verdicts, targets
+from harness.report.json_report import audit_to_json
+from harness.report.markdown.document import render_markdown
+from harness.runner import run_probe
+from harness.tools.explain import explain, explain_names
+from harness.tools.fuzz.generator import check_metrics, generate_case, targets_for
+from harness.tools.fuzz.runner import run_fuzz
+from harness.vocabulary import Api
+
+TOY = "toy_ragas_float_ap"
+KEY = "context_precision_with_reference"
+TARGET = targets(Api.LEGACY, "LLMContextPrecisionWithReference")
+
+
+def _toy_outcome(case) -> ReferenceOutcome:
+    labels = coerce_by_truthiness(case.verdicts[KEY])
+    value = ragas_float_average_precision(labels)
+    return ReferenceOutcome(TOY, Fraction(value), None, None, {}, {"labels": labels}, "hits + 1e-10")
+
+
+TOY_SPEC = MetricSpec(
+    name=TOY,
+    reference_on=f"verdicts.{KEY}",
+    ragas_targets=TARGET,
+    fields_read=("user_input", "retrieved_contexts", "reference"),
+    denominator="relevant retrieved contexts + 1e-10",
+    undefined_policy="never undefined: 0.0 when nothing relevant is retrieved (the toy copies Ragas)",
+    compute=_toy_outcome,
+    requires=(f"verdicts.{KEY}",),
+    verdicts=Verdicts(KEY, "labels"),
+    fuzz_inputs=lambda draw: {"verdicts": {KEY: draw.ranked_labels}},
+    explain=ExplainAdapter(
+        command="toy-ap", takes="labels", inputs_help="LABELS", targets=TARGET,
+        case_inputs=lambda given: {"retrieved_contexts": [f"toy context {i}" for i in range(len(given.labels))],
+                                   "verdicts": {KEY: list(given.labels)}},
+        quantities=lambda reference, given: ([Quantity("toy AP", reference.value)], ["toy AP = Ragas's float"])),
+)
+
+
+@pytest.fixture
+def toy():
+    registry.register(TOY_SPEC)
+    try:
+        yield TOY_SPEC
+    finally:
+        registry.unregister(TOY)
+
+
+def test_registration_is_visible_to_every_consumer_and_undone(toy):
+    assert registry.metric(TOY) is toy
+    assert toy in registry.metrics_for_target("legacy:LLMContextPrecisionWithReference")
+    assert TOY in check_metrics([TOY]) and targets_for([TOY]) == list(TARGET)
+    assert "toy-ap" in explain_names()
+    with pytest.raises(ValueError, match="already registered"):
+        registry.register(TOY_SPEC)
+
+
+def test_unregistered_afterwards():
+    assert TOY not in registry.metric_names()
+
+
+def test_fuzz_generates_inputs_for_it_and_scores_it_through_ragas(toy):
+    case = generate_case(7, 3, [TOY])
+    assert set(case["verdicts"]) == {KEY}
+    run = run_fuzz(12, 7, [TOY], workers=1)
+    assert {row.spec.name for row in run.rows} == {TOY}
+    assert len(run.rows) == 12
+    assert {row.classification.name for row in run.rows} == {"identical"}, [
+        (row.case.id, row.classification.explanation) for row in run.rows if row.classification.name != "identical"]
+
+
+def test_explain_uses_its_adapter_and_runs_the_real_class(toy):
+    explanation = explain("toy-ap", labels="1,0,1")
+    assert [q.name for q in explanation.quantities] == ["toy AP"]
+    assert explanation.formulas == ("toy AP = Ragas's float",)
+    [row] = explanation.rows
+    assert row.target == "legacy:LLMContextPrecisionWithReference"
+    assert row.value == 0.8333333332916666 and row.classification.name == "identical"
+
+
+def test_the_report_has_its_rows_next_to_the_metric_that_shares_the_class(toy):
+    suite = load_default_suite()
+    cases = [case for case in suite.cases if case.id in ("cp-worked-example", "edge-all-zero-labels")]
+    probe = run_probe([case.raw for case in cases], targets=list(TARGET))
+    assert probe.ok, probe.error
+    from harness.cases.model import Suite
+
+    audit = build_audit(Suite("toy", "toy", tuple(cases)), probe.output, Expectations("toy", ()), {})
+    metrics_with_rows = {row.spec.name for row in audit.rows}
+    assert metrics_with_rows == {TOY, KEY}
+    toy_rows = [row for row in audit.rows if row.spec.name == TOY]
+    assert [row.classification.name for row in toy_rows] == ["identical", "identical"]
+    document = audit_to_json(audit)
+    assert TOY in {entry["metric"] for entry in document["metrics"]}
+    assert document["summary"]["by_metric"][TOY]["identical"] == 2
+    assert f"`{TOY}`" in render_markdown(audit) or TOY in render_markdown(audit)
