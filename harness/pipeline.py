@@ -1,4 +1,4 @@
-"""One audit run: load cases, run the Ragas probe, classify, render the three reports.
+"""One audit run: load cases, run the Ragas probe, classify, render the reports.
 
 The CLI (``harness.cli.app``) and the pytest plugin call ``run_audit``; ``write_reports``
 renders and writes atomically. Ragas runs only inside the probe subprocess.
@@ -17,8 +17,11 @@ from harness.compare.audit import Audit, build_audit
 from harness.compare.bless import write_blessed
 from harness.compare.expectations import Expectations, load_expectations
 from harness.errors import HarnessInputError, RagasUnavailable
+from harness.input_limits import MAX_CASES_ENV, STDIN, STDIN_SOURCE, Limits
+from harness.metrics.oracles import oracle_status
 from harness.pin import RagasSource, load_pin
 from harness.report.atomic import write_reports_atomically
+from harness.report.html_report import render_html
 from harness.report.json_report import render_json
 from harness.report.junit_report import render_junit
 from harness.report.markdown.document import render_markdown
@@ -28,7 +31,7 @@ from harness.runner import ProbeRun, run_probe
 DEFAULT_EXPECTATIONS = pinned("expectations.toml")  # the pin's rules (package data)
 DEFAULT_OUT = DEFAULT_REPORT_DIR  # ./ragas-compat-report in the current working directory
 COMMITTED_REPORTS = CHECKOUT_REPORTS_DIR  # the repository's golden reports: `ragas-compat run --out reports`
-REPORT_FILES = ("report.json", "report.md", "junit.xml")
+REPORT_FILES = ("report.json", "report.md", "report.html", "junit.xml")
 
 
 @dataclass(frozen=True)
@@ -38,12 +41,23 @@ class RunResult:
 
 
 def load_suite(case_files: list[Path]) -> Suite:
-    """The bundled suite, or the given case files as one suite (case ids unique across files)."""
+    """The bundled suite, or the given case files as one suite (case ids unique across files; ``-``
+    is standard input, at most once). Every file is read within ``harness.input_limits.Limits``, and
+    the files together hold at most ``max_cases`` cases."""
     if not case_files:
         return load_default_suite()
-    suites = [load_cases(path) for path in case_files]
+    if sum(1 for path in case_files if str(path) == STDIN) > 1:
+        raise HarnessInputError(f"{STDIN_SOURCE}: --cases - is given more than once; standard input is read once",
+                                field="cases", value=STDIN)
+    limits = Limits.current()
+    suites = [load_cases(path, limits) for path in case_files]
     if len(suites) == 1:
         return suites[0]
+    total = sum(len(suite.cases) for suite in suites)
+    if total > limits.max_cases:
+        raise HarnessInputError(f"{', '.join(s.source for s in suites)}: {total} cases together; at most "
+                                f"{limits.max_cases} are read (raise the limit with {MAX_CASES_ENV}=N)",
+                                field="cases", value=total)
     seen: dict[str, str] = {}
     problems = []
     for suite in suites:
@@ -76,6 +90,7 @@ def provenance(probe: ProbeRun, source: RagasSource, suite: Suite, expectations:
         "network": (f"telemetry off (RAGAS_DO_NOT_TRACK={output.get('telemetry', {}).get('RAGAS_DO_NOT_TRACK')}); "
                     f"{len(attempts)} connection attempts blocked"),
         "network_attempts": attempts,
+        "oracles": oracle_status(),
     }
 
 
@@ -99,7 +114,7 @@ def run_audit(suite: Suite, expectations: Expectations, source: RagasSource, *, 
 
 def render_reports(audit: Audit) -> dict[str, str]:
     return {"report.json": render_json(audit), "report.md": render_markdown(audit),
-            "junit.xml": render_junit(audit)}
+            "report.html": render_html(audit), "junit.xml": render_junit(audit)}
 
 
 def write_reports(audit: Audit, out: Path) -> list[Path]:

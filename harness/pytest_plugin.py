@@ -19,6 +19,16 @@ target, got, expected, why). ``fail_on`` chooses the kinds that fail (default: a
 Within one pytest session the probe runs once per (interpreter, case file contents): further
 checks of the same case files against other expectations files reuse its output.
 
+**One test item per (case, Ragas target).** List case files in the ini option ``ragas_compat_cases``
+(``cases.json`` or ``cases.json::expectations.toml``, relative to the rootdir) and pytest collects
+each file as one item per row, named ``<case id>[<Ragas target>:<classification>]``, e.g.
+``cp-worked-example[legacy:ContextPrecision:epsilon]``; an item fails when its row has drift (of a
+``ragas_compat_fail_on`` kind, default all) with "expected X, got Y" and why. The probe runs once per
+file, at collection::
+
+    # pytest.ini / [tool.pytest.ini_options]
+    ragas_compat_cases = ["tests/ragas_cases.json::tests/ragas_expectations.toml"]
+
 Importing this module imports only pytest: the harness is imported when the fixture is used,
 so unrelated test suites pay nothing.
 """
@@ -38,11 +48,107 @@ if TYPE_CHECKING:  # pragma: no cover
 PYTHON_OPTION = "--ragas-compat-python"
 
 
+CASES_INI = "ragas_compat_cases"
+FAIL_ON_INI = "ragas_compat_fail_on"
+
+
 def pytest_addoption(parser: pytest.Parser) -> None:
     group = parser.getgroup("ragas-compat", "Ragas semantics checks (ragas-compat)")
     group.addoption(PYTHON_OPTION, default=None, metavar="PYTHON",
                     help="Interpreter whose installed Ragas the ragas_compat fixture checks "
                          "(default: the interpreter running pytest).")
+    parser.addini(CASES_INI, type="linelist", default=[],
+                  help="Case files collected as one test item per (case, Ragas target): 'cases.json' or "
+                       "'cases.json::expectations.toml', relative to the rootdir.")
+    parser.addini(FAIL_ON_INI, default="all",
+                  help="Drift kinds that fail a collected item: all (default), none, or e.g. divergence,error.")
+
+
+def _configured(config: pytest.Config) -> dict[Path, Path | None]:
+    """Case file -> its expectations file (None: the pin's rules), from ``ragas_compat_cases``."""
+    root = Path(str(config.rootpath))
+    out: dict[Path, Path | None] = {}
+    for entry in config.getini(CASES_INI):
+        cases, _, expectations = str(entry).partition("::")
+        out[(root / cases.strip()).resolve()] = (root / expectations.strip()).resolve() if expectations.strip() \
+            else None
+    return out
+
+
+def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Collector | None:
+    if file_path.suffix == ".json" and file_path.resolve() in _configured(parent.config):
+        return RagasCompatFile.from_parent(parent, path=file_path)
+    return None
+
+
+class RagasDrift(AssertionError):
+    """A collected row's drift: the message says expected vs got and why."""
+
+
+def row_message(row: Any, found: list[Any]) -> str:
+    """``expected X, got Y`` for one row and why (its classification's explanation, the rule or entry)."""
+    expected = row.expected
+    because = (f"; {expected.label} expects {expected.classification}: {expected.reason}"
+               if expected.explained and expected.reason else "; no rule or case entry explains it")
+    lines = [f"ragas-compat: case {row.case.id!r}, {row.target} ({row.spec.name}): expected "
+             f"{expected.classification}, got {row.classification.name}{because}",
+             f"  why: {row.classification.explanation}"]
+    lines += [f"  {f.kind}: {f.message}" for f in found if f.kind == "out_of_range"]
+    return "\n".join(lines)
+
+
+class RagasCompatFile(pytest.File):
+    """A case file listed in ``ragas_compat_cases``: one item per (case, Ragas target)."""
+
+    def collect(self):
+        cache = self.config.stash.setdefault(_CACHE_KEY, {})
+        python = self.config.getoption(PYTHON_OPTION) or sys.executable
+        expectations = _configured(self.config).get(Path(self.path).resolve())
+        audit = RagasCompat(python, Path(self.path).parent, cache).audit(Path(self.path), expectations)
+        for row in audit.rows:
+            yield RagasCompatItem.from_parent(self, name=f"{row.case.id}[{row.target}:{row.classification.name}]",
+                                              row=row)
+        for index, problem in enumerate(audit.expectation_problems):
+            yield RagasCompatProblem.from_parent(self, name=f"expectations[problem-{index}]", problem=problem)
+
+
+class RagasCompatItem(pytest.Item):
+    def __init__(self, *, row: Any, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.row = row
+
+    def runtest(self) -> None:
+        from harness.compare.verdict import failing, parse_fail_on, row_findings
+
+        found = failing(row_findings(self.row), parse_fail_on(self.config.getini(FAIL_ON_INI)))
+        if found:
+            raise RagasDrift(row_message(self.row, found))
+
+    def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> str:
+        if isinstance(excinfo.value, RagasDrift):
+            return str(excinfo.value)
+        return super().repr_failure(excinfo)
+
+    def reportinfo(self) -> tuple[Any, int | None, str]:
+        return self.path, None, f"ragas-compat {self.row.case.id} {self.row.target}"
+
+
+class RagasCompatProblem(pytest.Item):
+    def __init__(self, *, problem: str, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.problem = problem
+
+    def runtest(self) -> None:
+        raise RagasDrift(f"ragas-compat: expectations file problem: {self.problem}")
+
+    def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> str:
+        return str(excinfo.value)
+
+    def reportinfo(self) -> tuple[Any, int | None, str]:
+        return self.path, None, "ragas-compat expectations"
+
+
+_CACHE_KEY = pytest.StashKey[dict]()
 
 
 def drift_message(audit: Audit, fail_on: frozenset[str] | None = None) -> str:
@@ -111,7 +217,7 @@ class RagasCompat:
         if key in self._probe_cache:  # same Ragas, same cases: classify the cached probe output anew
             source, probe = self._probe_cache[key]
             return build_audit(suite, probe.output, loaded, provenance(probe, source, suite, loaded))
-        source = resolve_ragas_source(python=self.python)
+        source = resolve_ragas_source(python=self.python, timeout=timeout)
         result = run_audit(suite, loaded, source, python=self.python, timeout=timeout)
         self._probe_cache[key] = (source, result.probe)
         return result.audit

@@ -23,6 +23,7 @@ class Classification(StrEnum):
     DEDUP = "dedup"
     COERCION = "coercion"
     ROUNDING = "rounding"
+    VARIANT = "variant"
     DIVERGENCE = "divergence"
     ERROR = "error"
 
@@ -71,6 +72,12 @@ CAUSES: dict[str, str] = {
         "float summation order rather than meaning (Python 3.12 made sum() compensated, so "
         "the Python version is part of the provenance)."
     ),
+    "variant": (
+        "Ragas computes a named variant of the textbook quantity: its own preprocessing (splitting "
+        "the texts on \". \", each reference sentence as a separate reference, Porter stemming, "
+        "a threshold's inclusivity ...). The harness recomputes the quantity exactly under that "
+        "variant and finds Ragas's value (within a few ulps); the row names the variant."
+    ),
     "divergence": (
         "A difference none of the known semantics explains: Ragas measures something other "
         "than the reference definition on this input."
@@ -87,6 +94,7 @@ PAIR_MEANINGS: dict[str, str] = {
     "coercion": ("the legacy path maps verdicts to 0/1 by truthiness; the collections path takes them "
                  "as given, and recomputing with the verdicts as given is bit-equal to it"),
     "rounding": "a few ulps apart: float summation order",
+    "variant": "the paths compute different named variants of the metric (see the row's explanation)",
     "divergence": "a difference none of the known semantics explains",
     "error": "the collections path raises where the legacy path returns a value",
 }

@@ -16,10 +16,11 @@ from user_cases import write_suite
 from harness.cases import parse_suite
 from harness.cli.app import app
 from harness.compare.audit import build_audit
-from harness.compare.bless import bless, toml_string
+from harness.compare.bless import bless
 from harness.compare.expectations import parse_expectations_text
 from harness.compare.verdict import findings
 from harness.pipeline import pin_expectations
+from harness.toml_text import toml_string
 
 runner = CliRunner()
 

@@ -15,7 +15,7 @@ from typer.testing import CliRunner
 
 from harness import __version__
 from harness.cli import app
-from harness.cli.common import exits_on_harness_errors, plain, shown
+from harness.cli.common import Terminated, exits_on_harness_errors, plain, shown
 from harness.errors import ExitCode, HarnessError, HarnessInputError, RagasUnavailable
 from harness.pin.sources import RagasNotInstalled, RagasSourceError
 from harness.tools.fuzz.runner import FuzzProbeFailed
@@ -72,9 +72,60 @@ def test_every_problem_gets_its_own_error_line():
     assert result.output == "error: a.json: case 'x': bad\nerror: a.json: case 'y': worse\n"
 
 
-def test_other_exceptions_are_not_swallowed():
+def _saved_tracebacks(cache: Path) -> list[Path]:
+    return sorted((cache / "ragas-compat" / "tracebacks").glob("ragas-compat-traceback-*.txt"))
+
+
+def test_an_unexpected_exception_is_exit_4_one_line_and_a_saved_traceback(tmp_path, monkeypatch):
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
     result = runner.invoke(throwaway_app(KeyError("bug")), [])
-    assert isinstance(result.exception, KeyError)
+    assert result.exit_code == 4 and result.output.startswith("internal error: KeyError: 'bug'; traceback saved to ")
+    result = runner.invoke(throwaway_app(RuntimeError("bug [red]x\x1b")), [])
+    assert result.exit_code == ExitCode.INTERNAL == 4
+    assert isinstance(result.exception, SystemExit)  # handled: no exception escapes the command
+    saved = Path(result.output.rsplit("traceback saved to ", 1)[-1].strip())
+    assert saved in _saved_tracebacks(tmp_path) and len(_saved_tracebacks(tmp_path)) == 2
+    assert result.output == f"internal error: RuntimeError: bug [red]x\\x1b; traceback saved to {saved}\n"
+    text = saved.read_text(encoding="utf-8")
+    assert text.startswith("Traceback (most recent call last):") and "RuntimeError: bug [red]x\x1b" in text
+
+
+def test_an_internal_error_message_is_cut_to_one_short_line(tmp_path, monkeypatch):
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    result = runner.invoke(throwaway_app(ValueError("first line " + "x" * 500 + "\nsecond line")), [])
+    assert result.exit_code == 4
+    [line] = result.output.splitlines()
+    assert line.startswith("internal error: ValueError: first line xxx") and "second line" not in line
+    assert "...; traceback saved to " in line
+
+
+def test_the_traceback_goes_to_the_temporary_folder_when_the_cache_is_unusable(tmp_path, monkeypatch):
+    blocker = tmp_path / "not-a-folder"
+    blocker.write_text("")
+    monkeypatch.setenv("XDG_CACHE_HOME", str(blocker))
+    monkeypatch.setattr("tempfile.tempdir", str(tmp_path))
+    result = runner.invoke(throwaway_app(RuntimeError("bug")), [])
+    assert result.exit_code == 4
+    [saved] = tmp_path.glob("ragas-compat-traceback-*.txt")
+    assert result.output == f"internal error: RuntimeError: bug; traceback saved to {saved}\n"
+
+
+def test_ctrl_c_is_exit_130_with_one_line():
+    result = runner.invoke(throwaway_app(KeyboardInterrupt()), [])
+    assert result.exit_code == ExitCode.INTERRUPTED == 130
+    assert result.output == "interrupted (SIGINT)\n"
+
+
+def test_sigterm_is_exit_143_with_one_line():
+    result = runner.invoke(throwaway_app(Terminated()), [])
+    assert result.exit_code == ExitCode.TERMINATED == 143
+    assert result.output == "terminated (SIGTERM)\n"
+
+
+def test_typer_exits_and_usage_errors_pass_through():
+    assert runner.invoke(throwaway_app(typer.Exit(7)), []).exit_code == 7
+    result = runner.invoke(throwaway_app(typer.BadParameter("nope")), [])
+    assert result.exit_code == 2 and "nope" in result.output
 
 
 def test_markup_in_an_error_message_is_printed_literally():
@@ -114,6 +165,8 @@ def _bad_inputs(tmp_path: Path) -> dict[tuple[str, ...], tuple[list[str], int, s
                       "neither a Ragas release"),
         ("bench",): (["bench", "--json", "/proc/ragas-compat/[red]bench.json"], 2,
                      "cannot write /proc/ragas-compat/[red]bench.json"),
+        ("record",): (["record", str(tmp_path / "[red]no\x1bsuch.jsonl"), "--out", str(tmp_path / "r.json")], 2,
+                      "[red]no\\x1bsuch.jsonl: dataset not found"),
     }
 
 
@@ -142,6 +195,115 @@ def test_every_real_command_reports_bad_input_through_the_one_path(command, tmp_
     assert result.exit_code == code, result.output
     assert "Traceback" not in result.output and not isinstance(result.exception, HarnessError)
     assert "error: " in result.output and text in result.output, result.output
+
+
+# Every real command, and a function it calls that is made to raise (an internal error, a bug).
+INJECTED = {
+    ("run",): ("harness.cli.run.load_suite", ["run"]),
+    ("expect", "bless"): ("harness.cli.expect.load_suite", ["expect", "bless"]),
+    ("pin", "show"): ("harness.cli.pin.load_manifest", ["pin", "show"]),
+    ("pin", "record"): ("harness.cli.pin.load_manifest", ["pin", "record", "--ragas-checkout", "."]),
+    ("explain",): ("harness.cli.explain.explain", ["explain", "context-precision", "1,0"]),
+    ("fuzz",): ("harness.cli.fuzz.run_fuzz", ["fuzz", "--n", "2"]),
+    ("matrix",): ("harness.cli.matrix.parse_entries", ["matrix", "--versions", "0.4.3"]),
+    ("bench",): ("harness.cli.bench.run_bench", ["bench", "--quick"]),
+    ("record",): ("harness.cli.record.record", ["record", "d.jsonl", "--out", "rec.json"]),
+}
+
+
+def test_internal_errors_cover_every_command():
+    assert _command_paths(typer.main.get_group(app)) == set(INJECTED)
+
+
+@pytest.mark.parametrize("command", sorted(INJECTED), ids="-".join)
+def test_an_injected_internal_error_in_every_command_is_exit_4_without_a_traceback(command, tmp_path, monkeypatch):
+    target, args = INJECTED[command]
+
+    def broken(*args, **kwargs):
+        raise RuntimeError("injected [bold]fault")
+
+    monkeypatch.setattr(target, broken)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    monkeypatch.chdir(tmp_path)  # default output folders land here
+    result = runner.invoke(app, [*args, "--out", str(tmp_path / "out")] if command in (("run",), ("fuzz",), ("matrix",))
+                           else args)
+    assert result.exit_code == ExitCode.INTERNAL, result.output
+    assert isinstance(result.exception, SystemExit)
+    assert "Traceback" not in result.output
+    [saved] = _saved_tracebacks(tmp_path / "cache")
+    assert result.output.splitlines()[-1] == (f"internal error: RuntimeError: injected [bold]fault; "
+                                              f"traceback saved to {saved}")
+    assert "RuntimeError: injected [bold]fault" in saved.read_text(encoding="utf-8")
+
+
+def _options(command_path: tuple[str, ...]) -> set[str]:
+    group = typer.main.get_group(app)
+    command = group
+    for name in command_path:
+        command = command.commands[name]
+    return {opt for param in command.params for opt in getattr(param, "opts", [])}
+
+
+# Every command with --timeout, with arguments that would otherwise pass the options' parsing.
+TIMEOUT_COMMANDS = {
+    ("run",): ["run"],
+    ("expect", "bless"): ["expect", "bless"],
+    ("explain",): ["explain", "context-precision", "1,0"],
+    ("fuzz",): ["fuzz", "--n", "2"],
+    ("matrix",): ["matrix", "--versions", "0.4.3"],
+    ("record",): ["record", "d.jsonl", "--out", "rec.json"],
+}
+
+
+def test_timeout_validation_covers_every_command_with_a_timeout():
+    with_timeout = {path for path in _command_paths(typer.main.get_group(app)) if "--timeout" in _options(path)}
+    assert with_timeout == set(TIMEOUT_COMMANDS)
+
+
+@pytest.mark.parametrize("value", ["nan", "inf", "-inf", "0", "-1", "0.0"])
+@pytest.mark.parametrize("command", sorted(TIMEOUT_COMMANDS), ids="-".join)
+def test_a_timeout_that_is_not_positive_and_finite_is_exit_2_naming_the_option(command, value, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    result = runner.invoke(app, [*TIMEOUT_COMMANDS[command], f"--timeout={value}"])
+    assert result.exit_code == 2, result.output
+    assert "--timeout" in result.output and "positive, finite" in result.output
+    assert "Traceback" not in result.output and not list(tmp_path.iterdir())  # nothing written
+
+
+# Every command with --python: a --python that is missing, or that is no Python interpreter, is exit 3.
+PYTHON_COMMANDS = {
+    ("run",): ["run"],
+    ("expect", "bless"): ["expect", "bless"],
+    ("explain",): ["explain", "id-recall", "--retrieved", "[1]", "--reference", "[1]"],
+    ("fuzz",): ["fuzz", "--n", "2", "--metric", "id_context_recall"],
+    ("pin", "show"): ["pin", "show"],
+    ("record",): ["record", "d.jsonl", "--out", "rec.json", "--metric", "id_context_recall"],
+}
+ID_SAMPLE = ('{"user_input": "q", "retrieved_contexts": ["a"], "response": "r", "reference": "x", '
+             '"retrieved_context_ids": ["d1"], "reference_context_ids": ["d1"]}\n')
+
+
+def test_bad_python_covers_every_command_with_a_python():
+    with_python = {path for path in _command_paths(typer.main.get_group(app)) if "--python" in _options(path)}
+    assert with_python == set(PYTHON_COMMANDS)
+
+
+@pytest.mark.parametrize("kind", ["missing", "prints-hello", "not-executable"])
+@pytest.mark.parametrize("command", sorted(PYTHON_COMMANDS), ids="-".join)
+def test_an_unusable_python_is_exit_3_ragas_could_not_be_run(command, kind, tmp_path, monkeypatch):
+    python = tmp_path / f"py-{kind}"
+    if kind == "prints-hello":
+        python.write_text("#!/bin/sh\necho hello\n")
+        python.chmod(0o755)
+    elif kind == "not-executable":
+        python.write_text("not a program\n")
+    (tmp_path / "d.jsonl").write_text(ID_SAMPLE)  # a dataset for `record`
+    monkeypatch.chdir(tmp_path)
+    result = runner.invoke(app, [*PYTHON_COMMANDS[command], "--python", python.name, "--timeout", "60"]
+                           if "--timeout" in _options(command) else [*PYTHON_COMMANDS[command], "--python", python.name])
+    assert result.exit_code == ExitCode.NO_RAGAS, result.output
+    assert "error: Ragas could not be run: " in result.output and "Traceback" not in result.output
+    assert isinstance(result.exception, SystemExit)
 
 
 def test_version():

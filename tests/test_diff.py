@@ -75,10 +75,18 @@ def test_error_keeps_message():
     assert c.name == "error" and "retrieved_context_ids is empty" in c.explanation
 
 
+def test_a_named_variant_is_recognised_within_a_few_ulps():
+    out = ReferenceOutcome("bleu", Fraction(1, 2), None, None, {"variant:first_sentence": Fraction(1)},
+                  {"variants": {"first_sentence": "only the first sentence is scored"}}, "none")
+    c = classify(math.nextafter(1.0, 2.0), out)
+    assert c.name == "variant" and "only the first sentence is scored" in c.explanation
+    assert classify(0.75, out).name == "divergence"
+
+
 def test_every_classification_is_reachable_by_a_test_above():
     # Guard: adding a classification means adding its constructed pair here.
     assert CLASSIFICATIONS == ("identical", "epsilon", "undefined_nan", "empty_as_zero", "dedup",
-                               "coercion", "rounding", "divergence", "error")
+                               "coercion", "rounding", "variant", "divergence", "error")
 
 
 @pytest.mark.parametrize("a,b,d", [(1.0, 1.0, 0), (1.0, math.nextafter(1.0, 2.0), 1), (0.0, -0.0, 0),

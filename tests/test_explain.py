@@ -34,11 +34,15 @@ def test_context_precision_worked_example_shows_ragas_beside_exact_values():
     result = invoke("context-precision", "1,0,1", "--corpus-relevant", "4")
     assert result.exit_code == 0, result.output
     out = result.output
-    for cls in ("LLMContextPrecisionWithReference", "ContextPrecision"):
-        row = next(line for line in out.splitlines() if f"│ {cls} " in line)
-        assert "0.8333333332916666" in row and "5/6" in row and "epsilon" in row
+    assert "vs reference 5/6 = 0.8333333333333334" in out
+    lines = out.splitlines()
+    for cls, api in (("LLMContextPrecisionWithReference", "legacy"), ("ContextPrecision", "legacy"),
+                     ("ContextPrecisionWithReference", "collections"), ("ContextPrecision", "collections")):
+        index = next(i for i, line in enumerate(lines) if line.split()[:1] == [cls] and lines[i + 1].split() == [api])
+        assert "0.8333333332916666" in lines[index] and "epsilon" in lines[index]
     assert "Ragas divides by (hits + 1e-10)" in out
-    quantities = {line.split("│")[1].strip(): line for line in out.splitlines() if line.count("│") >= 4}
+    quantities = {name: line for line in lines for name in ("P@3", "corpus AP", "recall@3")
+                  if line.strip().startswith(name + " ")}
     assert "2/3" in quantities["P@3"]
     assert "5/12" in quantities["corpus AP"]
     assert "1/2" in quantities["recall@3"]
@@ -48,7 +52,7 @@ def test_context_precision_worked_example_shows_ragas_beside_exact_values():
 
 
 def test_id_lists_keep_int_and_string_ids_apart():
-    result = invoke("id-precision", "--retrieved", '[1, "1"]', "--reference", '["1"]', "--json")
+    result = invoke("id_context_precision", "--retrieved", '[1, "1"]', "--reference", '["1"]', "--json")
     assert result.exit_code == 0, result.output
     doc = json.loads(result.output)
     assert doc["inputs"]["retrieved_context_ids"] == [1, "1"]
@@ -69,16 +73,17 @@ def test_empty_faithfulness_labels_are_undefined_nan_in_report_encoding():
     result = invoke("faithfulness", "", "--json")
     assert result.exit_code == 0, result.output
     doc = json.loads(result.output, parse_constant=_no_bare_constants)  # strict JSON: no bare NaN
-    (row,) = doc["rows"]
-    assert row["ragas_value"] == "NaN"
-    assert row["classification"] == "undefined_nan"
+    assert [row["target"] for row in doc["rows"]] == ["legacy:Faithfulness", "collections:Faithfulness"]
+    for row in doc["rows"]:  # every target of the metric, legacy and collections
+        assert row["ragas_value"] == "NaN"
+        assert row["classification"] == "undefined_nan"
     assert doc["reference"]["value"] is None and doc["reference"]["value_float"] is None
     assert doc["reference"]["undefined_reason"] == "zero_claims"
     assert doc["inputs"]["labels"] == []
 
 
 def test_judge_audit_prints_the_reference_only():
-    result = invoke("judge-audit", "--human", '{"c1": 1, "c2": 0}', "--judge", '{"c1": 1, "c2": 1}', "--json")
+    result = invoke("judge_audit", "--human", '{"c1": 1, "c2": 0}', "--judge", '{"c1": 1, "c2": 1}', "--json")
     assert result.exit_code == 0, result.output
     doc = json.loads(result.output)
     assert doc["rows"] == [] and "no Ragas counterpart" in doc["note"]
@@ -113,9 +118,11 @@ def test_malformed_id_list_points_at_the_json_error():
     assert "not valid JSON" in result.output and "column 5" in result.output
 
 
-def test_id_list_rejects_booleans_and_non_lists():
-    with pytest.raises(HarnessInputError, match="item 1 is true"):
-        parse_id_list('["a", true]', "--retrieved")
+def test_id_list_takes_any_scalar_like_a_case_file_and_rejects_non_lists():
+    # booleans and null are IDs in a case file (run reports the reference refusing them): explain agrees
+    assert parse_id_list('["a", true, null, 1.0]', "--retrieved") == ["a", True, None, 1.0]
+    with pytest.raises(HarnessInputError, match="item 1 is"):
+        parse_id_list('["a", [1]]', "--retrieved")
     with pytest.raises(HarnessInputError, match="expected a JSON array"):
         parse_id_list('"a"', "--retrieved")
 

@@ -116,8 +116,11 @@ def test_cli_works_from_an_empty_folder(installed, empty):
     result = run([cli, "run"], empty)
     assert result.returncode == 0, result.stdout + result.stderr
     out = empty / "ragas-compat-report"
-    assert sorted(p.name for p in out.iterdir()) == ["junit.xml", "report.json", "report.md"]
+    assert sorted(p.name for p in out.iterdir() if not p.name.startswith(".")) == [
+        "junit.xml", "report.html", "report.json", "report.md"]
     report = json.loads((out / "report.json").read_text())
+    version = run([cli, "--version"], empty).stdout.strip()  # one source: harness.__version__
+    assert version == f"ragas-compat {report['provenance']['harness_version']}"
     assert report["provenance"]["expectations"] == "pinned/expectations.toml"
     assert report["summary"]["drift"] is False
     assert all(r["explained_by"] for r in report["results"] if r["classification"] != "identical")

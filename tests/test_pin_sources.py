@@ -9,6 +9,7 @@ from __future__ import annotations
 import dataclasses
 import importlib.util
 import json
+import re
 import shutil
 import subprocess
 import sys
@@ -19,6 +20,7 @@ import pytest
 
 from harness.pin.manifest import load_manifest
 from harness.pin.sources import (
+    PythonUnusable,
     RagasNotInstalled,
     RagasSourceError,
     cache_folder_name,
@@ -130,8 +132,25 @@ def test_installed_provenance_is_json_and_portable():
 
 
 def test_unusable_python_is_a_clean_error(tmp_path):
-    with pytest.raises(RagasSourceError, match="cannot run Python"):
+    # a missing interpreter is "Ragas could not be run" (exit 3), like one without Ragas
+    with pytest.raises(PythonUnusable, match="cannot run Python") as raised:
         resolve_installed(load_manifest(), python=str(tmp_path / "no-python"))
+    assert raised.value.exit_code == 3
+
+
+@pytest.mark.parametrize("script, message", [
+    ("echo hello", "it printed 'hello'"),
+    ("true", "it printed nothing"),
+    ("echo '[1, 2]'", "it printed '[1, 2]'"),
+    ("echo 'broken' >&2; exit 7", "failed to locate Ragas (exit 7): broken"),
+])
+def test_a_python_that_answers_something_else_is_exit_3(tmp_path, script, message):
+    python = tmp_path / "not-python"
+    python.write_text(f"#!/bin/sh\n{script}\n")
+    python.chmod(0o755)
+    with pytest.raises(PythonUnusable, match=re.escape(message)) as raised:
+        resolve_installed(load_manifest(), python=str(python))
+    assert raised.value.exit_code == 3
 
 
 def test_python_without_ragas_is_a_clean_error(tmp_path):

@@ -69,13 +69,27 @@ def test_every_legacy_target_is_in_exactly_one_metric_set():
 
 def test_metric_sets_derived_from_the_target_table_keep_aliases_apart():
     # a row's legacy classes share a metric name, so evaluate() cannot score them in one run
-    assert METRIC_SETS == (
+    # (checked on the first metrics; later rows are derived the same way)
+    first = {"legacy:LLMContextPrecisionWithReference", "legacy:LLMContextPrecisionWithoutReference",
+             "legacy:LLMContextRecall", "legacy:Faithfulness", "legacy:ContextPrecision", "legacy:ContextUtilization",
+             "legacy:ContextRecall", "legacy:NonLLMContextPrecisionWithReference", "legacy:NonLLMContextRecall",
+             "legacy:IDBasedContextPrecision", "legacy:IDBasedContextRecall"}
+    assert tuple((name, tuple(t for t in targets if t in first)) for name, targets in METRIC_SETS) == (
         ("legacy_llm", ("legacy:LLMContextPrecisionWithReference", "legacy:LLMContextPrecisionWithoutReference",
                         "legacy:LLMContextRecall", "legacy:Faithfulness")),
         ("legacy_llm_aliases", ("legacy:ContextPrecision", "legacy:ContextUtilization", "legacy:ContextRecall")),
         ("legacy_non_llm", ("legacy:NonLLMContextPrecisionWithReference", "legacy:NonLLMContextRecall",
                             "legacy:IDBasedContextPrecision", "legacy:IDBasedContextRecall")),
     )
+
+
+def test_configured_targets_are_scored_under_their_own_name():
+    # FactualCorrectness in four configurations runs in one evaluate(): each instance is renamed
+    # with its configuration, so evaluate()'s columns (name(mode=...)) stay apart
+    llm = dict(METRIC_SETS)["legacy_llm"]
+    assert {"legacy:FactualCorrectness", "legacy:FactualCorrectness[mode=precision]",
+            "legacy:FactualCorrectness[mode=recall]", "legacy:FactualCorrectness[beta=0.5]",
+            "legacy:ContextEntityRecall"} <= set(llm)
 
 
 def test_groups_hold_only_cases_their_targets_apply_to(suite):

@@ -13,17 +13,25 @@ import pytest
 from harness.runner import PROBE_SCRIPT, run_probe
 
 DEFAULT_SUITE = Path(__file__).resolve().parents[1] / "harness" / "cases" / "suites" / "default.json"
+JUDGED_TARGETS = {  # a configured class is its own target
+    "factual_correctness": ["FactualCorrectness", "FactualCorrectness[mode=precision]",
+                            "FactualCorrectness[mode=recall]", "FactualCorrectness[beta=0.5]"],
+    "context_entity_recall": ["ContextEntityRecall"],
+    "noise_sensitivity": ["NoiseSensitivity", "NoiseSensitivity[mode=irrelevant]"],
+}
 VERDICT_TARGETS = {
     "context_precision_with_reference": ["LLMContextPrecisionWithReference", "ContextPrecision"],
     "context_precision_without_reference": ["LLMContextPrecisionWithoutReference", "ContextUtilization"],
     "context_recall": ["LLMContextRecall", "ContextRecall"],
     "faithfulness": ["Faithfulness"],
+    **JUDGED_TARGETS,
 }
 COLLECTIONS_VERDICT_TARGETS = {  # ragas.metrics.collections at 0.4.3: no ID-based or string-match classes
     "context_precision_with_reference": ["ContextPrecisionWithReference", "ContextPrecision"],
     "context_precision_without_reference": ["ContextPrecisionWithoutReference", "ContextUtilization"],
     "context_recall": ["ContextRecall"],
     "faithfulness": ["Faithfulness"],
+    **JUDGED_TARGETS,  # issue 18: the same classes in both APIs
 }
 
 
@@ -35,7 +43,21 @@ def applicable_targets(case: dict) -> set[str]:
     if case.get("retrieved_context_ids") is not None and case.get("reference_context_ids") is not None:
         names |= {"IDBasedContextPrecision", "IDBasedContextRecall"}
     collections = {t for key, ts in COLLECTIONS_VERDICT_TARGETS.items() if key in case.get("verdicts", {}) for t in ts}
+    if case.get("string_metrics") is True:  # issue 19: the string metrics, both APIs
+        both = STRING_TARGETS
+        names |= both | {"ChrfScore"}
+        collections |= both | {"CHRFScore"}
+    if case.get("embeddings") is not None:
+        names |= {"SemanticSimilarity", "SemanticSimilarity[threshold=0.5]"}
+        collections |= {"SemanticSimilarity", "SemanticSimilarity[threshold=0.5]"}
     return {f"legacy:{n}" for n in names} | {f"collections:{n}" for n in collections}
+
+
+STRING_TARGETS = {"ExactMatch", "StringPresence", "BleuScore",
+                  *(f"NonLLMStringSimilarity[distance_measure={m}]" for m in ("levenshtein", "hamming", "jaro",
+                                                                             "jaro_winkler")),
+                  *(f"RougeScore[rouge_type={t},mode={m}]" for t in ("rouge1", "rougeL")
+                    for m in ("precision", "recall", "fmeasure"))}
 
 
 @pytest.fixture(scope="module")
@@ -62,7 +84,10 @@ def test_default_suite_has_a_result_for_every_applicable_target(suite_run, suite
     assert {t for _, t in got} == {f"legacy:{n}" for ts in VERDICT_TARGETS.values() for n in ts} | {
         "legacy:NonLLMContextPrecisionWithReference", "legacy:NonLLMContextRecall",
         "legacy:IDBasedContextPrecision", "legacy:IDBasedContextRecall"} | {
-        f"collections:{n}" for ts in COLLECTIONS_VERDICT_TARGETS.values() for n in ts}
+        f"collections:{n}" for ts in COLLECTIONS_VERDICT_TARGETS.values() for n in ts} | {
+        f"{api}:{n}" for api in ("legacy", "collections")
+        for n in STRING_TARGETS | {"SemanticSimilarity", "SemanticSimilarity[threshold=0.5]"}} | {
+        "legacy:ChrfScore", "collections:CHRFScore"}
 
 
 def test_default_suite_judge_is_asked_exactly_the_expected_prompts(suite_run):

@@ -99,3 +99,22 @@ def test_plugin_module_imports_neither_ragas_nor_the_harness():
             "print(sorted(m for m in sys.modules if m == 'ragas' or m.startswith(('ragas.', 'harness.'))))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "['harness.pytest_plugin']"
+
+
+def test_one_item_per_case_and_target_with_the_classification_in_its_name(pytester):
+    pytester.makefile(".json", cases=json.dumps(CASES))
+    pytester.makefile(".toml", changed=CHANGED)
+    pytester.makeini("[pytest]\nragas_compat_cases =\n    cases.json::changed.toml\n")
+    result = pytester.runpytest_subprocess("-p", "no:cacheprovider", "-v")
+    result.assert_outcomes(passed=1, failed=1)
+    result.stdout.fnmatch_lines([
+        "*cases.json::duplicate-ids[[]legacy:IDBasedContextPrecision:dedup[]] FAILED*",
+    ])
+    result.stdout.fnmatch_lines([
+        "*cases.json::duplicate-ids[[]legacy:IDBasedContextRecall:identical[]] PASSED*",
+    ])
+    result.stdout.fnmatch_lines([
+        "*case 'duplicate-ids', legacy:IDBasedContextPrecision (id_context_precision): expected coercion, got "
+        "dedup; * expects coercion: a deliberately wrong expectation*",
+        "*why: Ragas turns IDs into str()*",
+    ])

@@ -29,7 +29,7 @@ def rows_of(report: dict, case_id: str, target: str) -> dict:
 
 def test_committed_report_json_is_what_the_code_produces(default_run):
     _, files = default_run
-    for name in ("report.json", "report.md", "junit.xml"):
+    for name in ("report.json", "report.md", "report.html", "junit.xml"):
         committed = (COMMITTED_REPORTS / name).read_text(encoding="utf-8")
         assert committed == files[name], (
             f"reports/{name} is stale: regenerate the committed reports with "

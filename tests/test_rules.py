@@ -147,7 +147,7 @@ def test_bad_conditions_are_refused_with_the_key(when, message):
 
 def test_every_predicate_and_fact_is_documented():
     assert set(PREDICATES) == {"reference", "undefined_reason", "reference_error_reason", "error_type",
-                               "error_message", "inputs"}
+                               "error_message", "inputs", "variant"}
     assert all(fact.meaning for fact in INPUT_FACTS.values())
     import harness.compare.rules as rules
 

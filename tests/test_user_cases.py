@@ -120,6 +120,6 @@ def test_out_defaults_to_a_folder_in_the_working_directory(tmp_path: Path, monke
     monkeypatch.chdir(tmp_path)
     result = runner.invoke(app, ["run", "--cases", str(cases)])
     assert result.exit_code == 0, result.output
-    assert sorted(p.name for p in (tmp_path / "ragas-compat-report").iterdir()) == [
-        "junit.xml", "report.json", "report.md"]
+    assert sorted(p.name for p in (tmp_path / "ragas-compat-report").iterdir() if not p.name.startswith(".")) == [
+        "junit.xml", "report.html", "report.json", "report.md"]
     assert {p.name: p.read_bytes() for p in COMMITTED_REPORTS.iterdir() if p.is_file()} == committed

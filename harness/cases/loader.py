@@ -20,7 +20,18 @@ Optional ``judge_replies``: ``{verdict key: {"i": raw text}}`` (label-list verdi
 judge's raw reply for retrieved context i, used verbatim by the probe's scripted judge instead of
 the frozen verdict (e.g. malformed JSON, so Ragas fails to parse it). The reference refuses such a
 row as an error with reason ``judge_reply_unparseable`` (not undefined: the formula is fine, the
-judge failed). Checked: the verdict key is present and i < len(retrieved_contexts).
+judge failed). Checked: the verdict key is present and i is a canonical decimal index below
+len(retrieved_contexts) (``"01"`` or ``"1\\n"`` would be read as 1 by the reference but never asked
+for by the probe's judge, so they are refused).
+
+Inconsistent inputs are refused here, so every command (run, explain, fuzz --check-cases, the pytest
+plugin) refuses them the same way: ``corpus_relevant_count`` R smaller than the number of contexts
+labelled relevant (``1`` or ``true``) in ``verdicts.context_precision_with_reference``.
+
+Limits (``harness.input_limits``): a case file is read as a regular file or ``-`` (stdin) of at most
+64 MiB, parsed with bounded nesting and number length; it holds at most 10,000 cases (``max_cases``;
+also the total over several files) and every list of a case at most 5,000 items (``MAX_LIST_ITEMS``).
+Both are checked before the schema, so a huge file costs no schema validation.
 """
 
 from __future__ import annotations
@@ -28,7 +39,6 @@ from __future__ import annotations
 import copy
 import difflib
 import json
-import math
 import re
 from collections.abc import Mapping
 from pathlib import Path
@@ -39,6 +49,7 @@ import jsonschema
 
 from harness.cases.model import DEFAULT_SUITE_SOURCE, Case, Suite
 from harness.errors import HarnessInputError
+from harness.input_limits import MAX_CASES_ENV, Limits, json_path, loads_json, read_text, source_name
 from harness.resources import CASES_SCHEMA, DEFAULT_SUITE, package_text
 
 VERDICT_KIND = "x-verdict-kind"  # annotation on a list definition: "label_list" or "claim_list"
@@ -75,20 +86,8 @@ CLAIM_VERDICTS: tuple[str, ...] = _VERDICT_KINDS["claim_list"]
 # --------------------------------------------------------------------------- validation
 
 
-_IDENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
-
-
-def json_path(path: tuple[Any, ...] | list[Any]) -> str:
-    """``("cases", 3, "verdicts", "x")`` -> ``$.cases[3].verdicts.x`` (odd keys as ``["a b"]``)."""
-    out = "$"
-    for part in path:
-        if isinstance(part, int):
-            out += f"[{part}]"
-        elif _IDENT.match(part):
-            out += f".{part}"
-        else:
-            out += f"[{json.dumps(part)}]"
-    return out
+# json_path (``("cases", 3, "verdicts", "x")`` -> ``$.cases[3].verdicts.x``) lives in harness.input_limits.
+_CANONICAL_INDEX = re.compile(r"0|[1-9][0-9]{0,17}")
 
 
 _JSON_TYPE_WORDS = {"string": "a string", "number": "a number", "integer": "an integer",
@@ -208,6 +207,36 @@ def _document_order(obj: Any, path: tuple[Any, ...]) -> tuple[int, ...]:
     return tuple(key)
 
 
+R_LABELS = "context_precision_with_reference"  # the labels R (corpus_relevant_count) is checked against
+
+
+def relevant_label_count(labels: list[Any] | tuple[Any, ...]) -> int:
+    """How many labels say "relevant" unambiguously (``1`` or ``true``): R cannot be smaller. Other
+    values (``2``, ``"1"``, ``1.0``) are refused by the reference on their own, so they are not counted."""
+    return sum(1 for v in labels if v is True or (type(v) is int and v == 1))
+
+
+def _size_problems(obj: Any, limits: Limits) -> list[tuple[tuple[Any, ...], str]]:
+    """Lists of a case longer than ``limits.max_list_items`` (checked before the schema: cheap)."""
+    found: list[tuple[tuple[Any, ...], str]] = []
+    cases = obj.get("cases") if isinstance(obj, dict) else None
+    most = limits.max_list_items
+
+    def check(path: tuple[Any, ...], value: Any) -> None:
+        if isinstance(value, (list, dict)) and len(value) > most:
+            found.append((path, f"{len(value)} items; a case's lists hold at most {most} items"))
+
+    for i, case in enumerate(cases if isinstance(cases, list) else ()):
+        if not isinstance(case, dict):
+            continue
+        for key, value in case.items():  # every list of a case, and every list of its tables (verdicts ...)
+            check(("cases", i, key), value)
+            if isinstance(value, dict):
+                for inner, item in value.items():
+                    check(("cases", i, key, inner), item)
+    return found
+
+
 def _semantic_problems(obj: Any) -> list[tuple[tuple[Any, ...], str]]:
     """Checks JSON Schema cannot express; tolerant of ill-typed input (the schema reports that)."""
     found: list[tuple[tuple[Any, ...], str]] = []
@@ -225,9 +254,16 @@ def _semantic_problems(obj: Any) -> list[tuple[tuple[Any, ...], str]]:
             else:
                 first_use[case_id] = i
         r = case.get("corpus_relevant_count")
+        contexts, verdicts = case.get("retrieved_contexts"), case.get("verdicts")
         if isinstance(r, float):
             found.append((("cases", i, "corpus_relevant_count"), f"expected an integer, got number {_short(r)}"))
-        contexts, verdicts = case.get("retrieved_contexts"), case.get("verdicts")
+        elif type(r) is int and isinstance(verdicts, dict):
+            labels = verdicts.get(R_LABELS)
+            hits = relevant_label_count(labels) if isinstance(labels, list) else 0
+            if r < hits:
+                found.append((("cases", i, "corpus_relevant_count"),
+                              f"R = {r} is smaller than the {hits} contexts labelled relevant in "
+                              f"verdicts.{R_LABELS}: R counts every relevant item in the corpus"))
         if isinstance(contexts, list) and isinstance(verdicts, dict):
             for key in LABEL_LIST_VERDICTS:
                 labels = verdicts.get(key)
@@ -249,17 +285,24 @@ def _semantic_problems(obj: Any) -> list[tuple[tuple[Any, ...], str]]:
                     found.append((("cases", i, "judge_replies", key),
                                   f"raw judge replies for a verdict the case does not have (verdicts.{key})"))
                 for index in (by_index if isinstance(by_index, dict) else {}):
-                    if index.isdigit() and int(index) >= len(contexts):
+                    if not _CANONICAL_INDEX.fullmatch(index):
+                        found.append((("cases", i, "judge_replies", key, index),
+                                      f"context index {_short(index)}: expected a decimal index without sign, "
+                                      f"spaces or leading zeros (0, 1, 2 ...)"))
+                    elif int(index) >= len(contexts):
                         found.append((("cases", i, "judge_replies", key, index),
                                       f"context index {index} out of range ({len(contexts)} retrieved contexts)"))
     return found
 
 
-def suite_problems(obj: Any, source: str) -> list[str]:
-    """Every problem of a parsed case file, one line each (empty list = valid)."""
-    validator = jsonschema.Draft202012Validator(_schema())
-    located = [line for e in validator.iter_errors(obj) for line in _located(e)]
-    located += _semantic_problems(obj)
+def suite_problems(obj: Any, source: str, limits: Limits | None = None) -> list[str]:
+    """Every problem of a parsed case file, one line each (empty list = valid). Lists over the
+    limit are reported alone (before the schema, which would spend its time on them)."""
+    located = _size_problems(obj, limits or Limits.current())
+    if not located:
+        validator = jsonschema.Draft202012Validator(_schema())
+        located = [line for e in validator.iter_errors(obj) for line in _located(e)]
+        located += _semantic_problems(obj)
     located.sort(key=lambda item: _document_order(obj, item[0]))
     lines: list[str] = []
     for path, what in located:
@@ -267,6 +310,13 @@ def suite_problems(obj: Any, source: str) -> list[str]:
         if line not in lines:
             lines.append(line)
     return lines
+
+
+def check_case_count(count: int, source: str, limits: Limits) -> None:
+    """More than ``limits.max_cases`` cases is refused (exit 2) before anything is validated."""
+    if count > limits.max_cases:
+        _raise(source, [f"{source}: $.cases: {count} cases; at most {limits.max_cases} are read "
+                        f"(raise the limit with {MAX_CASES_ENV}=N)"], "cases")
 
 
 def _raise(source: str, problems: list[str], field_: str | None = None) -> None:
@@ -304,6 +354,9 @@ def _build_case(raw: dict[str, Any]) -> Case:
         retrieved_context_ids=_opt_tuple(raw, "retrieved_context_ids"),
         reference_context_ids=_opt_tuple(raw, "reference_context_ids"),
         corpus_relevant_count=raw.get("corpus_relevant_count"),
+        string_metrics=True if raw.get("string_metrics") is True else None,
+        embeddings=None if raw.get("embeddings") is None else MappingProxyType(
+            {text: tuple(vector) for text, vector in raw["embeddings"].items()}),
         verdicts=MappingProxyType(frozen_verdicts),
         judge_replies=MappingProxyType({key: MappingProxyType({int(i): text for i, text in by_index.items()})
                                         for key, by_index in raw.get("judge_replies", {}).items()}),
@@ -313,48 +366,43 @@ def _build_case(raw: dict[str, Any]) -> Case:
     )
 
 
-def parse_suite(obj: Any, source: str = "<memory>") -> Suite:
+def parse_suite(obj: Any, source: str = "<memory>", limits: Limits | None = None) -> Suite:
     """Validate a parsed case file and build the Suite; HarnessInputError lists every problem."""
-    problems = suite_problems(obj, source)
+    problems = suite_problems(obj, source, limits)
     if problems:
         _raise(source, problems)
     obj = copy.deepcopy(obj)
     return Suite(name=obj["suite"], source=source, cases=tuple(_build_case(c) for c in obj["cases"]))
 
 
-def _reject_constant(name: str) -> Any:
-    raise ValueError(f"{name} is not valid JSON")
+def _locate(document: Any, path: tuple[Any, ...]) -> str:
+    return f"{_where(document, path)}{json_path(path)}: "
 
 
-def _finite_float(text: str) -> float:
-    value = float(text)
-    if not math.isfinite(value):
-        raise ValueError(f"number {text} does not fit in a double")
-    return value
-
-
-def parse_suite_text(text: str, source: str) -> Suite:
-    """Parse JSON text (strict: no NaN/Infinity) and validate it as a case file."""
+def parse_suite_text(text: str, source: str, limits: Limits | None = None) -> Suite:
+    """Parse JSON text (strict: no NaN/Infinity; nesting, number length and unicode checked by
+    ``harness.input_limits.loads_json``) and validate it as a case file (at most ``max_cases`` cases)."""
+    limits = limits or Limits.current()
     try:
-        obj = json.loads(text, parse_constant=_reject_constant, parse_float=_finite_float)
-    except json.JSONDecodeError as err:
-        _raise(source, [f"{source}: not valid JSON: {err.msg} at line {err.lineno} column {err.colno}"])
-    except ValueError as err:
-        _raise(source, [f"{source}: not valid JSON: {err}"])
-    return parse_suite(obj, source=source)
+        obj = loads_json(text, source, limits=limits, locate=_locate, field="case file")
+    except HarnessInputError as err:
+        _raise(source, [str(err)], err.field)
+    cases = obj.get("cases") if isinstance(obj, dict) else None
+    if isinstance(cases, list):
+        check_case_count(len(cases), source, limits)
+    return parse_suite(obj, source=source, limits=limits)
 
 
-def load_cases(path: str | Path) -> Suite:
-    """Load and validate a case file; the suite's ``source`` is the file name."""
-    path = Path(path)
-    source = path.name
+def load_cases(path: str | Path, limits: Limits | None = None) -> Suite:
+    """Load and validate a case file (``-``: standard input); the suite's ``source`` is the file
+    name (``<stdin>``). Only a regular file of at most ``max_input_bytes`` is read."""
+    limits = limits or Limits.current()
+    source = source_name(path)
     try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        _raise(source, [f"{source}: case file not found"], "path")
-    except (OSError, UnicodeDecodeError) as err:
-        _raise(source, [f"{source}: cannot read case file: {err}"], "path")
-    return parse_suite_text(text, source)
+        text = read_text(path, "case file", limits=limits)
+    except HarnessInputError as err:
+        _raise(source, [str(err)], "path")
+    return parse_suite_text(text, source, limits)
 
 
 def load_default_suite() -> Suite:

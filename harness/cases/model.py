@@ -34,6 +34,11 @@ class Case:
     retrieved_context_ids: tuple[str | int | float | bool | None, ...] | None = None
     reference_context_ids: tuple[str | int | float | bool | None, ...] | None = None
     corpus_relevant_count: int | None = None
+    # True: the string, n-gram and edit-similarity metrics score response against reference
+    # (case key "string_metrics"); None when absent or false, so "requires" reads it as absent
+    string_metrics: bool | None = None
+    # text -> frozen embedding vector (case key "embeddings"), as given, or None
+    embeddings: Mapping[str, tuple[float, ...]] | None = None
     # verdict key -> tuple of labels (label lists) or tuple of claim dicts (claim lists), as given:
     # a label may be a number, a boolean or a string ("1"); the reference refuses anything but 0/1
     verdicts: Mapping[str, tuple[Any, ...]] = field(default_factory=lambda: MappingProxyType({}))

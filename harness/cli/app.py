@@ -2,7 +2,8 @@
 
 Each command module has a ``register(app)`` that adds its command(s); every command turns a
 ``harness.errors.HarnessError`` into its exit code through ``harness.cli.common.exits_on_harness_errors``
-(0 OK, 1 drift, 2 bad input or usage, 3 Ragas could not be run; see ``harness.errors.ExitCode``).
+(0 OK, 1 drift, 2 bad input or usage, 3 Ragas could not be run; 4 internal error, traceback saved; 130/143
+interrupted by SIGINT/SIGTERM; see ``harness.errors.ExitCode``).
 """
 
 from __future__ import annotations
@@ -10,9 +11,9 @@ from __future__ import annotations
 import typer
 
 from harness import __version__
-from harness.cli import bench, expect, explain, fuzz, matrix, pin, run
+from harness.cli import bench, expect, explain, fuzz, matrix, pin, record, run
 
-COMMAND_MODULES = (run, expect, pin, explain, fuzz, matrix, bench)
+COMMAND_MODULES = (run, expect, pin, explain, fuzz, matrix, bench, record)
 
 app = typer.Typer(add_completion=True, no_args_is_help=True,
                   help="Verify Ragas metric semantics against reference implementations on frozen verdicts.")

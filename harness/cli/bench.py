@@ -14,7 +14,17 @@ import typer
 from rich.table import Table
 
 from harness.cli.common import exits_on_harness_errors, shown, stderr, stdout
+from harness.cli.output import (
+    OutputFormat,
+    format_option,
+    narrow_table,
+    print_json,
+    print_markdown,
+    pruned,
+    quiet_option,
+)
 from harness.errors import HarnessInputError
+from harness.report.markdown.table import markdown_table
 from harness.tools.bench import BenchRow, bench_to_json, run_bench, summarize, write_json
 
 
@@ -46,13 +56,10 @@ def _cells(row: BenchRow) -> list[str]:
 
 
 def bench_table(rows: list[BenchRow], quick: bool) -> Table:
-    table = Table(title=f"ragas-compat bench{' --quick' if quick else ''}: median and min–max per repetition")
-    table.add_column("measurement", no_wrap=True)
-    table.add_column("n", justify="right")
-    table.add_column("median", justify="right")
-    table.add_column("min–max", justify="right")
-    table.add_column("ratio / exponent")
-    table.add_column("target / size")
+    table = narrow_table(("measurement", {"min_width": 14}), ("n", {"justify": "right"}),
+                         ("median", {"justify": "right", "min_width": 8}), ("min–max", {"min_width": 9}),
+                         ("ratio / exponent", {"min_width": 10}), ("target / size", {"min_width": 8}),
+                         title=f"ragas-compat bench{' --quick' if quick else ''}: median and min–max per repetition")
     for row in rows:
         table.add_row(shown(row.measurement), *_cells(row))
     return table
@@ -63,16 +70,21 @@ def scaling_table(rows: list[BenchRow]) -> Table | None:
     if not scaling:
         return None
     ks = sorted({point["k"] for row in scaling for point in row.points})
-    table = Table(title="scaling: median seconds per call by K")
-    table.add_column("implementation", no_wrap=True)
-    for k in ks:
-        table.add_column(f"K={k:,}", justify="right")
-    table.add_column("exponent", justify="right")
+    table = narrow_table(("implementation", {"min_width": 12}),
+                         *((f"K={k:,}", {"justify": "right", "min_width": 7}) for k in ks),
+                         ("exponent", {"justify": "right"}), title="scaling: median seconds per call by K")
     for row in scaling:
         by_k = {point["k"]: point["median"] for point in row.points}
         table.add_row(shown(row.measurement.removeprefix("scaling: ")),
                       *(_seconds(by_k[k], "s") if k in by_k else "—" for k in ks), f"{row.exponent:.2f}")
     return table
+
+
+def bench_markdown(rows: list[BenchRow], quick: bool) -> list[str]:
+    cells = [[row.measurement, *(_cells(row))] for row in rows]
+    cells = [[cell.replace("[green]", "").replace("[bold red]", "").replace("[/]", "") for cell in row] for row in cells]
+    return [f"**ragas-compat bench{' --quick' if quick else ''}**: median and min–max per repetition", ""] + \
+        markdown_table(["measurement", "n", "median", "min–max", "ratio / exponent", "target / size"], cells)
 
 
 BENCH_HELP = (
@@ -86,15 +98,33 @@ BENCH_HELP = (
 def bench_command(
     quick: bool = typer.Option(False, "--quick", help="Fewer repetitions and smaller K (well under a minute)."),
     json_path: Optional[Path] = typer.Option(None, "--json", help="Also write the numbers to this JSON file."),
+    output: OutputFormat = format_option(),
+    quiet: bool = quiet_option(),
 ) -> None:
     console = stdout()
     progress = stderr()
-    rows = run_bench(quick, progress=lambda message: progress.print(f"[dim]bench: {shown(message)}…[/]",
-                                                                    highlight=False))
-    console.print(bench_table(rows, quick))
+    rows = run_bench(quick, progress=(lambda message: None) if quiet else
+                     lambda message: progress.print(f"[dim]bench: {shown(message)}…[/]", highlight=False))
+    if json_path is not None:
+        try:
+            write_json(json_path, bench_to_json(rows, quick=quick))
+        except OSError as exc:
+            raise HarnessInputError(f"cannot write {json_path}: {exc}", field="--json", value=str(json_path)) from exc
+    if output is OutputFormat.JSON:
+        print_json(bench_to_json(rows, quick=quick))
+        return
+    if output is OutputFormat.MD:
+        print_markdown(bench_markdown(rows, quick))
+        return
+    if quiet:
+        missed = [row.measurement for row in rows if row.measured and row.ratios and not row.met]
+        console.print(f"bench: {sum(1 for r in rows if r.measured)} measured, "
+                      + (f"targets missed: {', '.join(missed)}" if missed else "every target met"), highlight=False)
+        return
+    console.print(pruned(bench_table(rows, quick)))
     extra = scaling_table(rows)
     if extra is not None:
-        console.print(extra)
+        console.print(pruned(extra))
     for row in rows:
         if not row.measured:
             console.print(f"{shown(row.measurement)}: not measured: {shown(row.reason)}", highlight=False,
@@ -102,10 +132,6 @@ def bench_command(
         for note in row.notes:
             console.print(f"[dim]{shown(row.measurement)}:[/] {shown(note)}", highlight=False, soft_wrap=True)
     if json_path is not None:
-        try:
-            write_json(json_path, bench_to_json(rows, quick=quick))
-        except OSError as exc:
-            raise HarnessInputError(f"cannot write {json_path}: {exc}", field="--json", value=str(json_path)) from exc
         console.print(f"numbers written to {shown(json_path)}", highlight=False)
 
 

@@ -33,13 +33,17 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-import click
 import typer
 from rich.console import Console
 from rich.markup import escape
 
 from harness.errors import ExitCode, HarnessError, RagasUnavailable
 from harness.runner import allow_probes, stop_all_probes
+
+try:  # typer that vendors click: its usage errors derive from TyperException
+    from typer.exceptions import TyperException as _UsageErrorBase
+except ImportError:  # pragma: no cover - older typer raises click's own
+    from click import ClickException as _UsageErrorBase
 
 # C0 and C1 control characters (and DEL), except newline.
 _CONTROL = re.compile("[\x00-\x09\x0b-\x1f\x7f-\x9f]")
@@ -173,8 +177,8 @@ def exits_on_harness_errors() -> Iterator[None]:
         for line in error_lines(exc):
             print_error(line)
         raise typer.Exit(int(exc.exit_code)) from None
-    except (click.exceptions.Exit, click.exceptions.Abort, click.ClickException):
-        raise  # typer.Exit, usage errors: click's own handling
+    except (typer.Exit, typer.Abort, _UsageErrorBase):
+        raise  # typer.Exit, usage errors (typer.BadParameter ...): typer's own handling
     except KeyboardInterrupt:
         stop_all_probes()
         _print_line("[bold red]interrupted[/] (SIGINT)")

@@ -12,39 +12,71 @@ from pathlib import Path
 from typing import Optional
 
 import typer
-from rich.table import Table
 
 from harness.cli.common import exits_on_harness_errors, positive_seconds, shown, stderr, stdout
+from harness.cli.output import (
+    OutputFormat,
+    format_option,
+    narrow_table,
+    print_json,
+    print_markdown,
+    pruned,
+    quiet_option,
+    resolve_metrics,
+)
 from harness.compare.classify import CLASSIFICATIONS
 from harness.errors import ExitCode
 from harness.pipeline import DEFAULT_OUT
 from harness.report.atomic import check_writable
+from harness.report.markdown.table import markdown_table
 from harness.tools.fuzz.generator import fuzz_metrics
-from harness.tools.fuzz.report import FUZZ_FILES, write_fuzz_reports
+from harness.tools.fuzz.report import FUZZ_FILES, fuzz_to_json, write_fuzz_reports
 from harness.tools.fuzz.runner import UNEXPLAINED, FuzzRun, default_workers, run_fuzz
 from harness.tools.fuzz.shrink import smallest_per_classification
 
 
-def print_fuzz_summary(run: FuzzRun, out: Path) -> None:
-    console = stdout()
-    used = [c for c in CLASSIFICATIONS if any(r.classification.name == c for r in run.rows)]
-    table = Table(title=f"fuzz: seed {run.seed}, {run.cases} cases, "
-                        f"Ragas {shown(run.provenance.get('ragas_version'))}")
-    table.add_column("target")
-    for name in used:
-        table.add_column(name, justify="right")
+def _target_counts(run: FuzzRun) -> dict[str, dict[str, int]]:
     counts: dict[str, dict[str, int]] = {}
     for row in run.rows:
         per = counts.setdefault(row.target, {})
         per[row.classification.name] = per.get(row.classification.name, 0) + 1
-    for target in run.targets:
-        if target in counts:
-            table.add_row(shown(target), *(str(counts[target].get(n, 0)) for n in used))
-    console.print(table)
+    return {target: counts[target] for target in run.targets if target in counts}
+
+
+def _counts_text(counts: dict[str, int]) -> str:
+    return ", ".join(f"{counts[name]} {name}" for name in CLASSIFICATIONS if counts.get(name))
+
+
+def _result_line(run: FuzzRun) -> str:
+    divergences = sum(1 for r in run.rows if r.classification.name == "divergence")
+    return (f"fuzz: seed {run.seed}, {run.cases} cases, {len(run.rows)} pairs: "
+            + (f"{divergences} divergences" if divergences else "no divergence"))
+
+
+def print_fuzz_summary(run: FuzzRun, out: Path, output: OutputFormat = OutputFormat.TABLE,
+                       quiet: bool = False) -> None:
+    if output is OutputFormat.JSON:
+        print_json({"result": _result_line(run), **fuzz_to_json(run), "reports": [str(out / f) for f in FUZZ_FILES]})
+        return
+    if output is OutputFormat.MD:
+        rows = [[target, sum(c.values()), _counts_text(c)] for target, c in _target_counts(run).items()]
+        print_markdown([f"**{_result_line(run)}**", ""] + markdown_table(["Ragas target", "pairs", "classifications"],
+                                                                        rows))
+        return
+    console = stdout()
+    console.print(_result_line(run), highlight=False)
+    if quiet:
+        return
+    table = narrow_table(("Ragas target", {"min_width": 34}), ("pairs", {"justify": "right"}),
+                         ("classifications", {"min_width": 20}),
+                         title=f"Ragas {shown(run.provenance.get('ragas_version'))}")
+    for target, counts in _target_counts(run).items():
+        table.add_row(shown(target), str(sum(counts.values())), _counts_text(counts))
+    console.print(pruned(table))
     for name, row in smallest_per_classification(run.rows, UNEXPLAINED).items():
         style = "bold red" if name == "divergence" else "yellow"
         console.print(f"[{style}]{name}[/] smallest: {shown(row.case.id)} × {shown(row.target)}: "
-                      f"{shown(row.classification.explanation)}", highlight=False, soft_wrap=True)
+                      f"{shown(row.classification.explanation)}", highlight=False)
     rate = run.contexts_scored / run.seconds if run.seconds else 0.0
     console.print(f"{len(run.rows)} pairs, {run.contexts_scored} scored contexts in {run.seconds:.1f} s "
                   f"({rate:.0f} contexts/s; {len(run.batches)} probe processes, {run.workers} at a time, "
@@ -71,13 +103,19 @@ def fuzz(
                                             help="Seconds per probe process (default max(600, 2 per case))."),
     check_cases: bool = typer.Option(False, "--check-cases",
                                      help="Validate every generated case with the case-file loader (~5 ms/case)."),
+    output: OutputFormat = format_option(),
+    quiet: bool = quiet_option(),
 ) -> None:
     """Generate cases from a seed, run them through Ragas and the reference, classify every pair."""
+    metric = resolve_metrics(metric) or None
+    from harness.tools.fuzz.runner import check_fuzz_arguments  # (issue 16) --n, --workers bounded
+
+    check_fuzz_arguments(n, workers)  # before the output folder is touched
     check_writable(out, FUZZ_FILES)
     run = run_fuzz(n, seed, metric, workers=workers, batch_size=batch_size, python=python,
-                   timeout=timeout, validate=check_cases, on_batch=_progress)
+                   timeout=timeout, validate=check_cases, on_batch=None if quiet else _progress)
     write_fuzz_reports(run, out)
-    print_fuzz_summary(run, out)
+    print_fuzz_summary(run, out, output, quiet)
     raise typer.Exit(int(ExitCode.DRIFT if run.divergence else ExitCode.OK))
 
 

@@ -35,6 +35,8 @@ def show(
     manifest = load_manifest(manifest_path)
     pin = manifest.pin
     table = Table(title="Pin", show_header=False)
+    table.add_column(overflow="fold")
+    table.add_column(overflow="fold")
     table.add_row("commit", shown(pin.commit))
     table.add_row("repository", shown(pin.repository + "".join(f" (formerly {r})" for r in pin.former_repositories)))
     table.add_row("date", pin.date.isoformat())
@@ -45,7 +47,7 @@ def show(
 
     points = Table(title="Reference points (measured git blob ids)")
     for column in ("name", "kind", "commit", "date", "files", "source"):
-        points.add_column(column)
+        points.add_column(column, overflow="fold")
     for point in manifest.reference_points:
         points.add_row(shown(point.name), shown(point.kind), _short(point.commit),
                        point.date.isoformat() if point.date else "—",
@@ -60,9 +62,9 @@ def show(
         console.print(f"[bold]Installed Ragas:[/] none usable — {shown(exc)}", highlight=False)
     else:
         files = Table(title=f"Installed Ragas ({shown(source.display_path)}, version {shown(source.version)})")
-        files.add_column("audited file")
-        files.add_column("blob")
-        files.add_column("identical to")
+        files.add_column("audited file", overflow="fold")
+        files.add_column("blob", overflow="fold")
+        files.add_column("identical to", overflow="fold")
         for file, entry in source.file_comparison.items():
             files.add_row(shown(file), _short(entry["blob"]) if entry["blob"] else "absent",
                           shown(", ".join(entry["matches"])) or "[red]no reference point[/]")
@@ -75,7 +77,7 @@ def show(
         checks = check_constraints(load_constraints(constraints_path), python=python)
         table = Table(title=f"Constraints ({shown(constraints_path.name)})")
         for column in ("requirement", "installed", "ok", "why"):
-            table.add_column(column)
+            table.add_column(column, overflow="fold")
         for check in checks:
             ok = {True: "[green]yes[/]", False: "[red]NO[/]", None: "[yellow]not installed[/]"}[check.satisfied]
             table.add_row(shown(check.constraint.requirement), shown(check.installed or "—"), ok,

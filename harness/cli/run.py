@@ -3,7 +3,7 @@
 ``register(app)`` adds the command. Exit codes (``harness.errors.ExitCode``): 0 no drift of a
 ``--fail-on`` kind; 1 drift (``harness.compare.verdict``: a row no rule explains, a divergence or
 an error no rule explains, a value out of range, a problem in the expectations file); 2 bad input
-or usage; 3 Ragas could not be run at all.
+or usage; 3 Ragas could not be run at all; 4 internal error (``harness.cli.common``).
 """
 
 from __future__ import annotations
@@ -16,28 +16,88 @@ import typer
 from rich.table import Table
 
 from harness.cli.common import exits_on_harness_errors, positive_seconds, shown, stdout
+from harness.cli.output import (
+    OutputFormat,
+    format_option,
+    narrow_table,
+    print_json,
+    print_markdown,
+    pruned,
+    quiet_option,
+    resolve_metrics,
+)
 from harness.compare.audit import Audit
 from harness.compare.classify import CLASSIFICATIONS
+from harness.compare.findings import key_finding_json, key_findings, verdict, verdict_json
 from harness.compare.verdict import DRIFT_KINDS, exit_code, findings, parse_fail_on
+from harness.metrics.names import short_label
 from harness.metrics.registry import metric
 from harness.pin import resolve_ragas_source
 from harness.pipeline import DEFAULT_OUT, REPORT_FILES, load_run_expectations, load_suite, run_audit, write_reports
 from harness.report.atomic import check_writable
+from harness.report.markdown.findings import findings_markdown
+from harness.report.markdown.table import markdown_table
 
 
-def print_summary(audit: Audit, out: Path, fail_on: frozenset[str] = frozenset(DRIFT_KINDS)) -> None:
+def counts_text(counts) -> str:
+    """``52 epsilon, 18 empty_as_zero`` in classification order."""
+    return ", ".join(f"{counts[name]} {name}" for name in CLASSIFICATIONS if counts.get(name))
+
+
+def summary_json(audit: Audit, out: Path, fail_on: frozenset[str]) -> dict:
+    found = findings(audit)
+    return {"verdict": verdict_json(audit), "findings": [key_finding_json(f) for f in key_findings(audit)],
+            "by_metric": {name: {c: counts.get(c, 0) for c in CLASSIFICATIONS if counts.get(c)}
+                          for name, counts in sorted(audit.counts(lambda r: r.spec.name).items())},
+            "drift": [{"kind": f.kind, "case_id": f.case_id, "target": f.target, "classification": f.classification,
+                       "expected": f.expected, "message": f.message, "fails": f.kind in fail_on} for f in found],
+            "ragas_version": audit.provenance.get("ragas_version"),
+            "pin_status": (audit.provenance.get("ragas") or {}).get("pin_status"),
+            "reports": [str(out / name) for name in REPORT_FILES]}
+
+
+def summary_markdown(audit: Audit, out: Path) -> list[str]:
+    lines = findings_markdown(audit)
+    rows = [[name, sum(counts.values()), counts_text(counts)]
+            for name, counts in sorted(audit.counts(lambda r: r.spec.name).items())]
+    lines += ["Classifications per metric:", ""] + markdown_table(["metric", "rows", "classifications"], rows)
+    return lines + [f"Reports: {', '.join(f'`{out / name}`' for name in REPORT_FILES)}"]
+
+
+def print_summary(audit: Audit, out: Path, fail_on: frozenset[str] = frozenset(DRIFT_KINDS),
+                  output: OutputFormat = OutputFormat.TABLE, quiet: bool = False) -> None:
+    """The verdict line first, then the findings (one sentence and one example each), the counts per
+    metric, drift lines and where the reports are; ``quiet``: the verdict line only."""
+    if output is OutputFormat.JSON:
+        print_json(summary_json(audit, out, fail_on))
+        return
+    if output is OutputFormat.MD:
+        print_markdown(summary_markdown(audit, out))
+        return
     console = stdout()
-    used = [c for c in CLASSIFICATIONS if any(r.classification.name == c for r in audit.rows)]
-    table = Table(title=f"Ragas {shown(audit.provenance.get('ragas_version'))} vs reference, "
-                        f"suite {shown(audit.suite.name)}")
-    table.add_column("metric")
-    for name in used:
-        table.add_column(name, justify="right")
-    table.add_column("unexpected", justify="right", style="bold red")
+    v = verdict(audit)
+    console.print(f"[{'bold green' if v.ok else 'bold red'}]{shown(v.line())}[/]", highlight=False)
+    if quiet:
+        return
+    console.print(f"Ragas {shown(audit.provenance.get('ragas_version'))}, suite {shown(audit.suite.name)}: "
+                  "findings, most consequential first", highlight=False)
+    listing = Table.grid(padding=(0, 1))
+    listing.add_column(justify="right", no_wrap=True)
+    listing.add_column(overflow="fold")
+    for index, finding in enumerate(key_findings(audit), start=1):
+        e = finding.example
+        where = ", ".join(x for x in (e.case_id, short_label(e.metric) if e.metric else None, e.target) if x)
+        listing.add_row(f"{index}.", shown(finding.sentence))
+        listing.add_row("", f"[dim]e.g. {shown(where)}: Ragas {shown(e.ragas)}; reference {shown(e.reference)}[/]")
+    console.print(listing, highlight=False)
+    any_unexpected = bool(audit.unexpected)
+    columns = [("metric", {"min_width": 10}), ("rows", {"justify": "right"}), ("classifications", {"min_width": 20})]
+    table = narrow_table(*columns, *([("unexpected", {"justify": "right"})] if any_unexpected else []))
     for metric_name, counts in sorted(audit.counts(lambda r: r.spec.name).items()):
         unexpected = sum(1 for r in audit.unexpected if r.spec.name == metric_name)
-        table.add_row(shown(metric_name), *(str(counts.get(n, 0)) for n in used), str(unexpected or ""))
-    console.print(table)
+        cells = [shown(short_label(metric_name)), str(sum(counts.values())), counts_text(counts)]
+        table.add_row(*cells, *([str(unexpected)] if any_unexpected else []))
+    console.print(pruned(table))
     console.print(f"pin: {shown(audit.provenance['ragas'].get('pin_status'))}", highlight=False)
     if audit.provenance["ragas"].get("warning"):
         console.print(f"[bold yellow]warning:[/] {shown(audit.provenance['ragas']['warning'])}", highlight=False)
@@ -45,14 +105,14 @@ def print_summary(audit: Audit, out: Path, fail_on: frozenset[str] = frozenset(D
         failing_kind = finding.kind in fail_on
         console.print(f"[{'red' if failing_kind else 'yellow'}]{'drift' if failing_kind else 'finding'}[/] "
                       f"{shown(finding.line())}", highlight=False)
-    console.print(f"reports written to {shown(out)}/ (report.md, report.json, junit.xml)", highlight=False)
+    console.print(f"reports written to {shown(out)}/ ({', '.join(REPORT_FILES)})", highlight=False)
 
 
 @exits_on_harness_errors()
 def run(
     cases: Optional[list[Path]] = typer.Option(None, "--cases", help="Case file(s); default: the bundled suite."),
     out: Path = typer.Option(DEFAULT_OUT, "--out",
-                             help="Folder for report.md, report.json, junit.xml (default: ./ragas-compat-report; "
+                             help="Folder for report.md, report.html, report.json, junit.xml (default: ./ragas-compat-report; "
                                   "the repository's committed reports: --out reports)."),
     expectations: Optional[Path] = typer.Option(None, "--expectations",
                                                 help="Your expectations file (rules and case entries, e.g. from "
@@ -65,22 +125,26 @@ def run(
     ragas_git: Optional[str] = typer.Option(None, "--ragas-git", help="Clone this Ragas repository (cached)."),
     allow_other_commit: bool = typer.Option(False, "--allow-other-commit",
                                             help="Accept a checkout at another commit than the pin."),
-    metrics: Optional[list[str]] = typer.Option(None, "--metric", help="Only these metrics (repeatable)."),
+    metrics: Optional[list[str]] = typer.Option(None, "--metric",
+                                                help="Only these metrics (repeatable; registry names such as "
+                                                     "context_precision_with_reference)."),
     timeout: float = typer.Option(600.0, "--timeout", callback=positive_seconds,
                                   help="Seconds before the probe (or any other subprocess) is stopped."),
+    output: OutputFormat = format_option(),
+    quiet: bool = quiet_option(),
 ) -> None:
     """Run the audit: Ragas and the reference on the same frozen verdicts, classified and reported."""
     kinds = parse_fail_on(fail_on)
+    selected = tuple(metric(name).name for name in resolve_metrics(metrics))
     suite = load_suite(list(cases or []))
     loaded_expectations = load_run_expectations(expectations)
     check_writable(out, REPORT_FILES)
     source = resolve_ragas_source(python=python, checkout=ragas_checkout, git_url=ragas_git,
                                   allow_other_commit=allow_other_commit, timeout=timeout)
-    selected = tuple(metric(name).name for name in metrics or ())
     result = run_audit(suite, loaded_expectations, source, python=python, timeout=timeout,
                        metrics=selected or None)
     write_reports(result.audit, out)
-    print_summary(result.audit, out, kinds)
+    print_summary(result.audit, out, kinds, output, quiet)
     raise typer.Exit(int(exit_code(result.audit, kinds)))
 
 

@@ -11,39 +11,13 @@ verdict) exactly the rows that moved are reported, since case entries are strict
 
 from __future__ import annotations
 
-from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
 from harness.compare.verdict import audit_pairs, out_of_range
+from harness.toml_text import toml_inline_list, toml_string
 
 IDENTICAL_REASON = "bit-equal to the reference value"
-
-
-def toml_string(text: str) -> str:
-    """A TOML basic string (escapes as TOML defines them; every control character escaped)."""
-    out = ['"']
-    for ch in text:
-        if ch == '"':
-            out.append('\\"')
-        elif ch == "\\":
-            out.append("\\\\")
-        elif ch == "\n":
-            out.append("\\n")
-        elif ch == "\t":
-            out.append("\\t")
-        elif ch == "\r":
-            out.append("\\r")
-        elif ord(ch) < 0x20 or ord(ch) == 0x7F:
-            out.append(f"\\u{ord(ch):04x}")
-        else:
-            out.append(ch)
-    out.append('"')
-    return "".join(out)
-
-
-def _list(values: Iterable[str]) -> str:
-    return "[" + ", ".join(toml_string(v) for v in values) + "]"
 
 
 def _reason(expected: Any, classification: str, explanation: str) -> tuple[str, str | None]:
@@ -77,7 +51,7 @@ def _row_entries(audit: Any) -> list[str]:
             key = (name, reason, upstream, out_of_range(row.spec.name, row.ragas_value))
             groups.setdefault(key, []).append(row.target)
         for (name, reason, upstream, oor), targets in groups.items():
-            lines += _entry("case", case.id, [("targets", _list(targets))], name, reason, upstream, oor)
+            lines += _entry("case", case.id, [("targets", toml_inline_list(targets))], name, reason, upstream, oor)
     return lines
 
 
@@ -97,8 +71,8 @@ def _pair_entries(audit: Any) -> list[str]:
             for legacy, collections in legacy_map.items():
                 merged.setdefault(tuple(collections), []).append(legacy)
             for collections, legacies in merged.items():
-                lines += _entry("path_case", case.id, [("legacy_targets", _list(legacies)),
-                                                       ("collections_targets", _list(collections))],
+                lines += _entry("path_case", case.id, [("legacy_targets", toml_inline_list(legacies)),
+                                                       ("collections_targets", toml_inline_list(collections))],
                                 name, reason, upstream)
     return lines
 

@@ -30,7 +30,36 @@ RECOMPUTED_SEMANTICS: dict[str, str] = {
     "coercion": "Ragas coerced the input before scoring it (see the received inputs)",
     # only for dataset means: a single undefined row scored 0.0 is caught before (value None)
     "empty_as_zero": "Ragas scores rows the reference leaves undefined as 0.0 and keeps them in the mean",
+    # a metric whose Ragas class rounds its final score (FactualCorrectness: np.round(score, 2))
+    "rounding": "Ragas rounds its final score",
 }
+
+
+def _semantics(reference: ReferenceOutcome, name: str, default: str) -> str:
+    """The metric's own wording of a known semantics (``details["ragas_semantics"][name]``), else ``default``."""
+    own = reference.details.get("ragas_semantics")
+    return own.get(name, default) if isinstance(own, dict) else default
+
+
+# Named variants of a metric's definition (Ragas's own preprocessing): alternatives keyed
+# "variant:<name>", described in details["variants"][<name>]; a match is within ROUNDING_ULPS.
+VARIANT_PREFIX = "variant:"
+
+
+def matching_variant(ragas: object, reference: ReferenceOutcome) -> str | None:
+    """The name of the first named variant whose recomputed value is within ``ROUNDING_ULPS`` of
+    Ragas's float (None when Ragas raised or none matches)."""
+    if not isinstance(ragas, float) or math.isnan(ragas):
+        return None
+    for key, value in reference.alternatives.items():
+        if key.startswith(VARIANT_PREFIX) and value is not None and ulps_between(ragas, float(value)) <= ROUNDING_ULPS:
+            return key.removeprefix(VARIANT_PREFIX)
+    return None
+
+
+def variant_description(reference: ReferenceOutcome, name: str) -> str:
+    described = reference.details.get("variants")
+    return described.get(name, name) if isinstance(described, dict) else name
 
 
 @dataclass(frozen=True)
@@ -117,7 +146,7 @@ def classify(ragas: RagasValue, reference: ReferenceOutcome) -> Diagnosis:
             closeness = "bit-equal to Ragas" if distance == 0 else (
                 f"{distance} ulp(s) from Ragas's {ragas!r} (summation order)")
             return Diagnosis(Classification.EPSILON,
-                f"Ragas divides by (hits + 1e-10); recomputing that gives {epsilon_value!r}, "
+                f"{_semantics(reference, 'epsilon', 'Ragas divides by (hits + 1e-10)')}; recomputing that gives {epsilon_value!r}, "
                 f"{closeness}, against the exact {reference.value}",
             )
 
@@ -125,7 +154,8 @@ def classify(ragas: RagasValue, reference: ReferenceOutcome) -> Diagnosis:
         alternative = _as_float(reference.alternatives.get(name))
         if alternative is not None and same_float(ragas, alternative):
             return Diagnosis(
-                Classification(name), f"{semantics}: recomputed {alternative!r}, bit-equal to Ragas, against {reference.value}"
+                Classification(name), f"{_semantics(reference, name, semantics)}: recomputed {alternative!r}, "
+                f"bit-equal to Ragas, against {reference.value}"
             )
 
     distance = ulps_between(ragas, exact)
@@ -133,5 +163,13 @@ def classify(ragas: RagasValue, reference: ReferenceOutcome) -> Diagnosis:
         return Diagnosis(Classification.ROUNDING,
             f"{distance} ulp(s) from the exact {reference.value}: float summation order, not meaning",
         )
+    variant = matching_variant(ragas, reference)
+    if variant is not None:
+        value = float(reference.alternatives[VARIANT_PREFIX + variant])  # type: ignore[arg-type]
+        closeness = "bit-equal to Ragas" if same_float(ragas, value) else (
+            f"{ulps_between(ragas, value)} ulp(s) from Ragas's {ragas!r}")
+        return Diagnosis(Classification.VARIANT,
+                         f"{variant_description(reference, variant)}: recomputed {value!r}, {closeness}, "
+                         f"against the textbook {reference.value} ({exact!r})")
     return Diagnosis(Classification.DIVERGENCE, f"Ragas {ragas!r} against reference {reference.value} ({exact!r})"
     )

@@ -34,7 +34,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
 
-from harness.compare.classify import Diagnosis, classify, same_float
+from harness.compare.classify import VARIANT_PREFIX, Diagnosis, classify, matching_variant, same_float
 from harness.metrics.outcome import ReferenceOutcome
 from harness.metrics.registry import metric_names
 from harness.values import RagasError, RagasValue, decode_ragas_value
@@ -159,7 +159,12 @@ def explained_row_value(row: AggregationRow) -> float:
         return 0.0
     if name in ("undefined_nan", "error"):
         return math.nan
-    return exact  # identical; rounding and divergence stay unexplained
+    if name == "variant":
+        variant = matching_variant(row.single_turn_value, ref)
+        return exact if variant is None else float(ref.alternatives[VARIANT_PREFIX + variant])  # type: ignore[arg-type]
+    if name == "rounding" and ref.alternatives.get("rounding") is not None:
+        return float(ref.alternatives["rounding"])  # type: ignore[arg-type]  # the float evaluation recomputed
+    return exact  # identical; rounding without a recomputed float and divergence stay unexplained
 
 
 def _same_value(evaluate_value: float, single_turn: RagasValue) -> bool:

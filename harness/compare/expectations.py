@@ -51,7 +51,7 @@ A row that no case entry names and no rule explains is expected ``identical``; i
 
 from __future__ import annotations
 
-import tomllib
+import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -72,6 +72,7 @@ from harness.compare.rules import (
     subject_of_row,
 )
 from harness.errors import HarnessInputError
+from harness.input_limits import STDIN, STDIN_SOURCE, loads_toml, read_toml
 
 CLASSIFICATION_NAMES: tuple[str, ...] = tuple(str(c) for c in CLASSIFICATIONS)
 
@@ -459,21 +460,18 @@ def parse_expectations(data: Mapping[str, Any], source: str) -> Expectations:
 
 
 def parse_expectations_text(text: str, source: str) -> Expectations:
-    try:
-        data = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
-        raise HarnessInputError(f"{source}: not valid TOML: {exc}", field="expectations") from None
-    return parse_expectations(data, source)
+    """Expectations from TOML text (nesting and number length bounded: ``harness.input_limits``)."""
+    return parse_expectations(loads_toml(text, source, field="expectations"), source)
 
 
 def load_expectations(path: Path, source: str | None = None) -> Expectations:
-    """One expectations file as written (no layering); ``source`` defaults to the file name."""
+    """One expectations file as written (no layering); ``source`` defaults to the file name. ``-`` is
+    standard input; only a regular file of at most the input limit is read (``harness.input_limits``)."""
+    if str(path) == STDIN:
+        source = STDIN_SOURCE
     source = source or path.name
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
+    if str(path) != STDIN and not os.path.lexists(path):
         raise HarnessInputError(f"expectations file {source} does not exist", field="expectations",
-                                value=source) from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise HarnessInputError(f"{source}: cannot read expectations: {exc}", field="expectations") from None
-    return parse_expectations_text(text, source)
+                                value=source)
+    data = read_toml(path, "expectations file", source=source, field="expectations")
+    return parse_expectations(data, source)

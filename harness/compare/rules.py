@@ -16,8 +16,12 @@ Predicates (``when.<name>``):
   (``judge_reply_unparseable``).
 - ``error_type``: Ragas raised an exception of this class name (``ValueError``).
 - ``error_message``: Ragas raised and the message matches this regular expression (``re.search``).
+- ``variant``: Ragas's value is the reference recomputed under one of these named variants of the
+  metric (its alternatives ``variant:<name>``: ``bleu_first_sentence``, ``rouge_porter_stemming`` ...).
 - ``inputs``: facts about the case's inputs as this row's metric reads them, all of which must
-  hold; ``"!fact"`` negates one (``INPUT_FACTS`` lists them with their meaning).
+  hold; ``"!fact"`` negates one (``INPUT_FACTS`` lists them with their meaning; e.g.
+  ``verdict_statements_repeat``: the judge lists one claim or entity twice from the same text;
+  ``no_reference_statements``: the judge found no statement in the reference).
 
 For a legacy-vs-collections pair the reference predicates read the case's reference outcome, the
 error predicates the collections side (the side classified against the legacy value), and ``inputs``
@@ -30,11 +34,14 @@ import json
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from fractions import Fraction
 from typing import Any, Protocol
 
 from harness.cases import Case
 from harness.cases.loader import unknown_key_message
+from harness.compare.classify import matching_variant
 from harness.errors import HarnessInputError
+from harness.metrics.text_reference import levenshtein_similarity
 from harness.values import RagasError
 
 REFERENCE_STATES = ("defined", "undefined", "refused")
@@ -60,17 +67,48 @@ def _is_binary(value: object) -> bool:
     return isinstance(value, bool) or (type(value) is int and value in (0, 1))
 
 
+# keys of a claim object that are not labels: its text, and which text it was taken from
+NON_LABEL_KEYS = frozenset({"statement", "from"})
+
+
+def verdict_key(metric: str) -> str:
+    """The verdict key the metric reads: its registered ``verdicts.key`` (several metrics may share
+    one, e.g. the factual-correctness modes), else the metric name."""
+    from harness.metrics.registry import metric as metric_spec
+    from harness.metrics.registry import metric_names  # registry imports compare lazily
+
+    if metric in metric_names():
+        spec = metric_spec(metric)
+        if spec.verdicts is not None:
+            return spec.verdicts.key
+    return metric
+
+
 def verdict_labels(case: Case, metric: str) -> tuple[Any, ...]:
-    """The labels of the verdict the metric reads (its verdict key is the metric name): a label
-    list as given, or each claim's label (every key of a claim but ``statement``)."""
-    verdict = case.verdicts.get(metric, ())
+    """The labels of the verdict the metric reads: a label list as given, or each claim's label
+    (every key of a claim but ``statement`` and ``from``)."""
+    verdict = case.verdicts.get(verdict_key(metric), ())
     labels: list[Any] = []
     for item in verdict:
         if isinstance(item, Mapping):
-            labels.extend(value for key, value in item.items() if key != "statement")
+            for key, value in item.items():
+                if key not in NON_LABEL_KEYS:  # a list value holds one label per retrieved context
+                    labels.extend(value if isinstance(value, (list, tuple)) else [value])
         else:
             labels.append(item)
     return tuple(labels)
+
+
+def verdict_statements_repeat(case: Case, metric: str) -> bool:
+    """True when the judge lists one statement (claim or entity) twice from the same text."""
+    seen: set[tuple[Any, Any]] = set()
+    for item in case.verdicts.get(verdict_key(metric), ()):
+        if isinstance(item, Mapping) and "statement" in item:
+            key = (item.get("from"), item["statement"])
+            if key in seen:
+                return True
+            seen.add(key)
+    return False
 
 
 def _json(value: Any) -> str:
@@ -128,6 +166,13 @@ def contexts_near_duplicate(retrieved: Sequence[str], reference: Sequence[str] |
     return False
 
 
+def contexts_at_similarity_threshold(retrieved: Sequence[str], reference: Sequence[str] | None,
+                                     threshold: Fraction = Fraction(1, 2)) -> bool:
+    """True when some retrieved context is exactly ``threshold`` similar (1 - normalized Levenshtein
+    distance, computed exactly) to a reference context: where ``>=`` and ``>`` disagree."""
+    return any(r != c and levenshtein_similarity(c, r) == threshold for r in retrieved for c in reference or ())
+
+
 def received_differs(case: Case, received: Mapping[str, Any]) -> bool:
     """True when Ragas's sample held a field with another JSON value than the case gave
     (e.g. ``SingleTurnSample`` turned the ID ``1.0`` into ``1``)."""
@@ -177,10 +222,22 @@ INPUT_FACTS: dict[str, InputFact] = {fact.name: fact for fact in (
               "a retrieved context differs from a reference context but is >= 0.5 similar to it "
               "(1 - normalized Levenshtein distance, Ragas's string-similarity threshold)",
               lambda s: contexts_near_duplicate(s.case.retrieved_contexts, s.case.reference_contexts)),
+    InputFact("contexts_at_similarity_threshold",
+              "a retrieved context is exactly 0.5 similar to a reference context (1 - normalized Levenshtein "
+              "distance, exact): a match for NonLLMContextPrecisionWithReference (>= 0.5), none for "
+              "NonLLMContextRecall (> 0.5)",
+              lambda s: contexts_at_similarity_threshold(s.case.retrieved_contexts, s.case.reference_contexts)),
     InputFact("error_names_empty_input",
               "Ragas raised naming a sample field (user_input, reference, response, retrieved_contexts ...) "
               "that the case gives empty",
               lambda s: error_names_empty_input(s.case, s.ragas_value)),
+    InputFact("verdict_statements_repeat",
+              "the judge lists one statement (claim or entity) twice from the same text",
+              lambda s: verdict_statements_repeat(s.case, s.metric)),
+    InputFact("no_reference_statements",
+              "the row's verdict lists no statement taken from the reference (\"from\": \"reference\")",
+              lambda s: not any(isinstance(i, Mapping) and i.get("from") == "reference"
+                                for i in s.case.verdicts.get(verdict_key(s.metric), ()))),
     InputFact("judge_reply_replaced",
               "the case replaces a judge reply for this metric with raw text (judge_replies)",
               lambda s: bool(s.case.judge_replies.get(s.metric))),
@@ -205,6 +262,7 @@ class Condition:
     error_type: frozenset[str] | None = None
     error_message: re.Pattern[str] | None = None
     inputs: tuple[tuple[str, bool], ...] = ()       # (fact, expected truth)
+    variant: frozenset[str] | None = None
     source: Mapping[str, Any] = field(default_factory=dict, compare=False)
 
     def holds(self, subject: Subject) -> bool:
@@ -225,6 +283,8 @@ class Condition:
         if self.error_message is not None and not (
                 isinstance(value, RagasError) and self.error_message.search(value.message or "")):
             return False
+        if self.variant is not None and matching_variant(value, reference) not in self.variant:
+            return False
         return all(INPUT_FACTS[name].holds(subject) is truth for name, truth in self.inputs)
 
     def describe(self) -> str:
@@ -240,6 +300,8 @@ class Condition:
             parts.append("Ragas raised " + " or ".join(sorted(self.error_type)))
         if self.error_message is not None:
             parts.append(f"error message matches /{self.error_message.pattern}/")
+        if self.variant is not None:
+            parts.append("Ragas's value is the variant " + " or ".join(sorted(self.variant)))
         parts += [("not " if not truth else "") + name for name, truth in self.inputs]
         return "; ".join(parts) or "always"
 
@@ -250,6 +312,8 @@ PREDICATES: dict[str, str] = {
     "reference_error_reason": "the reference refused the row for one of these reasons (details.error_reason)",
     "error_type": "Ragas raised an exception of one of these class names",
     "error_message": "Ragas raised and its message matches this regular expression (re.search)",
+    "variant": ("Ragas's value is, within a few ulps, the reference recomputed under one of these named "
+                "variants (the metric's alternatives 'variant:<name>', e.g. bleu_first_sentence)"),
     "inputs": f"facts about the inputs, all of which hold ('!fact' negates): {', '.join(INPUT_FACTS)}",
 }
 
@@ -280,7 +344,7 @@ def parse_condition(data: Any, where: str) -> Condition:
             raise HarnessInputError(f"{where}.reference: {bad[0]!r} is not one of {', '.join(REFERENCE_STATES)}",
                                     field=f"{where}.reference", value=bad[0])
         kwargs["reference"] = states
-    for key in ("undefined_reason", "reference_error_reason", "error_type"):
+    for key in ("undefined_reason", "reference_error_reason", "error_type", "variant"):
         if key in data:
             kwargs[key] = _names(data[key], f"{where}.{key}")
     if "error_message" in data:

@@ -12,6 +12,9 @@ expectations explains, is fine. Everything else is a *finding* of one kind:
 - ``out_of_range``: a Ragas value outside its metric's range (``value_range``), unless the rule or
   case entry explaining the row allows it (``allow_out_of_range``). NaN is not out of range (it is
   how Ragas encodes undefined); infinities are.
+- ``replay_mismatch``: a case recorded by ``ragas-compat record`` whose offline replay does not
+  reproduce the live Ragas score bit for bit, or whose live outcome cannot be replayed
+  (``harness.compare.replay``).
 
 ``--fail-on`` names the kinds that make the exit code 1 (``FAIL_ON_DEFAULT``: all of them);
 ``none`` fails on nothing (exploration). The reports list every finding whatever ``--fail-on`` says.
@@ -24,13 +27,14 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
+from harness.compare.replay import replay_problems
 from harness.errors import ExitCode, HarnessInputError
 from harness.metrics import registry
 from harness.values import RagasError
 
 Audit = Any  # harness.compare.audit.Audit (which imports this module): rows, pairs, expectation_problems
 
-DRIFT_KINDS: tuple[str, ...] = ("unexplained", "divergence", "out_of_range", "error")
+DRIFT_KINDS: tuple[str, ...] = ("unexplained", "divergence", "out_of_range", "error", "replay_mismatch")
 FAIL_ON_DEFAULT: frozenset[str] = frozenset(DRIFT_KINDS)
 
 # Every current metric is a share or a mean of 0/1 quantities: [0, 1]. Kept here, per metric name of
@@ -156,6 +160,8 @@ def findings(audit: Audit) -> list[Finding]:
     found = [finding for row in audit.rows for finding in row_findings(row)]
     found += [finding for pair in audit_pairs(audit) for finding in pair_findings(pair)]
     found += [Finding("unexplained", None, None, None, None, problem) for problem in audit.expectation_problems]
+    found += [Finding("replay_mismatch", case_id, target, classification, None, message)
+              for case_id, target, classification, message in replay_problems(audit)]
     return found
 
 
@@ -168,9 +174,14 @@ def exit_code(audit: Audit, fail_on: frozenset[str] = FAIL_ON_DEFAULT) -> ExitCo
     return ExitCode.DRIFT if failing(findings(audit), fail_on) else ExitCode.OK
 
 
+# Kinds listed in ``counts`` only when they occur (only suites recorded by ``ragas-compat record`` can have them).
+OCCASIONAL_KINDS: frozenset[str] = frozenset({"replay_mismatch"})
+
+
 def counts(found: Iterable[Finding]) -> dict[str, int]:
-    """Findings per kind, every kind present (zeros included), in ``DRIFT_KINDS`` order."""
+    """Findings per kind, in ``DRIFT_KINDS`` order: every kind (zeros included) but the occasional
+    ones, which appear only when found."""
     result = {kind: 0 for kind in DRIFT_KINDS}
     for finding in found:
         result[finding.kind] += 1
-    return result
+    return {kind: n for kind, n in result.items() if n or kind not in OCCASIONAL_KINDS}

@@ -304,12 +304,17 @@ WITH_REFERENCE = "context_precision_with_reference"
 WITHOUT_REFERENCE = "context_precision_without_reference"
 STRING_MATCH = "context_precision_string_match"
 
+WITH_REFERENCE_TARGETS = (targets(Api.LEGACY, "LLMContextPrecisionWithReference", "ContextPrecision")
+                          + targets(Api.COLLECTIONS, "ContextPrecisionWithReference", "ContextPrecision"))
+WITHOUT_REFERENCE_TARGETS = (targets(Api.LEGACY, "LLMContextPrecisionWithoutReference", "ContextUtilization")
+                             + targets(Api.COLLECTIONS, "ContextPrecisionWithoutReference", "ContextUtilization"))
+STRING_MATCH_TARGETS = targets(Api.LEGACY, "NonLLMContextPrecisionWithReference")
+
 SPECS: tuple[MetricSpec, ...] = (
     MetricSpec(
         name=WITH_REFERENCE,
         reference_on=f"verdicts.{WITH_REFERENCE}",
-        ragas_targets=(targets(Api.LEGACY, "LLMContextPrecisionWithReference", "ContextPrecision")
-                       + targets(Api.COLLECTIONS, "ContextPrecisionWithReference", "ContextPrecision")),
+        ragas_targets=WITH_REFERENCE_TARGETS,
         fields_read=("user_input", "retrieved_contexts", "reference"),
         denominator=AP_DENOMINATOR,
         undefined_policy=AP_UNDEFINED,
@@ -322,13 +327,12 @@ SPECS: tuple[MetricSpec, ...] = (
         explain=ExplainAdapter(
             command="context-precision", takes="labels",
             inputs_help="LABELS (one 0/1 per retrieved context, rank order, e.g. 1,0,1) [--corpus-relevant R]",
-            targets=targets(Api.LEGACY, "LLMContextPrecisionWithReference", "ContextPrecision"),
+            targets=WITH_REFERENCE_TARGETS,
             case_inputs=_explain_labels(WITH_REFERENCE), quantities=_ap_quantities, takes_corpus_relevant=True)),
     MetricSpec(
         name=WITHOUT_REFERENCE,
         reference_on=f"verdicts.{WITHOUT_REFERENCE}",
-        ragas_targets=(targets(Api.LEGACY, "LLMContextPrecisionWithoutReference", "ContextUtilization")
-                       + targets(Api.COLLECTIONS, "ContextPrecisionWithoutReference", "ContextUtilization")),
+        ragas_targets=WITHOUT_REFERENCE_TARGETS,
         fields_read=("user_input", "retrieved_contexts", "response"),
         denominator=AP_DENOMINATOR,
         undefined_policy=AP_UNDEFINED,
@@ -340,13 +344,13 @@ SPECS: tuple[MetricSpec, ...] = (
         explain=ExplainAdapter(
             command="context-precision-without-reference", takes="labels",
             inputs_help="LABELS (one 0/1 per retrieved context: useful for the response, rank order)",
-            targets=targets(Api.LEGACY, "LLMContextPrecisionWithoutReference", "ContextUtilization"),
+            targets=WITHOUT_REFERENCE_TARGETS,
             case_inputs=_explain_labels(WITHOUT_REFERENCE),
             quantities=lambda reference, given: ap_quantities(reference, given, uses_corpus_relevant=False))),
     MetricSpec(
         name=STRING_MATCH,
         reference_on="reference_contexts (labels: retrieved context i exactly equals some reference context)",
-        ragas_targets=targets(Api.LEGACY, "NonLLMContextPrecisionWithReference"),
+        ragas_targets=STRING_MATCH_TARGETS,
         fields_read=("retrieved_contexts", "reference_contexts"),
         denominator="retrieved contexts equal to a reference context (Ragas adds 1e-10)",
         undefined_policy=("None when no retrieved context equals a reference context ('no_relevant_retrieved') or "
@@ -357,6 +361,6 @@ SPECS: tuple[MetricSpec, ...] = (
         fuzz_inputs=lambda draw: {"reference_contexts": draw.reference_contexts},
         explain=ExplainAdapter(
             command="string-match-precision", takes="texts", inputs_help=TEXTS_HELP,
-            targets=targets(Api.LEGACY, "NonLLMContextPrecisionWithReference"), case_inputs=explain_texts,
+            targets=STRING_MATCH_TARGETS, case_inputs=explain_texts,
             quantities=lambda reference, given: ap_quantities(reference, given, uses_corpus_relevant=False))),
 )

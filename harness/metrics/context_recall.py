@@ -68,7 +68,7 @@ SPECS: tuple[MetricSpec, ...] = (
         explain=ExplainAdapter(
             command="context-recall", takes="labels",
             inputs_help='LABELS (one 0/1 "attributed" per reference claim; "" = zero claims)',
-            targets=targets(Api.LEGACY, "LLMContextRecall", "ContextRecall"),
+            targets=targets(Api.LEGACY, "LLMContextRecall", "ContextRecall") + targets(Api.COLLECTIONS, "ContextRecall"),
             case_inputs=explain_claims(CONTEXT_RECALL, "attributed", "reference"),
             quantities=lambda reference, given: claim_quantities(reference, "CR", "reference"))),
     MetricSpec(

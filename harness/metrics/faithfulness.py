@@ -37,7 +37,7 @@ SPECS: tuple[MetricSpec, ...] = (
         explain=ExplainAdapter(
             command="faithfulness", takes="labels",
             inputs_help='LABELS (one 0/1 verdict per response claim; "" = zero claims)',
-            targets=targets(Api.LEGACY, "Faithfulness"),
+            targets=targets(Api.LEGACY, "Faithfulness") + targets(Api.COLLECTIONS, "Faithfulness"),
             case_inputs=explain_claims(FAITHFULNESS, "verdict", "response"),
             quantities=lambda reference, given: claim_quantities(reference, "F", "response"))),
 )

@@ -10,11 +10,22 @@ user's own metric or a test's toy one; ``unregister()`` takes it away again.
 from __future__ import annotations
 
 from harness.errors import HarnessInputError
-from harness.metrics import context_precision, context_recall, faithfulness, id_overlap, judge_audit
+from harness.metrics import (
+    context_entity_recall,
+    context_precision,
+    context_recall,
+    factual_correctness,
+    faithfulness,
+    id_overlap,
+    judge_audit,
+    noise_sensitivity,
+    semantic_similarity,
+    text_similarity,
+)
 from harness.metrics.spec import MetricSpec
 from harness.vocabulary import TargetId
 
-FAMILIES = (context_precision, context_recall, id_overlap, faithfulness, judge_audit)
+FAMILIES = (context_precision, context_recall, id_overlap, faithfulness, judge_audit, factual_correctness, context_entity_recall, noise_sensitivity, text_similarity, semantic_similarity)
 
 _REGISTRY: dict[str, MetricSpec] = {}
 

@@ -12,7 +12,6 @@ import datetime as _dt
 import os
 import re
 import tempfile
-import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -21,8 +20,10 @@ from packaging.requirements import InvalidRequirement, Requirement
 from packaging.version import InvalidVersion, Version
 
 from harness.errors import HarnessInputError
+from harness.input_limits import loads_toml, read_text
 from harness.pin.blobs import is_blob_id
 from harness.resources import pinned
+from harness.toml_text import toml_block_list, toml_string
 
 DEFAULT_MANIFEST_PATH = pinned("pin.toml")
 
@@ -133,11 +134,12 @@ class PinManifest:
 def load_manifest(path: str | Path | None = None) -> PinManifest:
     """Read and validate the manifest at ``path`` (default: ``pinned/pin.toml``)."""
     manifest_path = Path(path) if path is not None else DEFAULT_MANIFEST_PATH
-    try:
-        text = manifest_path.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise HarnessInputError(f"{manifest_path}: cannot read pin manifest ({exc.strerror or exc})",
-                                field="path", value=str(manifest_path)) from None
+    try:  # a regular file within the input limits; not stdin: `pin record` writes the manifest back
+        text = read_text(manifest_path, "pin manifest", source=str(manifest_path), allow_stdin=False)
+    except HarnessInputError as exc:
+        reason = str(exc).removeprefix(f"{manifest_path}: ")
+        raise HarnessInputError(f"{manifest_path}: cannot read pin manifest ({reason})", field="path",
+                                value=str(manifest_path)) from None
     return parse_manifest(text, origin=str(manifest_path), path=manifest_path)
 
 
@@ -146,10 +148,7 @@ load_pin = load_manifest  # the name the run uses
 
 def parse_manifest(text: str, *, origin: str = "<pin manifest>", path: Path | None = None) -> PinManifest:
     """Parse and validate manifest TOML text; every problem is reported together."""
-    try:
-        data = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
-        raise HarnessInputError(f"{origin}: not valid TOML: {exc}", field="<toml>") from None
+    data = loads_toml(text, origin, field="<toml>")
     problems: list[str] = []
     pin = _parse_pin(data.get("pin"), problems)
     audited = _parse_audited(data.get("audited"), problems)
@@ -317,10 +316,12 @@ def load_constraints(path: str | Path) -> list[Constraint]:
     """Parse a pip constraints file: one requirement per line, ``# why`` after it."""
     constraints_path = Path(path)
     try:
-        lines = constraints_path.read_text(encoding="utf-8").splitlines()
-    except OSError as exc:
-        raise HarnessInputError(f"{constraints_path}: cannot read constraints ({exc.strerror or exc})",
-                                field="path", value=str(constraints_path)) from None
+        lines = read_text(constraints_path, "constraints file", source=str(constraints_path),
+                          allow_stdin=False).splitlines()
+    except HarnessInputError as exc:
+        reason = str(exc).removeprefix(f"{constraints_path}: ")
+        raise HarnessInputError(f"{constraints_path}: cannot read constraints ({reason})", field="path",
+                                value=str(constraints_path)) from None
     result: list[Constraint] = []
     problems: list[str] = []
     for number, raw in enumerate(lines, start=1):
@@ -350,61 +351,36 @@ _HEADER = """\
 """
 
 
-def _toml_string(value: str) -> str:
-    out = ['"']
-    for char in value:
-        if char == '"':
-            out.append('\\"')
-        elif char == "\\":
-            out.append("\\\\")
-        elif char == "\n":
-            out.append("\\n")
-        elif char == "\t":
-            out.append("\\t")
-        elif ord(char) < 0x20 or ord(char) == 0x7F:
-            out.append(f"\\u{ord(char):04x}")
-        else:
-            out.append(char)
-    out.append('"')
-    return "".join(out)
-
-
-def _toml_list(values: tuple[str, ...] | list[str]) -> str:
-    if not values:
-        return "[]"
-    return "[\n" + "".join(f"    {_toml_string(v)},\n" for v in values) + "]"
-
-
 def dump_manifest(manifest: PinManifest) -> str:
     """The manifest as TOML text in the canonical layout (round-trips through parse_manifest)."""
     pin = manifest.pin
     lines = [_HEADER, "[pin]",
-             f"commit = {_toml_string(pin.commit)}",
-             f"repository = {_toml_string(pin.repository)}",
-             f"former_repositories = [{', '.join(_toml_string(r) for r in pin.former_repositories)}]",
+             f"commit = {toml_string(pin.commit)}",
+             f"repository = {toml_string(pin.repository)}",
+             f"former_repositories = [{', '.join(toml_string(r) for r in pin.former_repositories)}]",
              f"date = {pin.date.isoformat()}",
-             f"nearest_release = {_toml_string(pin.nearest_release)}",
-             f"relation = {_toml_string(pin.relation)}",
+             f"nearest_release = {toml_string(pin.nearest_release)}",
+             f"relation = {toml_string(pin.relation)}",
              "",
              "[environment]",
-             f"constraints = {_toml_string(manifest.constraints_file)}",
+             f"constraints = {toml_string(manifest.constraints_file)}",
              "",
              "[audited]",
-             f"files = {_toml_list(manifest.audited_files)}"]
+             f"files = {toml_block_list(manifest.audited_files)}"]
     for point in manifest.reference_points:
-        lines += ["", "[[reference_points]]", f"name = {_toml_string(point.name)}",
-                  f"kind = {_toml_string(point.kind)}"]
+        lines += ["", "[[reference_points]]", f"name = {toml_string(point.name)}",
+                  f"kind = {toml_string(point.kind)}"]
         if point.commit is not None:
-            lines.append(f"commit = {_toml_string(point.commit)}")
+            lines.append(f"commit = {toml_string(point.commit)}")
         if point.date is not None:
             lines.append(f"date = {point.date.isoformat()}")
-        lines.append(f"source = {_toml_string(point.source)}")
+        lines.append(f"source = {toml_string(point.source)}")
         if point.absent:
-            lines.append(f"absent = {_toml_list(point.absent)}")
+            lines.append(f"absent = {toml_block_list(point.absent)}")
         if point.blobs:
             lines.append("[reference_points.blobs]")
             ordered = [f for f in manifest.audited_files if f in point.blobs]
-            lines += [f"{_toml_string(f)} = {_toml_string(point.blobs[f])}" for f in ordered]
+            lines += [f"{toml_string(f)} = {toml_string(point.blobs[f])}" for f in ordered]
     text = "\n".join(lines) + "\n"
     reparsed = parse_manifest(text, origin="<dumped manifest>", path=manifest.path)
     if replace(reparsed, path=None) != replace(manifest, path=None):

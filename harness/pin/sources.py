@@ -645,7 +645,7 @@ def measure_reference_point(path: str | Path, manifest: PinManifest, *, name: st
                 f"than its tree has ({', '.join(contradictions)}); the recorded hashes are wrong — fix "
                 f"pin.toml by hand", field="reference_points", value=existing.name)
     kind = "tag" if name in tags else "commit"
-    date = commit.committed_datetime.astimezone(_dt.timezone.utc).date()
+    date = commit.committed_datetime.astimezone(_dt.UTC).date()
     source = (f"ragas-compat pin record: git blob ids in the tree of commit {commit.hexsha[:7]} "
               f"(checkout {root.resolve().name})")
     return ReferencePoint(name=name, kind=kind, commit=commit.hexsha, date=date, source=source,

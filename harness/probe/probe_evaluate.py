@@ -29,13 +29,18 @@ import warnings
 
 try:
     from .probe_prompt_book import PromptBook
-    from .probe_protocol import API_LEGACY, encode_score, encode_warnings, target_name
-    from .probe_scoring import legacy_judge_class, resolve_legacy_class
+    from .probe_protocol import API_LEGACY, encode_score, encode_warnings
+    from .probe_scoring import constructor_options, frozen_embeddings, legacy_judge_class, resolve_legacy_class
     from .probe_targets import TARGET_ROWS, TARGETS_BY_NAME, Target, TargetRow
 except ImportError:
     from probe_prompt_book import PromptBook  # type: ignore[no-redef]
-    from probe_protocol import API_LEGACY, encode_score, encode_warnings, target_name  # type: ignore[no-redef]
-    from probe_scoring import legacy_judge_class, resolve_legacy_class  # type: ignore[no-redef]
+    from probe_protocol import API_LEGACY, encode_score, encode_warnings  # type: ignore[no-redef]
+    from probe_scoring import (  # type: ignore[no-redef]
+        constructor_options,
+        frozen_embeddings,
+        legacy_judge_class,
+        resolve_legacy_class,
+    )
     from probe_targets import TARGET_ROWS, TARGETS_BY_NAME, Target, TargetRow  # type: ignore[no-redef]
 
 
@@ -43,13 +48,15 @@ def metric_sets(rows: tuple[TargetRow, ...]) -> tuple[tuple[str, tuple[str, ...]
     """The legacy targets of ``rows`` in metric sets: the first class of every LLM row
     ("legacy_llm"), the other classes of the LLM rows ("legacy_llm_aliases": a row's classes
     share a metric name), and the classes of the rows that need no LLM ("legacy_non_llm")."""
-    def names(classes: t.Iterable[str]) -> tuple[str, ...]:
-        return tuple(target_name(API_LEGACY, c) for c in classes)
+    def legacy(row: TargetRow) -> list[str]:
+        # target names carry a row's configuration (legacy:FactualCorrectness[mode=precision]); such an
+        # instance is renamed the same way in evaluate() (_metrics_with_judges), so names stay unique
+        return [target.name for target in row.targets() if target.api == API_LEGACY]
 
-    llm = [row.legacy_classes for row in rows if row.needs_judge and row.legacy_classes]
-    return (("legacy_llm", names(classes[0] for classes in llm)),
-            ("legacy_llm_aliases", names(c for classes in llm for c in classes[1:])),
-            ("legacy_non_llm", names(c for row in rows if not row.needs_judge for c in row.legacy_classes)))
+    llm = [legacy(row) for row in rows if row.needs_judge and row.legacy_classes]
+    return (("legacy_llm", tuple(names[0] for names in llm)),
+            ("legacy_llm_aliases", tuple(n for names in llm for n in names[1:])),
+            ("legacy_non_llm", tuple(n for row in rows if not row.needs_judge for n in legacy(row))))
 
 
 METRIC_SETS: tuple[tuple[str, tuple[str, ...]], ...] = metric_sets(TARGET_ROWS)
@@ -121,19 +128,38 @@ def _metrics_with_judges(targets: tuple[Target, ...], cases: tuple[dict, ...]
     for target in targets:
         cls = resolve_legacy_class(target)
         if not target.needs_judge:
-            metrics.append(cls())
+            options = constructor_options(cls, target.options)
+            if target.row.embeddings:  # one frozen model answering for every case's texts
+                options["embeddings"] = frozen_embeddings(
+                    {"embeddings": {k: v for c in cases for k, v in (c.get("embeddings") or {}).items()}})
+            metric = cls(**options)
+            if target.row.variant:
+                metric.name = f"{metric.name}{target.row.variant}"
+            metrics.append(metric)
             books.append(None)
             continue
         book = PromptBook()
-        metric = cls(llm=judge_cls(book))
+        metric = cls(llm=judge_cls(book), **constructor_options(cls, target.options))
+        if target.row.variant:  # one name per configuration: evaluate() keys its columns by name
+            metric.name = f"{metric.name}{target.row.variant}"
         for case in cases:
             target.expect_prompts(metric, case, book)
         metrics.append(metric)
         books.append(book)
-    names = [m.name for m in metrics]
+    names = [result_key(m) for m in metrics]
     if len(set(names)) != len(names):
         raise BadEvaluateRequest(f"metric names must be unique within one evaluate() run: {names}")
     return metrics, books
+
+
+def result_key(metric: t.Any) -> str:
+    """The column evaluate() files the metric's scores under: its name, or ``name(mode=...)`` for a
+    class with a ``mode`` (Ragas's ``ModeMetric``, e.g. FactualCorrectness, NoiseSensitivity)."""
+    try:
+        from ragas.metrics.base import ModeMetric
+    except ImportError:
+        return metric.name
+    return f"{metric.name}(mode={metric.mode})" if isinstance(metric, ModeMetric) else metric.name
 
 
 def _dataset(targets: tuple[Target, ...], cases: tuple[dict, ...]) -> t.Any:
@@ -175,7 +201,7 @@ def run_group(api: str, set_name: str, targets: tuple[Target, ...], cases: tuple
         warnings.simplefilter("always")
         try:
             metrics, books = _metrics_with_judges(targets, cases)
-            record["ragas_names"] = [m.name for m in metrics]
+            record["ragas_names"] = [result_key(m) for m in metrics]
             result = _call(api, _dataset(targets, cases), metrics, settings)
         except Exception as exc:
             record["run_error"] = {"type": type(exc).__name__, "message": str(exc)}

@@ -11,7 +11,11 @@ ask the same prompts: same kinds, same inputs, same reply layout. They differ on
   ``prompt``, ``nli_statements_prompt`` vs ``nli_statement_prompt``, ...), and
 - what follows a raw reply the response model cannot parse: the legacy API asks its "fix output
   format" prompt once (and gets the same text back, so parsing fails and the metric raises); on
-  the collections path retries belong to the instructor client, which the stub replaces.
+  the collections path retries belong to the instructor client, which the stub replaces;
+- for FactualCorrectness, the decomposition input (collections adds ``atomicity``/``coverage``) and
+  whether the NLI prompt is asked for zero claims (legacy: yes, with an empty list).
+  (A collections prompt rendered by a function, e.g. NoiseSensitivity's, has no ``instruction``
+  attribute: its instruction is the rendered text before the output-format line.)
 
 A :class:`PromptAdapter` holds exactly that difference; :data:`LEGACY_PROMPTS` and
 :data:`COLLECTIONS_PROMPTS` are the two. A script is called as
@@ -40,7 +44,13 @@ CONTEXT_PRECISION = "context_precision"
 CONTEXT_RECALL_CLASSIFICATION = "context_recall_classification"
 STATEMENT_GENERATOR = "statement_generator"
 NLI_STATEMENTS = "nli_statements"
-PROMPT_KINDS = (CONTEXT_PRECISION, CONTEXT_RECALL_CLASSIFICATION, STATEMENT_GENERATOR, NLI_STATEMENTS)
+CLAIM_DECOMPOSITION = "claim_decomposition"
+CLAIM_NLI = "claim_nli"                      # FactualCorrectness's NLI prompt (same text, another attribute)
+ENTITY_EXTRACTION = "entity_extraction"
+NOISE_STATEMENTS = "noise_statements"        # NoiseSensitivity's statement generator
+NOISE_NLI = "noise_nli"                      # NoiseSensitivity's NLI prompt
+PROMPT_KINDS = (CONTEXT_PRECISION, CONTEXT_RECALL_CLASSIFICATION, STATEMENT_GENERATOR, NLI_STATEMENTS,
+                CLAIM_DECOMPOSITION, CLAIM_NLI, ENTITY_EXTRACTION, NOISE_STATEMENTS, NOISE_NLI)
 
 
 @dataclass(frozen=True, eq=False)
@@ -50,10 +60,34 @@ class PromptAdapter:
     api: str
     attributes: Mapping[str, str]  # prompt kind -> attribute of the metric instance holding that prompt
     format_fix_after_raw_reply: bool
+    # FactualCorrectness: the collections class puts atomicity/coverage into the decomposition input;
+    # the legacy class asks its NLI prompt even for zero claims (the collections class skips it)
+    decomposition_names_granularity: bool = False
+    nli_with_zero_claims: bool = False
 
     def instruction(self, metric: t.Any, kind: str) -> str:
         """The instruction of the ``kind`` prompt of ``metric`` (AttributeError when it has none)."""
-        return getattr(metric, self.attributes[kind]).instruction
+        prompt = getattr(metric, self.attributes[kind])
+        instruction = getattr(prompt, "instruction", None)
+        if instruction is None and hasattr(prompt, "to_string") and hasattr(prompt, "input_model"):
+            return rendered_instruction(prompt)
+        if instruction is None:
+            raise AttributeError(f"{type(prompt).__name__} has no instruction")
+        return instruction
+
+
+OUTPUT_FORMAT_LINE = "\nPlease return the output in a JSON format"
+
+
+def rendered_instruction(prompt: t.Any) -> str:
+    """The instruction of a prompt rendered by a function (no ``instruction`` attribute): render it on
+    an empty input of its input model and keep the text before the output-format line."""
+    empty = {name: ([] if t.get_origin(f.annotation) is list else "")
+             for name, f in prompt.input_model.model_fields.items()}
+    head, sep, _ = prompt.to_string(prompt.input_model(**empty)).partition(OUTPUT_FORMAT_LINE)
+    if not sep:
+        raise AttributeError(f"{type(prompt).__name__}: no instruction before the output-format line")
+    return head
 
 
 LEGACY_PROMPTS = PromptAdapter(API_LEGACY, {
@@ -61,14 +95,24 @@ LEGACY_PROMPTS = PromptAdapter(API_LEGACY, {
     CONTEXT_RECALL_CLASSIFICATION: "context_recall_prompt",
     STATEMENT_GENERATOR: "statement_generator_prompt",
     NLI_STATEMENTS: "nli_statements_prompt",
-}, format_fix_after_raw_reply=True)
+    CLAIM_DECOMPOSITION: "claim_decomposition_prompt",
+    CLAIM_NLI: "nli_prompt",
+    ENTITY_EXTRACTION: "context_entity_recall_prompt",
+    NOISE_STATEMENTS: "statement_generator_prompt",
+    NOISE_NLI: "nli_statements_prompt",
+}, format_fix_after_raw_reply=True, nli_with_zero_claims=True)
 
 COLLECTIONS_PROMPTS = PromptAdapter(API_COLLECTIONS, {
     CONTEXT_PRECISION: "prompt",
     CONTEXT_RECALL_CLASSIFICATION: "prompt",
     STATEMENT_GENERATOR: "statement_generator_prompt",
     NLI_STATEMENTS: "nli_statement_prompt",
-}, format_fix_after_raw_reply=False)
+    CLAIM_DECOMPOSITION: "prompt",
+    CLAIM_NLI: "nli_prompt",
+    ENTITY_EXTRACTION: "prompt",
+    NOISE_STATEMENTS: "statement_prompt",
+    NOISE_NLI: "faithfulness_prompt",
+}, format_fix_after_raw_reply=False, decomposition_names_granularity=True)
 
 PROMPTS_BY_API: dict[str, PromptAdapter] = {p.api: p for p in (LEGACY_PROMPTS, COLLECTIONS_PROMPTS)}
 
@@ -149,3 +193,73 @@ def faithfulness_script(prompts: PromptAdapter, metric: t.Any, case: dict, book:
                 for c in claims]},
             label="verdicts.faithfulness (verdicts)",
         )
+
+
+def factual_correctness_script(prompts: PromptAdapter, metric: t.Any, case: dict, book: PromptBook) -> None:
+    """FactualCorrectness: decompose the response -> NLI of its claims against the reference; unless
+    ``metric.mode == "precision"``, also decompose the reference -> NLI of its claims against the
+    response. Claims come from ``verdicts.factual_correctness`` by their ``from``. The collections
+    class adds ``atomicity``/``coverage`` to the decomposition input and skips the NLI prompt for zero
+    claims; the legacy class asks it with an empty statement list."""
+    claims = case["verdicts"]["factual_correctness"]
+    mode = getattr(metric, "mode", "f1")  # Ragas's defaults for an instance that does not say
+    sides = [("response", "reference")] + ([] if mode == "precision" else [("reference", "response")])
+    for source, premise in sides:
+        own = [c for c in claims if c.get("from") == source]
+        statements = [c["statement"] for c in own]
+        decomposition_input: dict = {"response": case.get(source)}
+        if prompts.decomposition_names_granularity:
+            decomposition_input.update(atomicity=getattr(metric, "atomicity", "low"),
+                                       coverage=getattr(metric, "coverage", "low"))
+        book.expect(CLAIM_DECOMPOSITION, prompts.instruction(metric, CLAIM_DECOMPOSITION), decomposition_input,
+                    {"claims": statements}, label=f"verdicts.factual_correctness ({source} claims)")
+        if statements or prompts.nli_with_zero_claims:
+            book.expect(CLAIM_NLI, prompts.instruction(metric, CLAIM_NLI),
+                        {"context": case.get(premise), "statements": statements},
+                        {"statements": [{"statement": c["statement"], "reason": FROZEN_REASON,
+                                         "verdict": c["verdict"]} for c in own]},
+                        label=f"verdicts.factual_correctness ({source} verdicts)")
+
+
+def context_entity_recall_script(prompts: PromptAdapter, metric: t.Any, case: dict, book: PromptBook) -> None:
+    """ContextEntityRecall: entity extraction from the reference, then from the joined contexts
+    (``verdicts.context_entity_recall`` by ``from``)."""
+    items = case["verdicts"]["context_entity_recall"]
+    instruction = prompts.instruction(metric, ENTITY_EXTRACTION)
+    for source, text in (("reference", case.get("reference")),
+                         ("contexts", "\n".join(case.get("retrieved_contexts") or []))):
+        book.expect(ENTITY_EXTRACTION, instruction, {"text": text},
+                    {"entities": [i["statement"] for i in items if i.get("from") == source]},
+                    label=f"verdicts.context_entity_recall ({source} entities)")
+
+
+def noise_sensitivity_script(prompts: PromptAdapter, metric: t.Any, case: dict, book: PromptBook) -> None:
+    """NoiseSensitivity: statements of the reference and of the response (question, text); for each
+    retrieved context, NLI of the reference statements and of the response statements against it;
+    then NLI of the response statements against the reference (``verdicts.noise_sensitivity``).
+    Nothing is asked when an input is empty (both APIs raise ValueError first)."""
+    if not all(case.get(f) for f in ("user_input", "response", "reference", "retrieved_contexts")):
+        return
+    items = case["verdicts"]["noise_sensitivity"]
+    reference = [i for i in items if i.get("from") == "reference"]
+    response = [i for i in items if i.get("from") == "response"]
+    generator = prompts.instruction(metric, NOISE_STATEMENTS)
+    nli = prompts.instruction(metric, NOISE_NLI)
+    for source, own in (("reference", reference), ("response", response)):
+        book.expect(NOISE_STATEMENTS, generator,
+                    {"question": case.get("user_input"), "answer": case.get(source)},
+                    {"statements": [i["statement"] for i in own]},
+                    label=f"verdicts.noise_sensitivity ({source} statements)")
+
+    def verdicts(own: list, label_of: t.Callable[[dict], t.Any]) -> dict:
+        return {"statements": [{"statement": i["statement"], "reason": FROZEN_REASON, "verdict": label_of(i)}
+                               for i in own]}
+
+    for j, context in enumerate(case["retrieved_contexts"]):
+        for source, own in (("reference", reference), ("response", response)):
+            book.expect(NOISE_NLI, nli, {"context": context, "statements": [i["statement"] for i in own]},
+                        verdicts(own, lambda i, _j=j: i["contexts"][_j]),
+                        label=f"verdicts.noise_sensitivity ({source} statements vs retrieved_contexts[{j}])")
+    book.expect(NOISE_NLI, nli, {"context": case.get("reference"), "statements": [i["statement"] for i in response]},
+                verdicts(response, lambda i: i["verdict"]),
+                label="verdicts.noise_sensitivity (response statements vs the reference)")

@@ -16,6 +16,7 @@ Ragas; running a target does, so set RAGAS_DO_NOT_TRACK before that.
 
 from __future__ import annotations
 
+import enum
 import importlib
 import inspect
 import types
@@ -132,6 +133,27 @@ def declared_columns(metric: t.Any) -> list[str]:
     return [f"evaluation_mode={getattr(mode, 'name', mode)}"] if mode is not None else []
 
 
+def frozen_embeddings(case: dict) -> t.Any:
+    """The case's frozen embedding model (``embeddings``: text -> vector), content-keyed (imports Ragas)."""
+    return _probe_module("probe_embeddings_stub").FrozenEmbeddings(case.get("embeddings") or {})
+
+
+def constructor_options(cls: type, options: dict) -> dict:
+    """The row's options as the class takes them: a string given for a parameter whose default is
+    an Enum member becomes that Enum's member (``distance_measure="jaro"`` ->
+    ``DistanceMeasure.JARO`` of the class's own module)."""
+    try:
+        parameters = inspect.signature(cls).parameters
+    except (TypeError, ValueError):
+        return dict(options)
+    out = dict(options)
+    for key, value in options.items():
+        default = parameters[key].default if key in parameters else None
+        if isinstance(value, str) and isinstance(default, enum.Enum):
+            out[key] = type(default)(value)
+    return out
+
+
 def _record_received(metric: t.Any, fields: tuple[str, ...], received: dict) -> None:
     """Wrap the instance's ``_single_turn_ascore`` (0.1.x: ``_ascore``) to record the sample
     Ragas hands it, under our field names."""
@@ -160,7 +182,10 @@ async def run_legacy_target(target: Target, case: dict) -> ProbeResult:
             cls = resolve_legacy_class(target)
             result["ragas_class"] = f"{cls.__module__}.{cls.__qualname__}"
             sample_cls, judge_cls = _single_turn_sample(), legacy_judge_class()
-            metric = cls(llm=judge_cls(book)) if target.needs_judge else cls()
+            options = constructor_options(cls, target.options)
+            if target.row.embeddings:
+                options["embeddings"] = frozen_embeddings(case)
+            metric = cls(llm=judge_cls(book), **options) if target.needs_judge else cls(**options)
             result["exported"] = getattr(importlib.import_module("ragas.metrics"), cls.__name__, None) is cls
             result["required_columns"] = declared_columns(metric)
             target.expect_prompts(metric, case, book)
@@ -226,7 +251,10 @@ async def run_collections_target(target: Target, case: dict) -> ProbeResult:
             cls = resolve_collections_class(target)
             result["ragas_class"] = f"{cls.__module__}.{cls.__qualname__}"
             judge = collections_judge_class()(book)
-            metric = cls(llm=judge)
+            options = constructor_options(cls, target.options)
+            if target.row.embeddings:
+                options["embeddings"] = frozen_embeddings(case)
+            metric = cls(llm=judge, **options) if target.needs_judge else cls(**options)
             try:
                 target.expect_prompts(metric, case, book)
             except AttributeError as exc:

@@ -30,9 +30,12 @@ try:
         PROMPTS_BY_API,
         PromptAdapter,
         Script,
+        context_entity_recall_script,
         context_precision_script,
         context_recall_script,
+        factual_correctness_script,
         faithfulness_script,
+        noise_sensitivity_script,
     )
     from .probe_prompt_book import PromptBook
     from .probe_protocol import API_COLLECTIONS, API_LEGACY, target_name
@@ -41,9 +44,12 @@ except ImportError:  # run_probe.py: the script's folder is on sys.path
         PROMPTS_BY_API,
         PromptAdapter,
         Script,
+        context_entity_recall_script,
         context_precision_script,
         context_recall_script,
+        factual_correctness_script,
         faithfulness_script,
+        noise_sensitivity_script,
     )
     from probe_prompt_book import PromptBook  # type: ignore[no-redef]
     from probe_protocol import API_COLLECTIONS, API_LEGACY, target_name  # type: ignore[no-redef]
@@ -82,6 +88,11 @@ class TargetRow:
     legacy_module: str                  # where the legacy classes live when ragas.metrics does not export them
     collections_classes: tuple[str, ...] = ()
     script: Script | None = None        # the judge script (both APIs); None: the classes need no LLM
+    # a non-default configuration of the classes: constructor keyword arguments, and the suffix that
+    # names it in the target (``legacy:FactualCorrectness[mode=precision]``)
+    options: tuple[tuple[str, t.Any], ...] = ()
+    variant: str = ""
+    embeddings: bool = False            # the classes take a (frozen, content-keyed) embedding model
 
     @property
     def needs_judge(self) -> bool:
@@ -104,7 +115,12 @@ class Target:
 
     @property
     def name(self) -> str:
-        return target_name(self.api, self.class_name)
+        return target_name(self.api, self.class_name + self.row.variant)
+
+    @property
+    def options(self) -> dict[str, t.Any]:
+        """Constructor keyword arguments of the configuration the row runs (beyond ``llm``)."""
+        return dict(self.row.options)
 
     @property
     def metric(self) -> str:
@@ -140,6 +156,20 @@ _IDS = ("retrieved_context_ids", "reference_context_ids")
 _CPR = "context_precision_with_reference"
 _CPN = "context_precision_without_reference"
 
+_TEXTS = ("reference", "response")
+_STR = "ragas.metrics._string"
+
+
+def wants_string_metrics(case: dict) -> bool:
+    """The case asks for the string metrics (``"string_metrics": true``)."""
+    return case.get("string_metrics") is True
+
+
+def _variant_name(options: tuple[tuple[str, t.Any], ...]) -> str:
+    """``[rouge_type=rougeL,mode=fmeasure]`` for a non-default configuration, ``""`` otherwise."""
+    return "[" + ",".join(f"{k}={v}" for k, v in options) + "]" if options else ""
+
+
 TARGET_ROWS: tuple[TargetRow, ...] = (
     TargetRow(_CPR, _CPR, _WITH_REF, has_verdict(_CPR),
               ("LLMContextPrecisionWithReference", "ContextPrecision"), _CP,
@@ -161,6 +191,44 @@ TARGET_ROWS: tuple[TargetRow, ...] = (
     TargetRow("faithfulness", "faithfulness", ("user_input", "response", "retrieved_contexts"),
               has_verdict("faithfulness"), ("Faithfulness",), "ragas.metrics._faithfulness",
               ("Faithfulness",), faithfulness_script),
+    # issue 18: judged metrics beyond precision, recall and faithfulness
+    *(TargetRow(_metric, "factual_correctness", ("response", "reference"), has_verdict("factual_correctness"),
+                ("FactualCorrectness",), "ragas.metrics._factual_correctness", ("FactualCorrectness",),
+                factual_correctness_script, _options, _variant)
+      for _metric, _options, _variant in (
+          ("factual_correctness_f1", (), ""),
+          ("factual_correctness_precision", (("mode", "precision"),), "[mode=precision]"),
+          ("factual_correctness_recall", (("mode", "recall"),), "[mode=recall]"),
+          ("factual_correctness_fbeta", (("beta", 0.5),), "[beta=0.5]"))),
+    TargetRow("context_entity_recall", "context_entity_recall", ("reference", "retrieved_contexts"),
+              has_verdict("context_entity_recall"), ("ContextEntityRecall",),
+              "ragas.metrics._context_entities_recall", ("ContextEntityRecall",), context_entity_recall_script),
+    *(TargetRow(_metric, "noise_sensitivity", ("user_input", "response", "reference", "retrieved_contexts"),
+                has_verdict("noise_sensitivity"), ("NoiseSensitivity",), "ragas.metrics._noise_sensitivity",
+                ("NoiseSensitivity",), noise_sensitivity_script, _options, _variant)
+      for _metric, _options, _variant in (
+          ("noise_sensitivity_relevant", (), ""),
+          ("noise_sensitivity_irrelevant", (("mode", "irrelevant"),), "[mode=irrelevant]"))),
+    # issue 19: string, n-gram and edit-similarity metrics (no LLM); they read response and reference
+    # and run on cases with "string_metrics": true. A parameter of the class is its own metric and row.
+    *(TargetRow(_metric, None, _TEXTS, wants_string_metrics, _legacy, _module, _collections, None, _options,
+                _variant_name(_options))
+      for _metric, _legacy, _module, _collections, _options in (
+          ("exact_match", ("ExactMatch",), _STR, ("ExactMatch",), ()),
+          ("string_presence", ("StringPresence",), _STR, ("StringPresence",), ()),
+          *((f"string_similarity_{_m}", ("NonLLMStringSimilarity",), _STR, ("NonLLMStringSimilarity",),
+             (("distance_measure", _m),)) for _m in ("levenshtein", "hamming", "jaro", "jaro_winkler")),
+          ("bleu", ("BleuScore",), "ragas.metrics._bleu_score", ("BleuScore",), ()),
+          ("chrf", ("ChrfScore",), "ragas.metrics._chrf_score", ("CHRFScore",), ()),
+          *((f"rouge_{_t[5:].lower()}_{_mode}", ("RougeScore",), "ragas.metrics._rouge_score", ("RougeScore",),
+             (("rouge_type", _t), ("mode", _mode)))
+            for _t in ("rouge1", "rougeL") for _mode in ("precision", "recall", "fmeasure")))),
+    # issue 19: SemanticSimilarity on frozen embeddings (case key "embeddings": text -> vector)
+    TargetRow("semantic_similarity", None, _TEXTS, has_fields("embeddings"), ("SemanticSimilarity",),
+              "ragas.metrics._answer_similarity", ("SemanticSimilarity",), embeddings=True),
+    TargetRow("semantic_similarity_threshold", None, _TEXTS, has_fields("embeddings"), ("SemanticSimilarity",),
+              "ragas.metrics._answer_similarity", ("SemanticSimilarity",), None, (("threshold", 0.5),),
+              "[threshold=0.5]", embeddings=True),
 )
 
 _ALL = tuple(target for row in TARGET_ROWS for target in row.targets())

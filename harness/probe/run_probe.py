@@ -130,7 +130,8 @@ def check_targets(targets: list[str] | None) -> None:
     known = TARGETS_BY_NAME
     unknown = [t for t in targets if t not in known and t not in SELFTEST_TARGETS]
     if unknown:
-        raise BadRequest(f"unknown targets {unknown}; known: {sorted(known)}")
+        # the unknown names last: the host keeps the tail of a long message (the table has many targets)
+        raise BadRequest(f"known targets: {', '.join(sorted(known))}; unknown targets {unknown}")
 
 
 def write(document: ProbeOutput, output: str | None) -> None:

@@ -79,8 +79,8 @@ def check_writable(folder: Path, names: tuple[str, ...] | list[str] = ()) -> Non
     """Fail early (before any work) when reports could not be written into ``folder``, or when one of
     ``names`` there is in the way (a folder, a device...)."""
     folder = Path(folder)
-    _make_folder(folder)
     try:
+        folder.mkdir(parents=True, exist_ok=True)
         with tempfile.NamedTemporaryFile(dir=folder, prefix=".write-check.", delete=True):
             pass
     except OSError as exc:

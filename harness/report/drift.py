@@ -18,6 +18,7 @@ KIND_MEANING: dict[str, str] = {
     "divergence": "a divergence no rule explains",
     "out_of_range": "a Ragas value outside the metric's range",
     "error": "an error no rule explains",
+    "replay_mismatch": "a recorded case whose offline replay does not reproduce the live Ragas score bit for bit",
 }
 
 

@@ -24,6 +24,7 @@ from harness.compare.dataset_level import (
     row_status,
     sentence,
 )
+from harness.compare.findings import key_finding_json, key_findings, verdict_json
 from harness.compare.verdict import pair_findings, row_findings
 from harness.metrics.outcome import ReferenceOutcome
 from harness.report.drift import expectations_json, findings_json
@@ -47,6 +48,8 @@ def _reference_json(reference: ReferenceOutcome) -> dict[str, Any]:
         "reference_denominator": reference.denominator,
         "reference_alternatives": encode_detail(dict(reference.alternatives)),
         "reference_details": encode_detail(dict(reference.details)),
+        # an independent library's value of the same quantity (string metrics), or why it is absent
+        "oracle": encode_detail(reference.details.get("oracle")),
     }
 
 
@@ -216,6 +219,8 @@ def audit_to_json(audit: Audit) -> dict[str, Any]:
         "encoding": {"NaN": "the string \"NaN\"", "undefined": "null",
                      "error": "an object with key \"error\"", "exact": "a fraction string such as \"5/6\""},
         "provenance": audit.provenance,
+        "verdict": verdict_json(audit),
+        "findings": [key_finding_json(f) for f in key_findings(audit)],
         "summary": summary_json(audit),
         "metrics": metric_entries(audit),
         "results": [row_json(row) for row in audit.rows],

@@ -17,7 +17,6 @@ from harness.compare.audit import Audit
 from harness.compare.verdict import audit_pairs, pair_findings, row_findings
 from harness.report.text import ragas_text, reference_texts
 
-
 # Not allowed by XML 1.0 (https://www.w3.org/TR/xml/#charsets), or allowed but discouraged (DEL, C1).
 _NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\ud800-\udfff\ufffe\uffff]")
 

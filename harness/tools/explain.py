@@ -13,7 +13,7 @@ Command-line input syntax (parsed here, so the errors can name position and toke
   empty list (zero claims / nothing retrieved). Values other than 0/1 (e.g. ``2``) are accepted
   on purpose: the reference refuses them and Ragas coerces them, which is worth explaining.
 - ID lists: a JSON array, e.g. ``'[1, "1", "d2"]'``: ``1`` is the integer ID and ``"1"`` the
-  string ID, so the two stay distinguishable. Items must be strings or finite numbers.
+  string ID, so the two stay distinguishable. Items are any JSON scalar, as in a case file.
 - judge-audit label maps: JSON objects ``'{"c1": 1, "c2": 0}'`` (claim ID -> label).
 
 judge-audit has no Ragas counterpart: only the reference is computed (no probe run).
@@ -30,11 +30,13 @@ from fractions import Fraction
 from typing import Any
 
 from harness.cases import Case, parse_suite
+from harness.cases.loader import relevant_label_count
 from harness.compare.audit import build_audit
 from harness.compare.classify import Diagnosis
 from harness.compare.expectations import Expectations
 from harness.errors import HarnessInputError, RagasUnavailable
-from harness.metrics.labels import coerce_by_truthiness, ragas_labels
+from harness.input_limits import MAX_DEPTH, MAX_LIST_ITEMS, MAX_NUMBER_CHARS, loads_json
+from harness.metrics.names import resolve
 from harness.metrics.outcome import ReferenceOutcome
 from harness.metrics.registry import all_metrics
 from harness.metrics.spec import ExplainAdapter, ExplainInput, MetricSpec, Quantity
@@ -61,8 +63,11 @@ class ExplainMetric:
 
 
 def explain_metrics() -> tuple[ExplainMetric, ...]:
-    """Every registered metric with an explain adapter, in registry order."""
-    return tuple(ExplainMetric(spec.explain.command, spec.name, spec.explain.targets, spec.explain.inputs_help, spec)
+    """Every registered metric with an explain adapter, in registry order, named by its registry name
+    (``harness.metrics.names``); its targets are the adapter's, every legacy and collections target of
+    the metric when the adapter names none."""
+    return tuple(ExplainMetric(spec.name, spec.name, tuple(spec.explain.targets or spec.ragas_targets),
+                               spec.explain.inputs_help, spec)
                  for spec in all_metrics() if spec.explain is not None)
 
 
@@ -71,14 +76,11 @@ def explain_names() -> tuple[str, ...]:
 
 
 def explain_metric(name: str) -> ExplainMetric:
-    """The explain metric called ``name`` (its command name or its registry name; ``_`` and ``-``
-    alike); HarnessInputError listing the valid names otherwise."""
-    wanted = name.strip().lower().replace("_", "-")
-    for candidate in explain_metrics():
-        if wanted in (candidate.name, candidate.registry_name.replace("_", "-")):
-            return candidate
-    raise HarnessInputError(f"unknown metric {name!r}; valid metrics: {', '.join(explain_names())}",
-                            field="METRIC", value=name)
+    """The explain metric called ``name`` (its registry name, or another spelling that
+    ``harness.metrics.names.resolve`` accepts); HarnessInputError listing the valid names otherwise."""
+    candidates = explain_metrics()
+    spec, _ = resolve(name, option="METRIC", among=tuple(m.spec for m in candidates))
+    return next(m for m in candidates if m.registry_name == spec.name)
 
 
 # --------------------------------------------------------------------------- parsing inputs
@@ -94,11 +96,20 @@ def parse_labels(text: str, field_name: str = "LABELS") -> list[int | bool]:
     """
     if text.strip() == "":
         return []
+    count = text.count(",") + 1
+    if count > MAX_LIST_ITEMS:
+        raise HarnessInputError(
+            f"{field_name}: {count} labels; at most {MAX_LIST_ITEMS} are explained (the limit of a case's lists)",
+            field=field_name, value=count)
     labels: list[int | bool] = []
     column = 1
     for position, token in enumerate(text.split(","), start=1):
         stripped = token.strip()
         lowered = stripped.lower()
+        if _INTEGER.match(stripped) and len(stripped) > MAX_NUMBER_CHARS:
+            raise HarnessInputError(
+                f"{field_name}: item {position} is a number of {len(stripped)} characters; numbers are limited "
+                f"to {MAX_NUMBER_CHARS} characters", field=f"{field_name}[{position - 1}]", value=stripped[:12])
         if _INTEGER.match(stripped):
             labels.append(int(stripped))
         elif lowered in ("true", "false"):
@@ -116,8 +127,15 @@ def parse_labels(text: str, field_name: str = "LABELS") -> list[int | bool]:
 
 
 def _parse_json(text: str, option: str, example: str) -> Any:
+    """The option's JSON, parsed within ``harness.input_limits`` (nesting, number length, unicode)
+    and holding at most MAX_LIST_ITEMS items."""
     try:
-        return json.loads(text, parse_constant=lambda c: _reject(option, text, c))
+        value = json.loads(text, parse_constant=lambda c: _reject(option, text, c),
+                           parse_int=lambda t: _bounded_number(option, t, int),
+                           parse_float=lambda t: _bounded_number(option, t, float))
+    except RecursionError:
+        raise HarnessInputError(f"{option}: JSON nested deeper than {MAX_DEPTH} arrays/objects",
+                                field=option) from None
     except json.JSONDecodeError as err:
         raise HarnessInputError(
             f"{option} {text!r}: not valid JSON: {err.msg} at column {err.colno} "
@@ -125,6 +143,18 @@ def _parse_json(text: str, option: str, example: str) -> Any:
             f"\n  {text}\n  {' ' * err.pos}^\n"
             f"  expected e.g. {option} '{example}'",
             field=option, value=text) from None
+    loads_json(json.dumps(value), option)  # depth and lone surrogates, the same checks as a case file
+    if isinstance(value, (list, dict)) and len(value) > MAX_LIST_ITEMS:
+        raise HarnessInputError(f"{option}: {len(value)} items; at most {MAX_LIST_ITEMS} are explained "
+                                "(the limit of a case's lists)", field=option, value=len(value))
+    return value
+
+
+def _bounded_number(option: str, token: str, convert: Any) -> Any:
+    if len(token) > MAX_NUMBER_CHARS:
+        raise HarnessInputError(f"{option}: a number of {len(token)} characters; numbers are limited to "
+                                f"{MAX_NUMBER_CHARS} characters", field=option, value=token[:12])
+    return convert(token)
 
 
 def _reject(option: str, text: str, constant: str) -> Any:
@@ -132,8 +162,10 @@ def _reject(option: str, text: str, constant: str) -> Any:
                             value=constant)
 
 
-def parse_id_list(text: str, option: str) -> list[str | int | float]:
-    """A JSON array of IDs: ``'[1, "1", "d2"]'`` (the integer 1 and the string "1" stay distinct)."""
+def parse_id_list(text: str, option: str) -> list[str | int | float | bool | None]:
+    """A JSON array of IDs: ``'[1, "1", "d2"]'`` (the integer 1 and the string "1" stay distinct).
+    Any JSON scalar is an ID, as in a case file (``true`` and ``null`` too: the reference refuses them
+    and Ragas coerces them, which ``run`` reports and ``explain`` explains alike)."""
     example = '[1, "1", "d2"]'
     value = _parse_json(text, option, example)
     if not isinstance(value, list):
@@ -141,10 +173,10 @@ def parse_id_list(text: str, option: str) -> list[str | int | float]:
             f"{option} {text!r}: expected a JSON array of IDs, e.g. {option} '{example}', "
             f"got a JSON {type(value).__name__}", field=option, value=value)
     for index, item in enumerate(value):
-        if isinstance(item, bool) or not isinstance(item, (str, int, float)):
+        if isinstance(item, (list, dict)):
             raise HarnessInputError(
-                f"{option} {text!r}: item {index} is {json.dumps(item)}; an ID must be a JSON string or number",
-                field=f"{option}[{index}]", value=item)
+                f"{option} {text!r}: item {index} is {json.dumps(item)}; an ID must be a JSON scalar "
+                "(string, number, boolean or null)", field=f"{option}[{index}]", value=item)
     return value
 
 
@@ -238,11 +270,11 @@ def _check_corpus_relevant(spec: ExplainMetric, labels: Sequence[object], corpus
     if not spec.adapter.takes_corpus_relevant:
         raise HarnessInputError(f"--corpus-relevant does not apply to {spec.name}",
                                 field="--corpus-relevant", value=corpus_relevant)
-    hits = sum(ragas_labels(labels) or coerce_by_truthiness(labels))
+    hits = relevant_label_count(tuple(labels))  # the case loader's rule: run and explain refuse alike
     if corpus_relevant < hits:
         raise HarnessInputError(
             f"--corpus-relevant {corpus_relevant}: R counts every relevant item in the corpus, so it cannot be "
-            f"smaller than the {hits} relevant contexts among the labels", field="--corpus-relevant",
+            f"smaller than the {hits} relevant contexts among the labels (1 or true)", field="--corpus-relevant",
             value=corpus_relevant)
 
 

@@ -16,6 +16,7 @@ from harness.compare.verdict import findings
 from harness.report.markdown.api_paths import api_paths_markdown
 from harness.report.markdown.dataset_level import dataset_level_markdown
 from harness.report.markdown.drift import drift_markdown, expectations_markdown
+from harness.report.markdown.findings import findings_markdown
 from harness.report.markdown.table import markdown_table
 from harness.report.text import ragas_text, reference_texts
 from harness.vocabulary import Classification
@@ -38,6 +39,9 @@ def _provenance(audit: Audit) -> list[str]:
         ["Expectations", p.get("expectations", "?")],
         ["Network", p.get("network", "?")],
     ]
+    if "oracles" in p:
+        rows.append(["Oracles", ", ".join(f"{name} {version}" if version else f"{name} absent"
+                                          for name, version in p["oracles"].items())])
     return ["## Provenance", ""] + warning + markdown_table(["", ""], rows)
 
 
@@ -68,21 +72,29 @@ def _summary(audit: Audit) -> list[str]:
 
 
 def _by_classification(audit: Audit) -> list[str]:
+    """One section per classification: its cause, then its rows grouped by what explains them, each
+    group's reason right above the rows it explains (unexplained rows first)."""
     lines = ["## Causes, by classification", ""]
     for name in CLASSIFICATIONS:
         rows = [r for r in audit.rows if r.classification.name == name]
         if not rows or name == "identical":
             continue
         lines += [f"### `{name}` ({len(rows)} rows)", "", Classification(name).cause, ""]
-        reasons = sorted({(r.expected.by or "", r.expected.reason, r.expected.upstream) for r in rows
-                          if r.expected.reason and not r.unexpected})
-        for by, reason, upstream in reasons:
-            lines.append(f"- Explained by {by}: {reason}" + (f" ({upstream})" if upstream else ""))
-        if reasons:
+        groups: dict[tuple[str, str, str], list] = {}
+        for r in rows:
+            key = ("", "", "") if r.unexpected or not r.expected.explained else \
+                (r.expected.label or "", r.expected.reason or "", r.expected.upstream or "")
+            groups.setdefault(key, []).append(r)
+        for (label, reason, upstream), members in sorted(groups.items()):
+            if label:
+                lines.append(f"**Expected because** ({label}, {len(members)} rows): {reason}"
+                             + (f" ({upstream})" if upstream else ""))
+            else:
+                lines.append(f"**Not explained** by any rule or case entry ({len(members)} rows):")
             lines.append("")
-        lines += markdown_table(["case", "Ragas target", "Ragas value", "reference", "why"],
-                        [[r.case.id, r.target, ragas_text(r), reference_texts(r)[0], r.classification.explanation]
-                         for r in rows])
+            lines += markdown_table(["case", "Ragas target", "Ragas value", "reference", "why"],
+                                    [[r.case.id, r.target, ragas_text(r), reference_texts(r)[0],
+                                      r.classification.explanation] for r in members])
     identical = sum(1 for r in audit.rows if r.classification.name == "identical")
     lines += [f"### `identical` ({identical} rows)", "", Classification.IDENTICAL.cause, ""]
     return lines
@@ -101,13 +113,15 @@ def _per_metric(audit: Audit) -> list[str]:
                   for t in entry["ragas_targets"]]
         lines.append("")
         table = []
+        oracle = any(isinstance(r.reference.details.get("oracle"), dict) for r in rows)
         for r in rows:
             exact, as_float = reference_texts(r)
             mark = r.classification.name if not r.unexpected else f"**{r.classification.name}** (expected {r.expected.classification})"
             table.append([r.case.id, r.case.category, r.target, ragas_text(r),
-                          exact, as_float, mark])
-        lines += markdown_table(["case", "category", "Ragas target", "Ragas value (repr)", "reference (exact)",
-                         "reference (float)", "classification"], table)
+                          exact, as_float, mark] + ([oracle_text(r.reference.details.get("oracle"))] if oracle else []))
+        oracle_note = [oracle_line(rows)] if oracle else []
+        lines += oracle_note + markdown_table(["case", "category", "Ragas target", "Ragas value (repr)", "reference (exact)",
+                         "reference (float)", "classification"] + (["oracle"] if oracle else []), table)
     return lines
 
 
@@ -132,8 +146,21 @@ def render_markdown(audit: Audit) -> str:
     lines = [f"# Ragas compatibility audit: suite `{audit.suite.name}`", "",
              "Ragas's own scoring classes and the reference implementations ran on identical frozen "
              "judge verdicts; every difference is classified below.", ""]
-    for part in (_provenance, _summary, drift_markdown, _by_classification, expectations_markdown,
+    for part in (findings_markdown, _provenance, _summary, drift_markdown, _by_classification, expectations_markdown,
                  api_paths_markdown, _per_metric,
                  dataset_level_markdown, _reference_only):
         lines += part(audit)
     return "\n".join(lines).rstrip() + "\n"
+
+
+def oracle_text(oracle: Any) -> str:
+    """An oracle's value (full repr), or why it is absent."""
+    if not isinstance(oracle, dict):
+        return ""
+    return repr(oracle["value"]) if "value" in oracle else f"absent ({oracle.get('library')})"
+
+
+def oracle_line(rows: list[Any]) -> str:
+    """The oracle library and call behind the metric's oracle column."""
+    oracle = next(r.reference.details["oracle"] for r in rows if isinstance(r.reference.details.get("oracle"), dict))
+    return f"Oracle: {oracle.get('library')}, `{oracle.get('call')}`.\n"

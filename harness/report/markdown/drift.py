@@ -18,7 +18,7 @@ def drift_markdown(audit: Any) -> list[str]:
     lines = ["## Drift", "",
              "Findings by kind (the exit code counts the kinds chosen with `--fail-on`, all by default): "
              + ", ".join(f"{n} {kind}" for kind, n in by_kind.items() if n) + ".", ""]
-    lines += [f"- `{kind}`: {KIND_MEANING[kind]}" for kind in DRIFT_KINDS if by_kind[kind]]
+    lines += [f"- `{kind}`: {KIND_MEANING[kind]}" for kind in DRIFT_KINDS if by_kind.get(kind)]
     lines.append("")
     lines += markdown_table(["kind", "case", "Ragas target", "classification", "expected", "why"],
                             [[f.kind, f.case_id or "—", f.target or "—", f.classification or "—",

@@ -48,6 +48,7 @@ LONG_LIST = (20, 60)          # length range of a "long" label list or claim set
 LONG_IDS = (30, 100)          # length range of each "long" ID list
 MAX_REFERENCE_CONTEXTS = 6    # keeps the string targets' K x |reference| comparisons cheap
 NON_BINARY_LABEL = 2
+MAX_FUZZ_CASES = 50_000       # --n: the run holds every case and row in memory (~15 kB a case before scoring)
 
 
 def fuzz_metrics() -> tuple[str, ...]:
@@ -242,10 +243,19 @@ def generate_case(seed: int, index: int, metrics: Sequence[str] | None = None) -
     return case
 
 
-def generate_cases(n: int, seed: int, metrics: Sequence[str] | None = None) -> list[dict[str, Any]]:
-    """Cases ``0 .. n-1`` of ``seed`` (the same list for the same arguments, every time)."""
+def check_case_count(n: int) -> None:
+    """``--n`` is 0 .. MAX_FUZZ_CASES: every case (and its rows) is held in memory until the report is
+    written, about 15 kB each before scoring; more cases come from more seeds, not a larger n."""
     if n < 0:
         raise HarnessInputError(f"--n: expected a number of cases >= 0, got {n}", field="--n", value=n)
+    if n > MAX_FUZZ_CASES:
+        raise HarnessInputError(f"--n: {n} cases; at most {MAX_FUZZ_CASES} per run (case i of a seed does not "
+                                f"depend on --n: run more seeds for more cases)", field="--n", value=n)
+
+
+def generate_cases(n: int, seed: int, metrics: Sequence[str] | None = None) -> list[dict[str, Any]]:
+    """Cases ``0 .. n-1`` of ``seed`` (the same list for the same arguments, every time)."""
+    check_case_count(n)
     chosen = check_metrics(metrics)
     return [generate_case(seed, i, chosen) for i in range(n)]
 

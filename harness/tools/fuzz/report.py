@@ -17,6 +17,7 @@ from harness.compare.audit import AuditRow
 from harness.compare.classify import CLASSIFICATIONS
 from harness.report.atomic import write_reports_atomically
 from harness.report.json_report import reference_value_json
+from harness.report.markdown.table import markdown_table
 from harness.tools.fuzz.runner import EXPLAINED, UNEXPLAINED, FuzzRun
 from harness.tools.fuzz.shrink import example_case, example_size, smallest_per_classification, smallest_per_target
 from harness.values import RagasError, encode_detail, encode_fraction, encode_ragas_value
@@ -98,11 +99,6 @@ def fuzz_to_json(run: FuzzRun) -> dict[str, Any]:
     }
 
 
-def _table(header: list[str], rows: list[list[str]]) -> list[str]:
-    lines = ["| " + " | ".join(header) + " |", "|" + "|".join("---" for _ in header) + "|"]
-    return lines + ["| " + " | ".join(r) + " |" for r in rows]
-
-
 def _md_value(value: Any) -> str:
     if isinstance(value, dict) and "error" in value:
         return f"error {value['error']['type']}: {value['error']['message']}"
@@ -121,15 +117,15 @@ def fuzz_to_markdown(data: dict[str, Any]) -> str:
              + ", ".join(data["unexplained_classifications"]) + ".", "",
              f"String-similarity targets: {data['string_targets']}.", "",
              "## Counts", ""]
-    lines += _table(["classification", "pairs"], [[c, str(data["by_classification"][c])] for c in CLASSIFICATIONS])
-    lines += ["", "## Counts per Ragas target", ""]
-    lines += _table(["target", *used], [[t, *(str(counts[c]) for c in used)]
+    lines += markdown_table(["classification", "pairs"], [[c, str(data["by_classification"][c])] for c in CLASSIFICATIONS])
+    lines += ["## Counts per Ragas target", ""]
+    lines += markdown_table(["target", *used], [[t, *(str(counts[c]) for c in used)]
                                         for t, counts in data["by_target"].items()])
     if data["errors"]:
-        lines += ["", "## Errors raised by Ragas", ""]
-        lines += _table(["target", "error", "count"],
+        lines += ["## Errors raised by Ragas", ""]
+        lines += markdown_table(["target", "error", "count"],
                         [[e["target"], f"{e['type']}: {e['message']}", str(e["count"])] for e in data["errors"]])
-    lines += ["", "## Smallest unexplained examples", "", f"Shrinking: {data['shrinking']}.", ""]
+    lines += ["## Smallest unexplained examples", "", f"Shrinking: {data['shrinking']}.", ""]
     if not data["smallest_examples"]:
         lines.append("None: every pair has an explained classification.")
     for name, example in data["smallest_examples"].items():

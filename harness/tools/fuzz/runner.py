@@ -25,15 +25,22 @@ from typing import Any
 from harness.cases.loader import Suite, _build_case, parse_suite
 from harness.compare.audit import AuditRow, build_audit
 from harness.compare.expectations import Expectations
-from harness.errors import RagasUnavailable
+from harness.errors import HarnessInputError, RagasUnavailable
 from harness.runner import ProbeRun, run_probe
-from harness.tools.fuzz.generator import check_metrics, fuzz_suite_document, generate_cases, targets_for
+from harness.tools.fuzz.generator import (
+    check_case_count,
+    check_metrics,
+    fuzz_suite_document,
+    generate_cases,
+    targets_for,
+)
 
 EXPLAINED: tuple[str, ...] = ("identical", "epsilon", "undefined_nan", "empty_as_zero", "dedup", "coercion",
-                              "rounding")
+                              "rounding", "variant")
 UNEXPLAINED: tuple[str, ...] = ("divergence", "error")
 PAIRING_CHUNK = 20             # cases per build_audit call (see _pair)
 MAX_BATCH = 2000               # cases per probe process when --batch-size is not given
+MAX_WORKERS = 64               # --workers: probe processes (each imports Ragas, ~200 MB) at a time
 BATCH_TIMEOUT_FLOOR = 600.0    # seconds; a batch may also take 2 s per case
 NO_EXPECTATIONS = Expectations("fuzz (no expectations)", ())
 
@@ -80,6 +87,14 @@ def plan_batches(n: int, workers: int, batch_size: int | None = None) -> list[tu
         count = workers * math.ceil(n / (workers * MAX_BATCH))
         batch_size = math.ceil(n / count)
     return [(start, min(start + batch_size, n)) for start in range(0, n, batch_size)]
+
+
+def check_fuzz_arguments(n: int, workers: int) -> None:
+    """``--n`` within 0 .. MAX_FUZZ_CASES and ``--workers`` within 1 .. MAX_WORKERS (HarnessInputError, exit 2)."""
+    check_case_count(n)
+    if not 1 <= workers <= MAX_WORKERS:
+        raise HarnessInputError(f"--workers: {workers}; expected 1 to {MAX_WORKERS} probe processes at a time",
+                                field="--workers", value=workers)
 
 
 def fuzz_suite(cases: list[dict[str, Any]], seed: int, *, validate: bool) -> Suite:
@@ -131,9 +146,10 @@ def run_fuzz(n: int, seed: int, metrics: Sequence[str] | None = None, *, workers
     Raises HarnessInputError for bad arguments and FuzzProbeFailed when a probe process fails."""
     probe = probe or run_probe
     started = time.perf_counter()
+    workers = workers or default_workers()
+    check_fuzz_arguments(n, workers)  # before anything is generated: a huge --n is refused at once
     chosen = check_metrics(metrics)
     targets = targets_for(chosen)
-    workers = workers or default_workers()
     cases = generate_cases(n, seed, chosen)
     suite = fuzz_suite(cases, seed, validate=validate)
     batches = plan_batches(n, workers, batch_size)

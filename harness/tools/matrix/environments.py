@@ -24,7 +24,6 @@ import shutil
 import subprocess
 import sys
 import time
-import tomllib
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -35,6 +34,7 @@ from packaging.specifiers import InvalidSpecifier, SpecifierSet
 from packaging.version import InvalidVersion, Version
 
 from harness.errors import HarnessInputError
+from harness.input_limits import read_bytes, read_toml, source_name
 from harness.resources import pinned
 
 DEFAULT_VERSIONS_FILE = pinned("versions.toml")
@@ -61,16 +61,18 @@ class VersionRule:
 
 def load_version_rules(path: Path = DEFAULT_VERSIONS_FILE) -> tuple[VersionRule, ...]:
     """The ``[[rule]]`` tables of a versions file; bad entries raise HarnessInputError."""
-    try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
-    except OSError as exc:
-        raise HarnessInputError(f"{path.name}: cannot read it ({exc.strerror})", field="versions") from None
-    except tomllib.TOMLDecodeError as exc:
-        raise HarnessInputError(f"{path.name}: not valid TOML: {exc}", field="versions") from None
+    data = read_toml(path, "versions file", field="versions")  # a regular file (or -), bounded
+    table = data.get("rule", [])
+    if not isinstance(table, list):
+        raise HarnessInputError(f"{source_name(path)}: rule: expected [[rule]] tables", field="rule", value=table)
     rules = []
-    for index, entry in enumerate(data.get("rule", [])):
-        where = f"{path.name}: rule[{index}]"
+    for index, entry in enumerate(table):
+        where = f"{source_name(path)}: rule[{index}]"
+        if not isinstance(entry, dict):
+            raise HarnessInputError(f"{where}: expected a table", field=where, value=entry)
         try:
+            if not isinstance(entry.get("versions", ""), str):
+                raise InvalidSpecifier(repr(entry.get("versions")))
             versions = SpecifierSet(entry.get("versions", ""))
         except InvalidSpecifier:
             raise HarnessInputError(f"{where}.versions: {entry.get('versions')!r} is not a PEP 440 specifier set",
@@ -299,7 +301,7 @@ def lock_digest(lock: Path | None) -> str | None:
     """sha256 of a lock file's text (None when there is none): a changed lock rebuilds the environment."""
     if lock is None or not lock.exists():
         return None
-    return hashlib.sha256(lock.read_bytes()).hexdigest()
+    return hashlib.sha256(read_bytes(lock, "matrix lock file", allow_stdin=False)).hexdigest()  # regular, bounded
 
 
 def marker_is_current(marker: dict | None, requirements: Sequence[str], env_dir: Path,

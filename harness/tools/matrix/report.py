@@ -177,7 +177,7 @@ def render_markdown(matrix: Matrix) -> str:
 
 _COLORS = {
     "identical": "#c8e6c9", "epsilon": "#dcedc8", "rounding": "#f0f4c3", "undefined_nan": "#fff9c4",
-    "empty_as_zero": "#ffe0b2", "dedup": "#e1bee7", "coercion": "#d1c4e9", "divergence": "#ffcdd2",
+    "empty_as_zero": "#ffe0b2", "dedup": "#e1bee7", "coercion": "#d1c4e9", "variant": "#b3e5fc", "divergence": "#ffcdd2",
     "error": "#ef9a9a", "unavailable": "#e0e0e0", "absent": "#f5f5f5",
 }
 _CSS = """

@@ -1,0 +1,118 @@
+"""``ragas-compat record``: run Ragas once with a live judge and write a case file that replays offline.
+
+``register(app)`` adds the command. This is the only command that talks to a model, and it says so.
+Exit codes: 0 every selected sample recorded; 1 some samples could not be recorded (the judge was
+unreachable for them; rerun to continue); 2 bad input or usage (bad dataset, missing key, unreachable
+endpoint, unknown model: before any sample is scored, nothing written); 3 Ragas could not be run.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Optional
+
+import typer
+
+from harness.cli.common import exits_on_harness_errors, positive_seconds, shown, stderr, stdout
+from harness.errors import ExitCode, HarnessInputError
+from harness.tools.record.session import Judge, Progress, endpoint, record
+
+
+def _settings(values: list[str] | None) -> dict:
+    """``--judge-setting key=value`` (value as JSON when it parses, else a string)."""
+    out: dict = {}
+    for item in values or []:
+        key, sep, raw = item.partition("=")
+        if not sep or not key.strip():
+            raise HarnessInputError(f"--judge-setting {item!r}: expected key=value", field="--judge-setting")
+        try:
+            out[key.strip()] = json.loads(raw)
+        except ValueError:
+            out[key.strip()] = raw
+    return out
+
+
+def _judge(llm: str | None, base_url: str | None, model: str | None, api_key_env: str,
+           settings: list[str] | None, request_timeout: float, max_retries: int,
+           allow: list[str] | None) -> Judge | None:
+    if llm and (base_url or model):
+        raise HarnessInputError("give the judge either as --llm module:factory or as --openai-base-url and --model",
+                                field="--llm")
+    allowed = []
+    for item in allow or []:
+        allowed.append(endpoint(item) if "://" in item else endpoint(f"http://{item}"))
+    if llm:
+        return Judge("factory", spec=llm, allow=tuple(allowed))
+    if base_url or model:
+        if not (base_url and model):
+            raise HarnessInputError("--openai-base-url and --model go together", field="--model")
+        return Judge("openai", model=model, base_url=base_url, api_key_env=api_key_env, settings=_settings(settings),
+                     request_timeout=request_timeout, max_retries=max_retries,
+                     allow=(endpoint(base_url), *allowed))
+    return None
+
+
+def _progress_line(p: Progress) -> None:
+    eta = "" if p.eta is None else f", ETA {p.eta:.0f} s"
+    failed = f", {p.failed} not recorded" if p.failed else ""
+    stderr().print(f"recorded {p.done}/{p.total} samples{failed} ({p.seconds:.1f} s{eta})", highlight=False)
+
+
+@exits_on_harness_errors()
+def record_command(
+    dataset: Path = typer.Argument(..., help="Ragas EvaluationDataset file: .jsonl, .json or .csv (old "
+                                             "question/contexts/answer/ground_truth names too), a .parquet "
+                                             "file or a Hugging Face save_to_disk folder."),
+    out: Path = typer.Option(..., "--out", help="The case file to write (resumed when it holds this recording)."),
+    llm: Optional[str] = typer.Option(None, "--llm", help="Judge factory 'package.module:factory' returning a "
+                                                          "LangChain chat model or a Ragas LLM."),
+    openai_base_url: Optional[str] = typer.Option(None, "--openai-base-url", help="OpenAI-compatible endpoint."),
+    model: Optional[str] = typer.Option(None, "--model", help="Model name at --openai-base-url."),
+    api_key_env: str = typer.Option("OPENAI_API_KEY", "--api-key-env",
+                                    help="Environment variable holding the endpoint's key."),
+    judge_setting: Optional[list[str]] = typer.Option(None, "--judge-setting",
+                                                      help="key=value passed to ChatOpenAI (repeatable)."),
+    request_timeout: float = typer.Option(120.0, "--request-timeout", callback=positive_seconds,
+                                          help="Seconds per judge request (ChatOpenAI timeout)."),
+    max_retries: int = typer.Option(2, "--max-retries", min=0, help="ChatOpenAI's own retries per request."),
+    allow_endpoint: Optional[list[str]] = typer.Option(None, "--allow-endpoint",
+                                                       help="host:port the --llm judge may connect to (repeatable); "
+                                                            "every other connection is blocked and recorded."),
+    metrics: Optional[list[str]] = typer.Option(None, "--metric", help="Metrics to record (repeatable); default: "
+                                                                       "every recordable metric the columns allow."),
+    limit: Optional[int] = typer.Option(None, "--limit", help="Record only the first N samples (a trial run)."),
+    concurrency: int = typer.Option(4, "--concurrency", help="Samples scored at once."),
+    batch_size: int = typer.Option(16, "--batch-size", help="Samples per batch (the file is rewritten after each)."),
+    suite: Optional[str] = typer.Option(None, "--suite", help="Suite name (default: <dataset>-recorded)."),
+    python: str = typer.Option(sys.executable, "--python", help="Interpreter whose Ragas records."),
+    timeout: float = typer.Option(1800.0, "--timeout", callback=positive_seconds,
+                                  help="Seconds before one batch's recording probe is stopped."),
+) -> None:
+    """Record a live Ragas run: the judge's replies, the verdicts Ragas parsed and the live scores,
+    as a case file that `ragas-compat run --cases FILE` replays offline (and checks bit for bit)."""
+    judge = _judge(llm, openai_base_url, model, api_key_env, judge_setting, request_timeout, max_retries,
+                   allow_endpoint)
+    err = stderr()
+    result = record(dataset, out, judge=judge, metrics=list(metrics or []) or None, python=python, limit=limit,
+                    concurrency=concurrency, batch_size=batch_size, timeout=timeout, suite=suite,
+                    progress=_progress_line,
+                    announce=lambda line: err.print(shown(line), highlight=False, soft_wrap=True))
+    console = stdout()
+    if result.model_note:
+        err.print(f"[yellow]note:[/] {shown(result.model_note)}", highlight=False)
+    for line in result.failed:
+        err.print(f"[yellow]not recorded[/] {shown(line)}", highlight=False, soft_wrap=True)
+    console.print(f"{result.recorded} cases in {shown(result.path)} ({result.scored_now} scored now, "
+                  f"{result.seconds:.1f} s; {'complete' if result.complete else 'incomplete'}; "
+                  f"{result.failed_attempts} judge requests failed and were retried or given up by Ragas; "
+                  f"{result.network_blocked} other connection attempts blocked)", highlight=False)
+    if result.failed:
+        console.print("rerun the same command to record the samples that failed", highlight=False)
+        raise typer.Exit(int(ExitCode.DRIFT))
+
+
+def register(app: typer.Typer) -> None:
+    """Add the ``record`` command to ``app``."""
+    app.command("record")(record_command)

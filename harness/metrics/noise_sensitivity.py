@@ -1,0 +1,196 @@
+"""Noise sensitivity: the share of the response's claims that are wrong and came from the retrieval.
+
+The judge decomposes the reference into statements G and the response into statements A, checks
+every statement against every retrieved context, and every response statement against the
+reference. A context is *relevant* when it supports at least one reference statement (R = those
+contexts). With ``correct(a)`` = the reference supports a, the documented definition (Ragas docs,
+"Noise Sensitivity": incorrect claims / all claims of the response, attributed to relevant or
+irrelevant contexts) is, in exact ``Fraction`` arithmetic,
+
+- relevant   NS_rel = |{a in A : not correct(a), some context in R supports a}| / |A|
+- irrelevant NS_irr = |{a in A : not correct(a), no context in R supports a, some context outside R
+  supports a}| / |A|
+
+(an incorrect claim supported by both kinds of context is attributed to the relevant ones, so the
+two add up to at most the incorrect share). Denominator: response statements |A|; undefined (None,
+reason ``zero_claims``) when |A| = 0. Lower is better.
+
+Case format: ``verdicts.noise_sensitivity`` is a list of statements ``{"statement", "from":
+"reference", "contexts": [0/1 per retrieved context]}`` and ``{"statement", "from": "response",
+"contexts": [...], "verdict": 0/1}`` (``contexts[j]``: context j supports the statement; ``verdict``:
+the reference supports it). Labels must be 0/1 (booleans allowed); the reference refuses others and
+gives Ragas's truthiness-coerced value as alternative ``coercion``.
+
+Ragas 0.4.3 (``NoiseSensitivity``, both APIs, ``mode="relevant"`` by default) computes the same with
+numpy boolean matrices and ``np.mean`` (bit-equal to the exact value as a float), except:
+
+- zero reference statements: ``np.max`` over a zero-size matrix raises ``ValueError`` (the reference:
+  no context is relevant, the value is defined);
+- zero response statements: ``np.mean`` of an empty array, NaN (``undefined_nan``);
+- no retrieved context (or an empty input): ``ValueError`` before the judge is asked.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from fractions import Fraction
+from typing import Any
+
+from harness.cases.model import Case
+from harness.errors import HarnessInputError
+from harness.metrics.labels import is_binary_label, ragas_int
+from harness.metrics.outcome import ReferenceOutcome
+from harness.metrics.spec import ExplainAdapter, ExplainInput, FuzzDraw, MetricSpec, Quantity, Verdicts, targets
+from harness.vocabulary import Api
+
+KEY = "noise_sensitivity"
+MODES = {"noise_sensitivity_relevant": ("relevant", ""),
+         "noise_sensitivity_irrelevant": ("irrelevant", "[mode=irrelevant]")}
+
+
+def _statements(items: Sequence[Any], n_contexts: int, field: str) -> tuple[list[dict], list[dict]]:
+    if not isinstance(items, (list, tuple)):
+        raise HarnessInputError(f"{field}: expected a list of statements", field=field, value=items)
+    reference, response = [], []
+    for i, item in enumerate(items):
+        if not isinstance(item, Mapping) or item.get("from") not in ("reference", "response"):
+            raise HarnessInputError(f"{field}[{i}]: expected a statement with 'from' reference|response",
+                                    field=f"{field}[{i}]", value=item)
+        contexts = item.get("contexts")
+        if not isinstance(contexts, (list, tuple)) or len(contexts) != n_contexts:
+            raise HarnessInputError(
+                f"{field}[{i}].contexts: expected one label per retrieved context ({n_contexts}), got {contexts!r}",
+                field=f"{field}[{i}].contexts", value=contexts)
+        if item["from"] == "response" and "verdict" not in item:
+            raise HarnessInputError(f"{field}[{i}]: a response statement needs 'verdict'",
+                                    field=f"{field}[{i}]", value=item)
+        (reference if item["from"] == "reference" else response).append(item)
+    return reference, response
+
+
+def _labels(statements: Sequence[Mapping[str, Any]]) -> list[object]:
+    out: list[object] = []
+    for s in statements:
+        out.extend(s["contexts"])
+        if "verdict" in s:
+            out.append(s["verdict"])
+    return out
+
+
+def noise_counts(reference: Sequence[Mapping[str, Any]], response: Sequence[Mapping[str, Any]],
+                 truth: Any = bool) -> tuple[int, int, int, tuple[int, ...]]:
+    """(incorrect claims from relevant contexts, from irrelevant contexts only, |A|, relevant context
+    indices); ``truth`` maps a label to its truth value (``bool`` for 0/1 labels)."""
+    n = len(reference[0]["contexts"]) if reference else (len(response[0]["contexts"]) if response else 0)
+    relevant = tuple(j for j in range(n) if any(truth(g["contexts"][j]) for g in reference))
+    from_relevant = from_irrelevant = 0
+    for a in response:
+        if truth(a["verdict"]):
+            continue
+        supported = [j for j in range(n) if truth(a["contexts"][j])]
+        if any(j in relevant for j in supported):
+            from_relevant += 1
+        elif supported:
+            from_irrelevant += 1
+    return from_relevant, from_irrelevant, len(response), relevant
+
+
+def _ragas_truth(value: object) -> bool:
+    parsed = ragas_int(value)
+    return bool(parsed)
+
+
+def noise_outcome(metric: str, mode: str, case: Case, field: str = f"verdicts.{KEY}") -> ReferenceOutcome:
+    reference, response = _statements(case.verdicts[KEY], len(case.retrieved_contexts), field)
+    denominator = "response statements |A|"
+    labels = _labels(reference) + _labels(response)
+    details: dict[str, object] = {"mode": mode, "reference_statements": len(reference),
+                                  "response_statements": len(response)}
+    bad = [v for v in labels if not is_binary_label(v)]
+    if bad:
+        alternatives: dict[str, float | Fraction | None] = {}
+        if all(ragas_int(v) is not None for v in labels) and reference and response:
+            rel, irr, total, _ = noise_counts(reference, response, _ragas_truth)
+            alternatives["coercion"] = Fraction(rel if mode == "relevant" else irr, total)
+        return ReferenceOutcome(metric, None, None,
+                                f"non-binary label {bad[0]!r} in {field}: labels must be 0 or 1 (booleans allowed)",
+                                alternatives, details, denominator)
+    rel, irr, total, relevant = noise_counts(reference, response)
+    details.update(incorrect_from_relevant=rel, incorrect_from_irrelevant_only=irr, relevant_contexts=relevant,
+                   incorrect=sum(1 for a in response if not a["verdict"]))
+    numerator = rel if mode == "relevant" else irr
+    details["numerator"] = numerator
+    value = Fraction(numerator, total) if total else None
+    return ReferenceOutcome(metric, value, None if total else "zero_claims", None, {}, details, denominator)
+
+
+def _fuzz(draw: FuzzDraw) -> dict[str, Any]:
+    rng = draw.rng
+    texts = draw.retrieved_contexts
+
+    def support() -> list[int]:
+        # one label per distinct context text: the judge is asked once per (text, statements)
+        by_text: dict[str, int] = {}
+        return [by_text.setdefault(text, int(rng.random() < 0.4)) for text in texts]
+
+    items: list[dict[str, Any]] = []
+    for j in range(rng.choice((0, 1, 1, 2, 3))):
+        items.append({"statement": f"fuzz reference statement {j}", "from": "reference", "contexts": support()})
+    for j in range(rng.choice((0, 1, 2, 3, 5))):
+        items.append({"statement": f"fuzz response statement {j}", "from": "response", "contexts": support(),
+                      "verdict": rng.randint(0, 1)})
+    if items and texts and rng.random() < 0.05:
+        items[-1]["verdict" if items[-1]["from"] == "response" else "statement"] = (
+            2 if items[-1]["from"] == "response" else items[-1]["statement"])
+    return {"verdicts": {KEY: items}}
+
+
+def _explain_inputs(given: ExplainInput) -> dict[str, Any]:
+    """LABELS: one per response statement, its ``verdict`` (supported by the reference). Context 1
+    supports the reference statement and every response statement; context 2 supports nothing."""
+    items: list[dict[str, Any]] = [{"statement": "Synthetic reference statement", "from": "reference",
+                                    "contexts": [1, 0]}]
+    items += [{"statement": f"Synthetic response statement #{i}", "from": "response", "contexts": [1, 0],
+               "verdict": v} for i, v in enumerate(given.labels, start=1)]
+    return {"retrieved_contexts": ["Synthetic retrieved context #1", "Synthetic retrieved context #2"],
+            "verdicts": {KEY: items}}
+
+
+def _quantities(reference: ReferenceOutcome, given: ExplainInput) -> tuple[list[Quantity], list[str]]:
+    d = reference.details
+    if reference.refused is not None:
+        return [Quantity("value (coerced)", reference.alternatives.get("coercion"))], [str(reference.refused)]
+    total = int(d["response_statements"])  # type: ignore[call-overload]
+    numerator = int(d["numerator"])  # type: ignore[call-overload]
+    formula = (f"NS_{d['mode']} = incorrect response statements supported by "
+               f"{'relevant' if d['mode'] == 'relevant' else 'only irrelevant'} contexts / response statements = "
+               + (f"{numerator}/{total}" if total else "0/0: undefined (zero_claims)"))
+    return ([Quantity("NS (exact)", reference.value), Quantity("numerator", numerator),
+             Quantity("response statements", total),
+             Quantity("relevant contexts", len(d["relevant_contexts"]))],  # type: ignore[arg-type]
+            [formula])
+
+
+def _spec(name: str, mode: str, variant: str) -> MetricSpec:
+    ragas = targets(Api.LEGACY, f"NoiseSensitivity{variant}") + targets(Api.COLLECTIONS, f"NoiseSensitivity{variant}")
+    return MetricSpec(
+        name=name,
+        reference_on=f"verdicts.{KEY} (statements with per-context support and the reference's verdict)",
+        ragas_targets=ragas,
+        fields_read=("user_input", "response", "reference", "retrieved_contexts"),
+        denominator="response statements |A|",
+        undefined_policy=("None ('zero_claims') when the response yields no statement; Ragas returns NaN "
+                          "(np.mean of nothing). Zero reference statements: defined here (no relevant context); "
+                          "Ragas raises ValueError (np.max of a zero-size array)."),
+        compute=lambda case, _n=name, _m=mode: noise_outcome(_n, _m, case),
+        requires=(f"verdicts.{KEY}",),
+        verdicts=Verdicts(KEY, "claims", "verdict"),
+        as_given=lambda labels: sum(labels) / len(labels) if labels else float("nan"),
+        fuzz_inputs=_fuzz,
+        explain=ExplainAdapter(
+            command=name.replace("_", "-"), takes="labels",
+            inputs_help="LABELS (one 0/1 per response statement: supported by the reference)",
+            targets=ragas[:1], case_inputs=_explain_inputs, quantities=_quantities))
+
+
+SPECS: tuple[MetricSpec, ...] = tuple(_spec(name, mode, variant) for name, (mode, variant) in MODES.items())

@@ -1,0 +1,145 @@
+"""SemanticSimilarity on frozen embeddings: cosine similarity of the reference's and the response's vectors.
+
+The case gives the embedding model's output (``embeddings``: text -> vector); the probe's embedding
+model answers from it by content (``harness/probe/probe_embeddings_stub.py``), so Ragas's own code
+path runs offline. Two metrics, one per configuration of the class:
+
+- ``semantic_similarity`` (``threshold=None``): cos(e_ref, e_resp) = e_ref . e_resp / (|e_ref| |e_resp|),
+  computed from the exact values of the given floats with 50-digit decimals (the square roots are
+  irrational), reported to 20 significant digits; undefined for a zero vector (Ragas: NaN).
+- ``semantic_similarity_threshold`` (``threshold=0.5``): 1 if that cosine is >= 0.5, else 0. Ragas
+  compares its *float* cosine (normalise, then dot, in doubles) with the threshold, so a pair whose
+  cosine is exactly 0.5 (``[1, 1, 0, 0]`` and ``[1, 0, 1, 0]``) comes out 0.4999999999999999 and
+  scores 0: the named variant ``threshold_on_float_cosine``.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from decimal import Decimal, localcontext
+from fractions import Fraction
+from typing import Any
+
+from harness.cases.model import Case
+from harness.metrics.outcome import ReferenceOutcome
+from harness.metrics.spec import ExplainAdapter, ExplainInput, FuzzDraw, MetricSpec, Quantity, targets
+from harness.vocabulary import Api
+
+FIELDS = ("reference", "response")
+THRESHOLD = Fraction(1, 2)
+IDS_HELP = ("--retrieved JSON-LIST --reference JSON-LIST: the response's and the reference's embedding vectors "
+            "(e.g. --retrieved '[1, 0, 1, 0]' --reference '[1, 1, 0, 0]')")
+FLOAT_COSINE = ("Ragas normalises both vectors and takes their dot product in doubles (numpy): recomputing that "
+                "float evaluation")
+FLOAT_THRESHOLD = ("SemanticSimilarity compares its float cosine with the threshold (score >= 0.5): a cosine of "
+                   "exactly 0.5 evaluates to 0.4999999999999999 in doubles and scores 0")
+
+
+def cosine(a: Sequence[float], b: Sequence[float]) -> Fraction | None:
+    """The cosine of the exact values of two float vectors (None when either is zero)."""
+    fa, fb = [Fraction(x) for x in a], [Fraction(x) for x in b]
+    dot = sum((x * y for x, y in zip(fa, fb, strict=True)), Fraction(0))
+    na, nb = sum(x * x for x in fa), sum(y * y for y in fb)
+    if na == 0 or nb == 0:
+        return None
+    with localcontext() as ctx:
+        ctx.prec = 50
+        value = (Decimal(dot.numerator) / Decimal(dot.denominator)) / (
+            (Decimal(na.numerator) / Decimal(na.denominator)) * (Decimal(nb.numerator) / Decimal(nb.denominator))).sqrt()
+        ctx.prec = 20
+        value = +value
+    return Fraction(value)
+
+
+def cosine_in_doubles(a: Sequence[float], b: Sequence[float]) -> float:
+    """Ragas's evaluation: each vector divided by its norm, then the dot product, with numpy's
+    operations when numpy is importable (its dot product's summation order is numpy's own; near 0
+    only the same operations give the same float), else in plain Python doubles."""
+    try:
+        import numpy as np
+    except ImportError:
+        na, nb = math.sqrt(sum(x * x for x in a)), math.sqrt(sum(y * y for y in b))
+        return sum((x / na) * (y / nb) for x, y in zip(a, b, strict=True))
+    va, vb = np.array(a), np.array(b)
+    with np.errstate(all="ignore"):
+        similarity = (va / np.linalg.norm(va, keepdims=True)) @ (vb / np.linalg.norm(vb, keepdims=True)).T
+    return float(similarity.flatten().item())
+
+
+def _vectors(case: Case) -> tuple[tuple[float, ...] | None, tuple[float, ...] | None]:
+    table = case.embeddings or {}
+    return table.get(case.reference or " "), table.get(case.response or " ")
+
+
+def _outcome(case: Case, threshold: bool) -> ReferenceOutcome:
+    name = "semantic_similarity_threshold" if threshold else "semantic_similarity"
+    ref, resp = _vectors(case)
+    denominator = "|e_reference| |e_response|"
+    if ref is None or resp is None or len(ref) != len(resp):
+        missing = [t for t, v in (("reference", ref), ("response", resp)) if v is None]
+        why = (f"no frozen embedding for the {' and the '.join(missing)} text" if missing
+               else f"the vectors have different lengths ({len(ref)} and {len(resp)})")  # type: ignore[arg-type]
+        return ReferenceOutcome(name, None, None, why, {}, {"error_reason": "embeddings"}, denominator)
+    cos = cosine(ref, resp)
+    details: dict[str, Any] = {"dimensions": len(ref)}
+    if cos is None:
+        return ReferenceOutcome(name, None, "zero_embedding", None, {}, details, denominator)
+    in_doubles = cosine_in_doubles(ref, resp)
+    details["cosine"] = cos
+    if not threshold:
+        details["ragas_semantics"] = {"rounding": FLOAT_COSINE}
+        return ReferenceOutcome(name, cos, None, None, {"rounding": in_doubles}, details, denominator)
+    details.update({"threshold": THRESHOLD, "variants": {"threshold_on_float_cosine": FLOAT_THRESHOLD}})
+    return ReferenceOutcome(name, Fraction(int(cos >= THRESHOLD)), None, None,
+                            {"variant:threshold_on_float_cosine": Fraction(int(in_doubles >= float(THRESHOLD)))},
+                            details, "none (1 if the cosine is >= 0.5, else 0)")
+
+
+def fuzz_embeddings(draw: FuzzDraw) -> dict[str, Any]:
+    """Small integer vectors (cosines such as exactly 0.5 are frequent), sometimes identical or zero."""
+    rng = draw.rng
+    size = rng.randint(1, 6)
+    ref = [float(rng.randint(-2, 3)) for _ in range(size)]
+    resp = list(ref) if rng.random() < 0.1 else [float(rng.randint(-2, 3)) for _ in range(size)]
+    return {"reference": "fuzz reference text", "response": "fuzz response text",
+            "embeddings": {"fuzz reference text": ref, "fuzz response text": resp}}
+
+
+def _component(x: object) -> float:
+    """A vector component from the command line: a number as given (anything else counts as its length)."""
+    return float(x) if isinstance(x, int | float) and not isinstance(x, bool) else float(len(str(x)))
+
+
+def explain_vectors(given: ExplainInput) -> dict[str, Any]:
+    return {"reference": "explain reference text", "response": "explain response text",
+            "embeddings": {"explain reference text": [_component(x) for x in given.reference],
+                           "explain response text": [_component(x) for x in given.retrieved]}}
+
+
+def _quantities(reference: ReferenceOutcome, given: ExplainInput) -> tuple[list[Quantity], list[str]]:
+    cos = reference.details.get("cosine")
+    quantities = [Quantity(reference.metric, reference.value), Quantity("cosine (exact)", cos)]  # type: ignore[arg-type]
+    quantities += [Quantity(k, v if v is None or isinstance(v, Fraction) else float(v))  # type: ignore[arg-type]
+                   for k, v in reference.alternatives.items()]
+    return quantities, [f"cos = e_ref . e_resp / (|e_ref| |e_resp|) = {cos}"]
+
+
+def _spec(threshold: bool) -> MetricSpec:
+    name = "semantic_similarity_threshold" if threshold else "semantic_similarity"
+    suffix = "[threshold=0.5]" if threshold else ""
+    ragas = targets(Api.LEGACY, "SemanticSimilarity" + suffix) + targets(Api.COLLECTIONS, "SemanticSimilarity" + suffix)
+    return MetricSpec(
+        name=name,
+        reference_on=("cosine of the frozen embeddings of reference and response" + (", >= 0.5 (1 or 0)" if threshold
+                                                                                     else "")),
+        ragas_targets=ragas, fields_read=FIELDS,
+        denominator="none (1 if the cosine is >= 0.5, else 0)" if threshold else "|e_reference| |e_response|",
+        undefined_policy=("None ('zero_embedding') for a zero vector (Ragas: NaN); a text without a frozen embedding "
+                          "is refused (Ragas: LookupError from the frozen model)."),
+        compute=lambda case: _outcome(case, threshold), requires=("embeddings",), fuzz_inputs=fuzz_embeddings,
+        explain=ExplainAdapter(command=name.replace("_", "-"), takes="ids", inputs_help=IDS_HELP, targets=ragas,
+                               case_inputs=explain_vectors, quantities=_quantities))
+
+
+SPECS: tuple[MetricSpec, ...] = (_spec(False), _spec(True))

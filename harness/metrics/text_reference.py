@@ -1,0 +1,284 @@
+"""Textbook string, n-gram and edit-distance quantities, computed exactly (standard library only).
+
+Each function states its settings; ``harness.metrics.text_similarity`` wraps them as metrics and
+``harness.metrics.oracles`` computes the same quantities with the libraries the field trusts
+(sacrebleu, rouge-score, rapidfuzz), independently, for the report and the cross-check tests.
+
+- Rational quantities (edit and Jaro similarities, ROUGE-N / ROUGE-L, chrF) are ``Fraction``s.
+- BLEU is a geometric mean (not rational): it is computed with ``decimal`` at 50 significant digits
+  from exact n-gram counts and returned as the ``Fraction`` of that decimal rounded to 20
+  significant digits, i.e. far closer to the true value than any double.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections import Counter
+from collections.abc import Callable, Sequence
+from decimal import Decimal, localcontext
+from fractions import Fraction
+
+# --------------------------------------------------------------------------- edit similarities
+
+
+def levenshtein_distance(a: str, b: str) -> int:
+    """Insertions, deletions and substitutions of one code point each."""
+    if len(a) < len(b):
+        a, b = b, a
+    row = list(range(len(b) + 1))
+    for i, ca in enumerate(a, 1):
+        diagonal, row[0] = row[0], i
+        for j, cb in enumerate(b, 1):
+            diagonal, row[j] = row[j], min(row[j] + 1, row[j - 1] + 1, diagonal + (ca != cb))
+    return row[-1]
+
+
+def levenshtein_similarity(a: str, b: str) -> Fraction:
+    """1 - distance / longer length; two empty strings are identical (1)."""
+    longest = max(len(a), len(b))
+    return Fraction(1) if longest == 0 else 1 - Fraction(levenshtein_distance(a, b), longest)
+
+
+def hamming_similarity(a: str, b: str) -> Fraction:
+    """1 - (differing positions + length difference) / longer length: the shorter string is
+    padded, so strings of unequal length are comparable (rapidfuzz's ``pad=True``)."""
+    longest = max(len(a), len(b))
+    if longest == 0:
+        return Fraction(1)
+    differing = sum(x != y for x, y in zip(a, b, strict=False)) + abs(len(a) - len(b))
+    return 1 - Fraction(differing, longest)
+
+
+def jaro_similarity(a: str, b: str) -> Fraction:
+    """Jaro (1989): (m/|a| + m/|b| + (m - t)/m) / 3 with matches within floor(max/2) - 1 positions
+    and t half the matched characters out of order, rounded down as in Winkler's strcmp95 (and
+    rapidfuzz, jellyfish); 1 for two empty strings, 0 when there is no match."""
+    if not a and not b:
+        return Fraction(1)
+    if not a or not b:
+        return Fraction(0)
+    window = max(max(len(a), len(b)) // 2 - 1, 0)
+    used = [False] * len(b)
+    a_matched: list[str] = []
+    for i, ca in enumerate(a):
+        for j in range(max(0, i - window), min(len(b), i + window + 1)):
+            if not used[j] and b[j] == ca:
+                used[j] = True
+                a_matched.append(ca)
+                break
+    m = len(a_matched)
+    if m == 0:
+        return Fraction(0)
+    b_matched = [cb for cb, u in zip(b, used, strict=True) if u]
+    transpositions = sum(x != y for x, y in zip(a_matched, b_matched, strict=True)) // 2
+    return (Fraction(m, len(a)) + Fraction(m, len(b)) + Fraction(m - transpositions, m)) / 3
+
+
+JARO_WINKLER_PREFIX_WEIGHT = Fraction(1, 10)
+JARO_WINKLER_THRESHOLD = Fraction(7, 10)
+
+
+def jaro_winkler_similarity(a: str, b: str) -> Fraction:
+    """Winkler (1990): Jaro + l * 0.1 * (1 - Jaro), l the common prefix (at most 4), applied only
+    when Jaro > 0.7."""
+    jaro = jaro_similarity(a, b)
+    if jaro <= JARO_WINKLER_THRESHOLD:
+        return jaro
+    prefix = 0
+    for x, y in zip(a[:4], b[:4], strict=False):
+        if x != y:
+            break
+        prefix += 1
+    return jaro + prefix * JARO_WINKLER_PREFIX_WEIGHT * (1 - jaro)
+
+
+SIMILARITIES: dict[str, Callable[[str, str], Fraction]] = {
+    "levenshtein": levenshtein_similarity,
+    "hamming": hamming_similarity,
+    "jaro": jaro_similarity,
+    "jaro_winkler": jaro_winkler_similarity,
+}
+
+# --------------------------------------------------------------------------- ROUGE
+
+
+def rouge_tokens(text: str, stem: Callable[[str], str] | None = None) -> list[str]:
+    """rouge-score's default tokenisation, as in Lin's ROUGE: lowercase, every run of characters
+    other than ASCII a-z and 0-9 is a separator (so "café" gives "caf"); ``stem`` (when given)
+    is applied to tokens longer than 3 characters."""
+    tokens = re.findall(r"[a-z0-9]+", text.lower())
+    if stem is not None:
+        tokens = [stem(t) if len(t) > 3 else t for t in tokens]
+        tokens = [t for t in tokens if re.fullmatch(r"[a-z0-9]+", t)]
+    return tokens
+
+
+def lcs_length(a: Sequence[str], b: Sequence[str]) -> int:
+    row = [0] * (len(b) + 1)
+    for x in a:
+        diagonal = 0
+        for j, y in enumerate(b, 1):
+            diagonal, row[j] = row[j], (diagonal + 1 if x == y else max(row[j], row[j - 1]))
+    return row[-1]
+
+
+def rouge_counts(rouge_type: str, reference: Sequence[str], response: Sequence[str]) -> tuple[int, int, int]:
+    """(overlap, response units, reference units): clipped unigram matches for ``rouge1``, the
+    longest common subsequence for ``rougeL``."""
+    if rouge_type == "rouge1":
+        ref, hyp = Counter(reference), Counter(response)
+        return sum(min(count, hyp[token]) for token, count in ref.items()), len(response), len(reference)
+    if rouge_type == "rougeL":
+        return lcs_length(reference, response), len(response), len(reference)
+    raise ValueError(f"unknown rouge_type {rouge_type!r}")
+
+
+def rouge_value(mode: str, overlap: int, response_units: int, reference_units: int) -> Fraction | None:
+    """precision = overlap / response units, recall = overlap / reference units, fmeasure their
+    harmonic mean (0 when both are 0); None where a denominator is empty."""
+    if response_units == 0 or reference_units == 0:
+        return None
+    precision, recall = Fraction(overlap, response_units), Fraction(overlap, reference_units)
+    if mode == "precision":
+        return precision
+    if mode == "recall":
+        return recall
+    return Fraction(0) if overlap == 0 else 2 * precision * recall / (precision + recall)
+
+
+# --------------------------------------------------------------------------- chrF
+
+CHRF_CHAR_ORDER = 6
+CHRF_BETA = 2
+
+
+def char_ngrams(text: str, n: int) -> Counter[str]:
+    """Character n-grams of the text with all whitespace removed."""
+    chars = "".join(text.split())
+    return Counter(chars[i:i + n] for i in range(len(chars) - n + 1))
+
+
+def chrf(reference: str, response: str) -> tuple[Fraction | None, dict[str, object]]:
+    """chrF (Popović 2015) with sacrebleu's defaults: character n-grams of orders 1-6 (whitespace
+    removed, case kept), precision and recall averaged over the orders both texts have n-grams
+    of, then F-beta with beta = 2. None when either text has no non-space character."""
+    per_order = []
+    precisions, recalls = [], []
+    for n in range(1, CHRF_CHAR_ORDER + 1):
+        hyp, ref = char_ngrams(response, n), char_ngrams(reference, n)
+        n_hyp, n_ref = sum(hyp.values()), sum(ref.values())
+        matches = sum((hyp & ref).values())
+        per_order.append((n_hyp, n_ref, matches))
+        if n_hyp and n_ref:
+            precisions.append(Fraction(matches, n_hyp))
+            recalls.append(Fraction(matches, n_ref))
+    details: dict[str, object] = {"orders_hyp_ref_match": per_order, "effective_order": len(precisions)}
+    if not precisions:
+        return None, details
+    p, r = sum(precisions) / len(precisions), sum(recalls) / len(recalls)
+    factor = CHRF_BETA ** 2
+    value = Fraction(0) if p + r == 0 else (1 + factor) * p * r / (factor * p + r)
+    details.update({"avg_precision": p, "avg_recall": r})
+    return value, details
+
+
+# --------------------------------------------------------------------------- BLEU
+
+BLEU_MAX_ORDER = 4
+BLEU_DIGITS = 20   # significant digits the BLEU value is reported with (computed with 50)
+
+
+def tokenize_13a(line: str) -> list[str]:
+    """The mteval-v13a tokenisation (WMT's, sacrebleu's default): drop ``<skipped>``, join
+    hyphenated line breaks, unescape four HTML entities, then put spaces around ASCII
+    punctuation and symbols, around periods and commas unless between digits' sides as the
+    standard says, and after a dash that follows a digit; split on whitespace."""
+    line = line.replace("<skipped>", "").replace("-\n", "").replace("\n", " ")
+    for entity, char in (("&quot;", '"'), ("&amp;", "&"), ("&lt;", "<"), ("&gt;", ">")):
+        line = line.replace(entity, char)
+    line = f" {line} "
+    # ASCII symbols: { | } ~  [ \ ] ^ _ `  space ! " # $ % &  ( ) * +  : ; < = > ? @  /
+    line = re.sub(r"([{-~\[-` -&(-+:-@/])", r" \1 ", line)
+    line = re.sub(r"([^0-9])([.,])", r"\1 \2 ", line)   # period/comma not preceded by a digit
+    line = re.sub(r"([.,])([^0-9])", r" \1 \2", line)   # period/comma not followed by a digit
+    line = re.sub(r"([0-9])(-)", r"\1 \2 ", line)        # dash after a digit
+    return line.split()
+
+
+def ngram_counts(tokens: Sequence[str], n: int) -> Counter[tuple[str, ...]]:
+    return Counter(tuple(tokens[i:i + n]) for i in range(len(tokens) - n + 1))
+
+
+def bleu(response: str, references: Sequence[str]) -> tuple[Fraction | None, dict[str, object]]:
+    """BLEU-4 of one hypothesis against one or more references (Papineni et al. 2002) with
+    sacrebleu's corpus_bleu defaults: 13a tokenisation, case kept, n-gram counts clipped by the
+    maximum count in any reference, brevity penalty exp(1 - r/c) with r the reference length
+    closest to c (the shorter on a tie), and "exp" smoothing (Chen & Cherry method 3, mteval's:
+    the k-th order with zero matches gets precision 1 / (2^k * total)); an order the hypothesis
+    has no n-grams of makes the score 0 (no effective order). None when the response has no
+    token (every precision is 0/0)."""
+    hyp = tokenize_13a(response)
+    refs = [tokenize_13a(r) for r in references]
+    c = len(hyp)
+    ref_lengths = [len(r) for r in refs]
+    r = min(ref_lengths, key=lambda length: (abs(length - c), length)) if refs else 0
+    correct, total = [], []
+    for n in range(1, BLEU_MAX_ORDER + 1):
+        counts = ngram_counts(hyp, n)
+        best: Counter[tuple[str, ...]] = Counter()
+        for ref in refs:
+            best |= ngram_counts(ref, n)
+        correct.append(sum(min(count, best[g]) for g, count in counts.items()))
+        total.append(sum(counts.values()))
+    details: dict[str, object] = {"hyp_tokens": c, "ref_length": r, "correct": correct, "total": total}
+    if c == 0:
+        return None, details
+    if not any(correct) or 0 in total:
+        return Fraction(0), details
+    precisions: list[Fraction] = []
+    halvings = 1
+    for k, t in zip(correct, total, strict=True):
+        if k == 0:
+            halvings *= 2
+            precisions.append(Fraction(1, halvings * t))
+        else:
+            precisions.append(Fraction(k, t))
+    details["precisions"] = precisions
+    with localcontext() as ctx:
+        ctx.prec = 50
+        log_mean = sum(Decimal(p.numerator).ln() - Decimal(p.denominator).ln() for p in precisions) / len(precisions)
+        penalty = Decimal(0) if c >= r else Decimal(1) - Decimal(r) / Decimal(c)
+        value = (penalty + log_mean).exp()
+        ctx.prec = BLEU_DIGITS
+        value = +value  # rounded to BLEU_DIGITS significant digits: still far below a double's ulp
+    return Fraction(value), details
+
+
+def bleu_in_doubles(details: dict[str, object]) -> float:
+    """BLEU from the same counts, evaluated in doubles the way sacrebleu does it and Ragas reads
+    it: precisions in percent, brevity penalty exp(1 - r/c), exp of the mean of the logs (a log of
+    0 is -9999999999), then / 100. Not the reference value: the float evaluation Ragas's number
+    comes from, to tell float evaluation order from meaning."""
+    correct, total = list(details["correct"]), list(details["total"])  # type: ignore[call-overload]
+    c, r = int(details["hyp_tokens"]), int(details["ref_length"])  # type: ignore[call-overload]
+    if not any(correct):
+        return 0.0
+    penalty = 1.0 if c >= r else (math.exp(1 - r / c) if c > 0 else 0.0)
+    percents = [0.0] * BLEU_MAX_ORDER
+    halving = 1.0
+    for n in range(BLEU_MAX_ORDER):
+        if total[n] == 0:
+            break
+        if correct[n] == 0:
+            halving *= 2
+            percents[n] = 100.0 / (halving * total[n])
+        else:
+            percents[n] = 100.0 * correct[n] / total[n]
+    logs = [math.log(p) if p > 0 else -9999999999 for p in percents]
+    return penalty * math.exp(sum(logs) / BLEU_MAX_ORDER) / 100
+
+
+def split_sentences_ragas(text: str) -> list[str]:
+    """Ragas's sentence splitting for BLEU: ``text.split(". ")``."""
+    return text.split(". ")

@@ -1,0 +1,252 @@
+"""String, n-gram and edit-similarity metrics: Ragas's non-LLM answer metrics on response vs reference.
+
+One metric per Ragas class and parameter (a parameter changes the quantity): ``exact_match``,
+``string_presence``, ``string_similarity_<measure>`` (NonLLMStringSimilarity with each
+distance_measure), ``bleu``, ``chrf``, ``rouge_<1|l>_<mode>`` (RougeScore with each rouge_type
+Ragas declares and each mode). They run on cases with ``"string_metrics": true``.
+
+For each row the reference (``harness.metrics.text_reference``) computes the textbook quantity
+with the settings stated in ``reference_on``; an oracle library (``harness.metrics.oracles``)
+computes the same quantity independently (``details["oracle"]``); Ragas's own preprocessing is a
+named variant (``alternatives["variant:<name>"]``, described in ``details["variants"]``) the
+classifier recognises: BleuScore's ". " sentence split (only the response's first sentence is
+scored, each reference sentence a separate reference) and RougeScore's Porter stemming.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable
+from fractions import Fraction
+from typing import Any
+
+from harness.cases.model import Case
+from harness.metrics import oracles
+from harness.metrics import text_reference as tr
+from harness.metrics.outcome import ReferenceOutcome
+from harness.metrics.spec import ExplainAdapter, ExplainInput, FuzzDraw, MetricSpec, Quantity, targets
+from harness.vocabulary import Api
+
+FIELDS = ("reference", "response")
+REQUIRES = ("string_metrics",)
+TEXTS_HELP = ("--retrieved JSON-LIST --reference JSON-LIST: the response and the reference text, "
+              "each a one-item list (e.g. --retrieved '[\"the cat sat\"]' --reference '[\"a cat sat\"]')")
+EMPTY_TEXT = "empty_text"
+
+
+def _variant_name(options: tuple[tuple[str, str], ...]) -> str:
+    return "[" + ",".join(f"{k}={v}" for k, v in options) + "]" if options else ""
+
+
+def _targets(legacy: str, collections: str, options: tuple[tuple[str, str], ...] = ()) -> tuple:
+    suffix = _variant_name(options)
+    return targets(Api.LEGACY, legacy + suffix) + targets(Api.COLLECTIONS, collections + suffix)
+
+
+def _outcome(metric: str, value: Fraction | None, details: dict[str, Any], denominator: str,
+             undefined_reason: str | None = None,
+             variants: dict[str, tuple[Fraction | None, str]] | None = None) -> ReferenceOutcome:
+    alternatives: dict[str, Any] = {}
+    if variants:
+        details["variants"] = {name: text for name, (_, text) in variants.items()}
+        alternatives = {f"variant:{name}": v for name, (v, _) in variants.items()}
+    return ReferenceOutcome(metric, value, None if value is not None else (undefined_reason or EMPTY_TEXT),
+                            None, alternatives, details, denominator)
+
+
+# --------------------------------------------------------------------------- the computations
+
+def _exact_match(case: Case) -> ReferenceOutcome:
+    return _outcome("exact_match", Fraction(int(case.reference == case.response)),
+                    {"equal": case.reference == case.response}, "none (1 if the texts are equal, else 0)")
+
+
+def _string_presence(case: Case) -> ReferenceOutcome:
+    return _outcome("string_presence", Fraction(int(case.reference in case.response)),
+                    {"reference_in_response": case.reference in case.response},
+                    "none (1 if the reference occurs in the response, else 0)")
+
+
+ONE_MINUS_DISTANCE = ("rapidfuzz divides the distance by the longer length in doubles and Ragas subtracts that "
+                      "from 1, which cancels digits near 0 (1 - 19/20 = 0.050000000000000044): recomputing that "
+                      "float evaluation")
+
+
+def _similarity(measure: str) -> Callable[[Case], ReferenceOutcome]:
+    def compute(case: Case) -> ReferenceOutcome:
+        value = tr.SIMILARITIES[measure](case.reference, case.response)
+        details: dict[str, Any] = {"reference_chars": len(case.reference), "response_chars": len(case.response),
+                                   "oracle": oracles.similarity_oracle(measure, case.reference, case.response)}
+        outcome = _outcome(f"string_similarity_{measure}", value, details, "the longer text's length in code points"
+                           if measure in ("levenshtein", "hamming") else "none (a mean of match ratios)")
+        longest = max(len(case.reference), len(case.response))
+        if measure in ("levenshtein", "hamming") and longest:
+            distance = (1 - value) * longest  # an integer: the edit or Hamming distance
+            outcome.alternatives["rounding"] = 1 - int(distance) / longest
+            details["ragas_semantics"] = {"rounding": ONE_MINUS_DISTANCE}
+        return outcome
+    return compute
+
+
+BLEU_FIRST_SENTENCE = (
+    "Ragas's BleuScore splits both texts on \". \" and calls corpus_bleu(response_sentences, "
+    "[[s] for s in reference_sentences]): every reference sentence is a separate reference stream of one "
+    "segment, so sacrebleu scores only the response's first sentence (the rest is silently dropped), "
+    "against each reference sentence as an alternative reference")
+
+
+def _bleu(case: Case) -> ReferenceOutcome:
+    value, details = tr.bleu(case.response, [case.reference])
+    details["oracle"] = oracles.bleu_oracle(case.reference, case.response)
+    variants: dict[str, tuple[Fraction | None, str]] = {}
+    response_sentences = tr.split_sentences_ragas(case.response)
+    reference_sentences = tr.split_sentences_ragas(case.reference)
+    if len(response_sentences) > 1 or len(reference_sentences) > 1:
+        _, first = tr.bleu(response_sentences[0], reference_sentences)
+        # evaluated in doubles as sacrebleu does: the variant is told apart by meaning, not by ulps
+        variants["bleu_first_sentence"] = (tr.bleu_in_doubles(first), BLEU_FIRST_SENTENCE)  # type: ignore[assignment]
+        details["ragas_sentences"] = {"response": len(response_sentences), "reference": len(reference_sentences)}
+    outcome = _outcome("bleu", value, details, "none (geometric mean of n-gram precisions 1-4 times the brevity "
+                       "penalty)", "empty_response", variants)
+    if value is not None:
+        outcome.alternatives["rounding"] = tr.bleu_in_doubles(details)
+        details["ragas_semantics"] = {"rounding": BLEU_DOUBLES}
+    return outcome
+
+
+BLEU_DOUBLES = ("sacrebleu evaluates BLEU in doubles (precisions in percent, math.log and math.exp) and Ragas "
+                "divides its 0-100 score by 100: recomputing that float evaluation")
+
+
+def _chrf(case: Case) -> ReferenceOutcome:
+    value, details = tr.chrf(case.reference, case.response)
+    details["oracle"] = oracles.chrf_oracle(case.reference, case.response)
+    return _outcome("chrf", value, details, "character n-grams of each order (averaged over orders 1-6)")
+
+
+ROUGE_STEMMING = ("Ragas's RougeScore runs rouge-score with use_stemmer=True: tokens longer than 3 characters "
+                  "pass through nltk's Porter stemmer, so 'cats' matches 'cat'")
+
+
+def _rouge(rouge_type: str, mode: str) -> Callable[[Case], ReferenceOutcome]:
+    short = "1" if rouge_type == "rouge1" else "l"
+
+    def compute(case: Case) -> ReferenceOutcome:
+        ref, hyp = tr.rouge_tokens(case.reference), tr.rouge_tokens(case.response)
+        overlap, hyp_units, ref_units = tr.rouge_counts(rouge_type, ref, hyp)
+        value = tr.rouge_value(mode, overlap, hyp_units, ref_units)
+        details: dict[str, Any] = {"overlap": overlap, "response_tokens": hyp_units, "reference_tokens": ref_units,
+                                   "oracle": oracles.rouge_oracle(rouge_type, mode, case.reference, case.response)}
+        variants: dict[str, tuple[Fraction | None, str]] = {}
+        stem = oracles.rouge_stemmer()
+        if stem is not None:
+            s_ref, s_hyp = tr.rouge_tokens(case.reference, stem), tr.rouge_tokens(case.response, stem)
+            if (s_ref, s_hyp) != (ref, hyp):
+                stemmed = tr.rouge_value(mode, *tr.rouge_counts(rouge_type, s_ref, s_hyp))
+                variants["rouge_porter_stemming"] = (Fraction(0) if stemmed is None else stemmed, ROUGE_STEMMING)
+        else:
+            details["variants_not_computed"] = "rouge_porter_stemming (nltk is not installed)"
+        denominator = {"precision": "response tokens", "recall": "reference tokens",
+                       "fmeasure": "harmonic mean of precision and recall"}[mode]
+        undefined = "empty_response_tokens" if hyp_units == 0 else "empty_reference_tokens"
+        return _outcome(f"rouge_{short}_{mode}", value, details, denominator, undefined, variants)
+    return compute
+
+
+# --------------------------------------------------------------------------- fuzz and explain
+
+_WORDS = ("the", "cat", "sat", "on", "a", "mat", "Cats", "running", "ran", "Paris", "capital", "France",
+          "naïve", "café", "東京", "42", "3.14", "x-y", "(hi)", "don't", "U.S.", "!", ",", "–", "🙂")
+
+
+def _text(rng: random.Random) -> str:
+    if rng.random() < 0.08:
+        return rng.choice(("", " ", "."))
+    sentences = []
+    for _ in range(rng.choice((1, 1, 1, 2, 3))):
+        sentences.append(" ".join(rng.choice(_WORDS) for _ in range(rng.randint(1, 9))))
+    return rng.choice((". ", ". ", " ", "\n")).join(sentences) + rng.choice(("", "", "."))
+
+
+def fuzz_texts(draw: FuzzDraw) -> dict[str, Any]:
+    """A response and a reference: independent, identical, one inside the other, or a small edit."""
+    rng = draw.rng
+    reference = _text(rng)
+    shape = rng.random()
+    if shape < 0.15:
+        response = reference
+    elif shape < 0.3:
+        response = f"{_text(rng)} {reference} {_text(rng)}".strip()
+    elif shape < 0.45 and reference:
+        i = rng.randrange(len(reference))
+        response = reference[:i] + rng.choice(("", "a", " ", "é")) + reference[i + 1:]
+    else:
+        response = _text(rng)
+    return {"string_metrics": True, "reference": reference, "response": response}
+
+
+def explain_texts(given: ExplainInput) -> dict[str, Any]:
+    response = str(given.retrieved[0]) if given.retrieved else ""
+    reference = str(given.reference[0]) if given.reference else ""
+    return {"string_metrics": True, "response": response, "reference": reference}
+
+
+def _quantities(reference: ReferenceOutcome, given: ExplainInput) -> tuple[list[Quantity], list[str]]:
+    quantities = [Quantity(reference.metric, reference.value)]
+    oracle = reference.details.get("oracle")
+    formulas = [f"{reference.metric} = {reference.value if reference.value is not None else 'undefined'}"
+                f" ({reference.denominator})"]
+    if isinstance(oracle, dict):
+        quantities.append(Quantity("oracle", oracle.get("value"), oracle.get("library", "")))
+        formulas.append(f"oracle: {oracle.get('call')} = {oracle.get('value', oracle.get('absent'))}")
+    for name, value in reference.alternatives.items():
+        quantities.append(Quantity(name, value if value is None or isinstance(value, Fraction) else float(value)))
+    return quantities, formulas
+
+
+def _spec(name: str, reference_on: str, ragas: tuple, compute: Callable[[Case], ReferenceOutcome],
+          denominator: str, undefined_policy: str) -> MetricSpec:
+    return MetricSpec(
+        name=name, reference_on=reference_on, ragas_targets=ragas, fields_read=FIELDS, denominator=denominator,
+        undefined_policy=undefined_policy, compute=compute, requires=REQUIRES, fuzz_inputs=fuzz_texts,
+        explain=ExplainAdapter(command=name.replace("_", "-"), takes="texts", inputs_help=TEXTS_HELP,
+                               targets=ragas, case_inputs=explain_texts, quantities=_quantities))
+
+
+_NEVER_UNDEFINED = "Always defined (two empty strings are identical: 1)."
+_MEASURE_TEXT = {
+    "levenshtein": "1 - Levenshtein distance / longer length (code points)",
+    "hamming": "1 - (differing positions + length difference) / longer length (shorter text padded)",
+    "jaro": "Jaro similarity (transpositions halved and rounded down, as in strcmp95)",
+    "jaro_winkler": "Jaro-Winkler (prefix up to 4, weight 0.1, boost only above Jaro 0.7)",
+}
+_ROUGE_TEXT = {"rouge1": "clipped unigram overlap", "rougeL": "longest common subsequence of tokens"}
+
+SPECS: tuple[MetricSpec, ...] = (
+    _spec("exact_match", "response == reference (1 or 0)", _targets("ExactMatch", "ExactMatch"), _exact_match,
+          "none (1 if the texts are equal, else 0)", _NEVER_UNDEFINED),
+    _spec("string_presence", "reference occurs in response (1 or 0; the empty reference occurs everywhere)",
+          _targets("StringPresence", "StringPresence"), _string_presence,
+          "none (1 if the reference occurs in the response, else 0)", "Always defined."),
+    *(_spec(f"string_similarity_{m}", f"{_MEASURE_TEXT[m]}; oracle rapidfuzz",
+            _targets("NonLLMStringSimilarity", "NonLLMStringSimilarity", (("distance_measure", m),)),
+            _similarity(m), "the longer text's length" if m in ("levenshtein", "hamming") else "none",
+            _NEVER_UNDEFINED)
+      for m in ("levenshtein", "hamming", "jaro", "jaro_winkler")),
+    _spec("bleu", "BLEU-4 of response vs reference: 13a tokens, case kept, brevity penalty, exp smoothing (sacrebleu's "
+          "corpus_bleu defaults); oracle sacrebleu.corpus_bleu([response], [[reference]])",
+          _targets("BleuScore", "BleuScore"), _bleu, "none (geometric mean of n-gram precisions times the brevity "
+          "penalty)", "None ('empty_response') when the response has no token; Ragas returns 0.0."),
+    _spec("chrf", "chrF2 of response vs reference: character 1-6-grams without whitespace, case kept, precision and "
+          "recall averaged over the orders both texts have (sacrebleu's defaults); oracle sacrebleu.corpus_chrf",
+          _targets("ChrfScore", "CHRFScore"), _chrf, "character n-grams of each order",
+          "None ('empty_text') when either text has no non-space character; Ragas returns 0.0."),
+    *(_spec(f"rouge_{'1' if t == 'rouge1' else 'l'}_{mode}",
+            f"{t} {mode} ({_ROUGE_TEXT[t]}) over rouge-score's tokens (lowercase ASCII [a-z0-9]+ runs), no stemming; "
+            f"oracle rouge-score with use_stemmer=False",
+            _targets("RougeScore", "RougeScore", (("rouge_type", t), ("mode", mode))), _rouge(t, mode),
+            {"precision": "response tokens", "recall": "reference tokens",
+             "fmeasure": "precision + recall (harmonic mean)"}[mode],
+            "None ('empty_response_tokens' / 'empty_reference_tokens') when a text has no token; Ragas returns 0.0.")
+      for t in ("rouge1", "rougeL") for mode in ("precision", "recall", "fmeasure")),
+)

@@ -1,0 +1,152 @@
+"""Record a live judge while Ragas scores with it (imports Ragas and LangChain; ``record_probe.py`` only).
+
+- :class:`RecordingLLM` is a ``BaseRagasLLM`` around the user's judge (a Ragas LLM, or a LangChain
+  chat model wrapped in Ragas's own ``LangchainLLMWrapper``). Every text generation goes to that
+  judge unchanged; the recorder keeps the reply text of each attempt (and the exception of a failed
+  attempt). Ragas's retries (``run_config``) are the judge's own: the recorder mirrors its run config.
+- :func:`capture_prompts` wraps ``PydanticPrompt.generate_multiple`` so that each prompt a metric
+  asks is recorded with the output *Ragas's own output model parsed* (``model_dump()``: what the
+  metric scored) or the exception the parse raised, and the raw replies the judge gave for it
+  (a "fix output format" retry prompt is kept inside the prompt it repairs).
+
+What belongs to which (sample, metric) scoring travels in a ``contextvars`` variable, so samples
+scored concurrently never mix.
+
+Import only after RAGAS_DO_NOT_TRACK is set and the network guard is installed.
+"""
+
+from __future__ import annotations
+
+import contextvars
+import typing as t
+from dataclasses import dataclass, field
+
+from ragas.llms.base import BaseRagasLLM
+from ragas.prompt.pydantic_prompt import PydanticPrompt
+
+try:
+    from .probe_protocol import error_record, jsonable
+except ImportError:  # record_probe.py: the script's folder is on sys.path
+    from probe_protocol import error_record, jsonable  # type: ignore[no-redef]
+
+FIX_KIND = "fix_output_format"
+
+
+@dataclass
+class PromptCall:
+    """One prompt a metric asked (with any format-fix prompts Ragas asked to repair its reply)."""
+
+    kind: str
+    replies: list[str] = field(default_factory=list)          # every reply text, in order (fixes included)
+    failed_attempts: list[dict] = field(default_factory=list)  # exceptions of attempts Ragas retried or gave up on
+    output: list[t.Any] | None = None                          # the parsed output models, model_dump()
+    error: dict | None = None                                  # what parsing (or the judge) raised
+
+    def to_json(self) -> dict:
+        out: dict[str, t.Any] = {"kind": self.kind, "replies": self.replies}
+        if self.failed_attempts:
+            out["failed_attempts"] = self.failed_attempts
+        if self.output is not None:
+            out["output"] = self.output
+        if self.error is not None:
+            out["error"] = self.error["error"]
+        return out
+
+
+@dataclass
+class Scoring:
+    """What one (sample, metric) scoring asked its judge."""
+
+    kinds: dict[int, str]                       # id(prompt object of the metric) -> prompt kind
+    calls: list[PromptCall] = field(default_factory=list)
+    stray_replies: list[str] = field(default_factory=list)  # generations outside any prompt (none expected)
+    transport_errors: list[dict] = field(default_factory=list)
+
+
+_SCORING: contextvars.ContextVar[Scoring | None] = contextvars.ContextVar("ragas_compat_scoring", default=None)
+_CALL: contextvars.ContextVar[PromptCall | None] = contextvars.ContextVar("ragas_compat_call", default=None)
+
+
+def start_scoring(kinds: dict[int, str]) -> Scoring:
+    """Begin recording for the current task (and the tasks it spawns)."""
+    scoring = Scoring(kinds)
+    _SCORING.set(scoring)
+    _CALL.set(None)
+    return scoring
+
+
+def capture_prompts() -> None:
+    """Wrap ``PydanticPrompt.generate_multiple`` (once) to record each prompt's parsed output."""
+    original = PydanticPrompt.generate_multiple
+    if getattr(original, "_ragas_compat_recorder", False):
+        return
+
+    async def generate_multiple(self, *args: t.Any, **kwargs: t.Any) -> t.Any:
+        scoring, parent = _SCORING.get(), _CALL.get()
+        if scoring is None or parent is not None:  # not recording, or a format fix inside a prompt
+            return await original(self, *args, **kwargs)
+        call = PromptCall(kind=scoring.kinds.get(id(self), type(self).__name__))
+        scoring.calls.append(call)
+        token = _CALL.set(call)
+        try:
+            outputs = await original(self, *args, **kwargs)
+        except Exception as exc:
+            call.error = error_record(exc)
+            raise
+        finally:
+            _CALL.reset(token)
+        call.output = [jsonable(o.model_dump()) if hasattr(o, "model_dump") else jsonable(o) for o in outputs]
+        return outputs
+
+    generate_multiple._ragas_compat_recorder = True  # type: ignore[attr-defined]
+    PydanticPrompt.generate_multiple = generate_multiple  # type: ignore[method-assign]
+
+
+class RecordingLLM(BaseRagasLLM):
+    """The user's judge, unchanged, with every reply recorded into the current scoring."""
+
+    def __init__(self, inner: BaseRagasLLM) -> None:
+        super().__init__(run_config=inner.run_config)
+        self.inner = inner
+
+    def set_run_config(self, run_config: t.Any) -> None:
+        self.run_config = run_config
+        self.inner.set_run_config(run_config)
+
+    def _keep(self, result: t.Any) -> None:
+        texts = [g.text for gens in (result.generations or []) for g in gens]
+        call, scoring = _CALL.get(), _SCORING.get()
+        if call is not None:
+            call.replies.extend(texts)
+        elif scoring is not None:
+            scoring.stray_replies.extend(texts)
+
+    def _failed(self, exc: BaseException) -> None:
+        record = error_record(exc)["error"]
+        call, scoring = _CALL.get(), _SCORING.get()
+        if call is not None:
+            call.failed_attempts.append(record)
+        if scoring is not None:
+            scoring.transport_errors.append(record)
+
+    def generate_text(self, prompt, n=1, temperature=0.01, stop=None, callbacks=None):
+        try:
+            result = self.inner.generate_text(prompt, n=n, temperature=temperature, stop=stop, callbacks=callbacks)
+        except Exception as exc:
+            self._failed(exc)
+            raise
+        self._keep(result)
+        return result
+
+    async def agenerate_text(self, prompt, n=1, temperature=0.01, stop=None, callbacks=None):
+        try:
+            result = await self.inner.agenerate_text(prompt, n=n, temperature=temperature, stop=stop,
+                                                     callbacks=callbacks)
+        except Exception as exc:
+            self._failed(exc)
+            raise
+        self._keep(result)
+        return result
+
+    def is_finished(self, response: t.Any) -> bool:
+        return self.inner.is_finished(response)

@@ -1,0 +1,286 @@
+"""The recording probe: score samples with Ragas's own legacy metric classes and a live judge, and
+record what the judge replied, what Ragas parsed from it and the score Ragas gave.
+
+Usage: ``python record_probe.py REQUEST.json`` (run by file path, like ``run_probe.py``).
+
+REQUEST (JSON)::
+
+    {"samples": [{"id", "user_input", "response", "reference", "retrieved_contexts",
+                  "reference_contexts", "retrieved_context_ids", "reference_context_ids"}, ...],
+     "metrics": ["context_precision_with_reference", ...],   # our metric names (probe_targets rows)
+     "judge": {"kind": "openai", "base_url", "model", "api_key_env", "timeout", "max_retries",
+               "settings": {...}}
+            | {"kind": "factory", "spec": "package.module:factory"},
+     "allow": [[host, port], ...],      # the judge's endpoint: the only connections let through
+     "sys_path": [...],                 # prepended (the user's folder, for --llm)
+     "concurrency": 4,                  # samples scored at once
+     "output": "result.json"}
+
+Each sample is scored by the first legacy class of each requested metric's row in
+``probe_targets`` (``LLMContextPrecisionWithReference``, ``LLMContextRecall``, ``Faithfulness``,
+``IDBasedContextPrecision`` ...) exactly as a user runs it: ``await metric.single_turn_ascore(
+SingleTurnSample(...))`` with the judge wrapped in ``probe_recorder.RecordingLLM``.
+
+Standard library, Ragas and LangChain only. Before Ragas is imported it sets RAGAS_DO_NOT_TRACK=true
+and installs the network guard with the judge's endpoint as its only exception; every other
+connection attempt is blocked and listed in the output's ``network_attempts``.
+
+Exit status: 0 output written (per-sample errors included); 2 the request or the judge was refused
+(stderr says why, one line starting ``record error:``); 3 Ragas could not be imported.
+"""
+
+from __future__ import annotations
+
+import os
+
+os.environ["RAGAS_DO_NOT_TRACK"] = "true"  # before anything can import Ragas
+
+import asyncio
+import faulthandler
+import importlib
+import json
+import platform
+import sys
+import time
+import warnings
+
+import probe_network_guard
+from probe_protocol import EXIT_BAD_REQUEST, EXIT_OK, EXIT_RAGAS_IMPORT, encode_score, error_record, jsonable
+
+RECORD_FORMAT = 1
+
+# The prompts of the recordable legacy classes: attribute of the metric instance -> the prompt kind the
+# host reads verdicts from (harness/tools/record/cases.py); the same names as probe_judge_scripts' kinds.
+PROMPT_KINDS = {
+    "context_precision_prompt": "context_precision",
+    "context_recall_prompt": "context_recall_classification",
+    "statement_generator_prompt": "statement_generator",
+    "nli_statements_prompt": "nli_statements",
+}
+
+
+class Refused(Exception):
+    """The request or the judge cannot be used; the message is for the user."""
+
+
+def read_request(path: str) -> dict:
+    try:
+        with open(path, encoding="utf-8") as handle:
+            request = json.load(handle)
+    except (OSError, ValueError) as exc:
+        raise Refused(f"cannot read request {path}: {exc}") from None
+    if not isinstance(request, dict) or not isinstance(request.get("samples"), list):
+        raise Refused("request must be an object with a 'samples' list")
+    if not isinstance(request.get("judge"), dict) and any(_needs_judge(m) for m in request.get("metrics", [])):
+        raise Refused("request has LLM metrics but no 'judge'")
+    return request
+
+
+def _row(metric: str):
+    from probe_targets import TARGET_ROWS
+
+    for row in TARGET_ROWS:
+        if row.metric == metric:
+            return row
+    raise Refused(f"unknown metric {metric!r}; known: {', '.join(r.metric for r in TARGET_ROWS)}")
+
+
+def _needs_judge(metric: str) -> bool:
+    return _row(metric).needs_judge
+
+
+# -- the judge -----------------------------------------------------------------------------
+def _load_factory(spec: str):
+    module_name, sep, attribute = spec.partition(":")
+    if not sep or not module_name or not attribute:
+        raise Refused(f"--llm {spec!r}: expected 'package.module:factory'")
+    try:
+        module = importlib.import_module(module_name)
+    except Exception as exc:
+        raise Refused(f"--llm {spec!r}: cannot import {module_name}: {type(exc).__name__}: {exc}") from None
+    target = module
+    for part in attribute.split("."):
+        target = getattr(target, part, None)
+        if target is None:
+            raise Refused(f"--llm {spec!r}: {module_name} has no {attribute}")
+    if not callable(target):
+        raise Refused(f"--llm {spec!r}: {attribute} is not callable")
+    try:
+        return target()
+    except Exception as exc:
+        raise Refused(f"--llm {spec!r}: the factory raised {type(exc).__name__}: {exc}") from None
+
+
+def build_judge(judge: dict) -> tuple[object, dict]:
+    """``(ragas_llm, description)``: the user's judge as a Ragas LLM (LangChain models wrapped in
+    Ragas's ``LangchainLLMWrapper``), and what it is."""
+    from langchain_core.language_models import BaseLanguageModel
+    from ragas.llms.base import BaseRagasLLM, LangchainLLMWrapper
+    from ragas.run_config import RunConfig
+
+    if judge.get("kind") == "openai":
+        from langchain_openai import ChatOpenAI
+
+        key = os.environ.get(judge.get("api_key_env") or "OPENAI_API_KEY")
+        if not key:
+            raise Refused(f"the environment has no {judge.get('api_key_env') or 'OPENAI_API_KEY'}")
+        client = ChatOpenAI(model=judge["model"], base_url=judge["base_url"], api_key=key,
+                            timeout=judge.get("timeout"), max_retries=judge.get("max_retries", 2),
+                            **(judge.get("settings") or {}))
+    elif judge.get("kind") == "factory":
+        client = _load_factory(str(judge.get("spec")))
+    else:
+        raise Refused(f"unknown judge kind {judge.get('kind')!r}")
+    described = {"class": f"{type(client).__module__}.{type(client).__qualname__}"}
+    for attribute in ("model_name", "model"):
+        value = getattr(client, attribute, None)
+        if isinstance(value, str):
+            described["model"] = value
+            break
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeprecationWarning)
+        if isinstance(client, BaseRagasLLM):
+            return client, described
+        if isinstance(client, BaseLanguageModel):
+            # as a user configures it: Ragas's RunConfig sets ChatOpenAI's request timeout (its default, 180 s,
+            # would replace ours) and retries what Ragas retries (for ChatOpenAI: RateLimitError only)
+            run_config = RunConfig(timeout=judge["timeout"]) if judge.get("timeout") else None
+            return (LangchainLLMWrapper(client, run_config=run_config),
+                    {**described, "wrapped_in": "ragas.llms.base.LangchainLLMWrapper"})
+    try:
+        from ragas.llms.base import InstructorBaseRagasLLM
+
+        if isinstance(client, InstructorBaseRagasLLM):
+            raise Refused("the judge is a Ragas instructor LLM (llm_factory): its replies are parsed by "
+                          "instructor, not by Ragas's prompts, so they cannot be recorded; return a LangChain "
+                          "chat model or a BaseRagasLLM instead")
+    except ImportError:
+        pass
+    raise Refused(f"the judge factory returned {described['class']}, neither a LangChain chat model "
+                  "nor a Ragas LLM (ragas.llms.BaseRagasLLM)")
+
+
+# -- scoring -------------------------------------------------------------------------------
+async def score_sample(sample: dict, metrics: list[str], judge) -> dict:
+    import probe_recorder
+    from probe_scoring import _single_turn_sample, adapt_inputs, resolve_legacy_class
+    from probe_targets import Target
+
+    out: dict = {"id": sample.get("id"), "metrics": {}}
+    for metric_name in metrics:
+        row = _row(metric_name)
+        target = Target("legacy", row.legacy_classes[0], row.legacy_module, row)
+        record: dict = {"target": target.name, "ragas_class": None, "value": None, "calls": []}
+        out["metrics"][metric_name] = record
+        if not all(sample.get(f) is not None for f in row.fields_read):
+            record["value"] = error_record(Refused("the sample lacks " + ", ".join(
+                f for f in row.fields_read if sample.get(f) is None)), "MissingInput")
+            record["skipped"] = True
+            continue
+        started = time.perf_counter()
+        scoring = None
+        try:
+            cls = resolve_legacy_class(target)
+            record["ragas_class"] = f"{cls.__module__}.{cls.__qualname__}"
+            metric = cls(llm=judge) if row.needs_judge else cls()
+            kinds = {id(getattr(metric, attribute)): kind
+                     for attribute, kind in PROMPT_KINDS.items() if hasattr(metric, attribute)}
+            scoring = probe_recorder.start_scoring(kinds)
+            built, _, _ = adapt_inputs(_single_turn_sample(), {f: sample[f] for f in row.fields_read if f in sample})
+            value = encode_score(await metric.single_turn_ascore(built))
+        except Exception as exc:
+            value = error_record(exc)
+        record["value"] = value
+        record["seconds"] = round(time.perf_counter() - started, 3)
+        if scoring is not None:
+            record["calls"] = [call.to_json() for call in scoring.calls]
+            record["llm_replies"] = sum(len(call.replies) for call in scoring.calls) + len(scoring.stray_replies)
+            record["failed_attempts"] = len(scoring.transport_errors)
+            if isinstance(value, dict) and scoring.transport_errors and \
+                    value["error"]["type"] == scoring.transport_errors[-1]["type"]:
+                record["transport_error"] = True  # the judge could not be reached: not a verdict
+    return out
+
+
+async def score_all(samples: list[dict], metrics: list[str], judge, concurrency: int) -> list[dict]:
+    gate = asyncio.Semaphore(max(1, concurrency))
+
+    async def one(sample: dict) -> dict:
+        async with gate:
+            result = await score_sample(sample, metrics, judge)
+            print(f"recorded {sample.get('id')}", file=sys.stderr, flush=True)
+            return result
+
+    return list(await asyncio.gather(*(one(sample) for sample in samples)))
+
+
+def write(document: dict, output: str) -> None:
+    partial = output + ".partial"
+    with open(partial, "w", encoding="utf-8") as handle:
+        json.dump(document, handle, ensure_ascii=False, allow_nan=False)
+    os.replace(partial, output)
+
+
+def main(argv: list[str]) -> int:
+    faulthandler.enable()
+    if len(argv) != 2:
+        print("record error: usage: record_probe.py REQUEST.json", file=sys.stderr)
+        return EXIT_BAD_REQUEST
+    attempts: list[dict] = []
+    try:
+        request = read_request(argv[1])
+        allow = [(str(h), int(p)) for h, p in request.get("allow") or []]
+    except (Refused, TypeError, ValueError) as exc:
+        print(f"record error: {exc}", file=sys.stderr)
+        return EXIT_BAD_REQUEST
+    if allow:  # the judge's endpoint must not go through a proxy (the guard would block it)
+        hosts = ",".join(h for h, _ in allow)
+        for name in ("NO_PROXY", "no_proxy"):
+            os.environ[name] = ",".join(filter(None, [os.environ.get(name), hosts]))
+    probe_network_guard.install(attempts, allow)
+    for entry in reversed(request.get("sys_path") or []):
+        sys.path.insert(0, str(entry))
+    document: dict = {
+        "record_format": RECORD_FORMAT,
+        "python": {"version": platform.python_version(), "implementation": platform.python_implementation()},
+        "ragas": {"version": None, "import_error": None},
+        "telemetry": {"RAGAS_DO_NOT_TRACK": os.environ.get("RAGAS_DO_NOT_TRACK")},
+        "allowed": [list(a) for a in allow],
+        "network_attempts": attempts,
+        "judge": None,
+        "samples": [],
+    }
+    try:
+        import ragas
+        import ragas.metrics
+    except Exception as exc:
+        document["ragas"]["import_error"] = f"{type(exc).__name__}: {exc}"
+        write(document, request["output"])
+        return EXIT_RAGAS_IMPORT
+    document["ragas"]["version"] = getattr(ragas, "__version__", None)
+    metrics = [str(m) for m in request.get("metrics") or []]
+    try:
+        for name in metrics:
+            _row(name)
+        judge = None
+        if any(_needs_judge(m) for m in metrics):
+            import probe_recorder
+
+            inner, document["judge"] = build_judge(request["judge"])
+            probe_recorder.capture_prompts()
+            judge = probe_recorder.RecordingLLM(inner)
+    except Refused as exc:
+        print(f"record error: {exc}", file=sys.stderr)
+        return EXIT_BAD_REQUEST
+    warnings.simplefilter("ignore")  # deprecation chatter; not task-safe to scope per sample
+    document["samples"] = asyncio.run(score_all(request["samples"], metrics, judge,
+                                                int(request.get("concurrency") or 1)))
+    for sample in document["samples"]:
+        for record in sample["metrics"].values():
+            record["calls"] = jsonable(record["calls"])
+    write(document, request["output"])
+    return EXIT_OK
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))

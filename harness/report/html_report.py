@@ -1,0 +1,281 @@
+"""``report.html``: the audit on one self-contained page for a reviewer (no network, no CDN).
+
+Verdict and summary cards first, then the ranked findings (``harness.compare.findings``), an inline SVG
+chart of Ragas's ``evaluate()`` mean against the explicit-policy mean per metric, the classification
+counts per metric (one stacked bar each), and every row in a table that sorts (click a header) and
+filters (metric, target, category, classification, free text) with exact values. The rows are
+rendered as HTML (the page reads without JavaScript); the small inline script only filters and sorts.
+A Content-Security-Policy forbids every request. Deterministic: no timestamps, no machine paths.
+"""
+
+from __future__ import annotations
+
+import html
+import math
+from collections import Counter
+from typing import Any
+
+from harness.compare.audit import Audit
+from harness.compare.classify import CLASSIFICATIONS
+from harness.compare.findings import KeyFinding, key_findings, verdict
+from harness.report.text import ragas_text, reference_texts
+from harness.vocabulary import Classification
+
+COLORS: dict[str, str] = {
+    "identical": "#4c9a2a", "epsilon": "#8fbf5a", "undefined_nan": "#7a8fa6", "empty_as_zero": "#e0a030",
+    "dedup": "#b07cc6", "coercion": "#c98bb9", "rounding": "#a3c4dc", "variant": "#5bc0de", "divergence": "#d9534f", "error": "#8b1e1e",
+}
+
+_CSS = """
+body{font:14px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;margin:0;color:#1d232a;background:#f6f7f9}
+main{max-width:1280px;margin:0 auto;padding:16px 24px 48px}
+h1{font-size:22px;margin:8px 0 4px}h2{font-size:18px;margin:28px 0 8px;border-bottom:1px solid #d5dae0;padding-bottom:4px}
+.verdict{font-size:16px;font-weight:600;padding:10px 14px;border-radius:6px;margin:12px 0}
+.ok{background:#e3f4dc;border:1px solid #9ccc86}.bad{background:#fbe3e1;border:1px solid #e09a94}
+.cards{display:flex;flex-wrap:wrap;gap:10px;margin:8px 0}
+.card{background:#fff;border:1px solid #d5dae0;border-radius:6px;padding:8px 14px;min-width:110px}
+.card b{display:block;font-size:22px}.card span{color:#5a6570;font-size:12px}
+ol.findings li{margin:0 0 10px}.example{color:#4a5560;font-size:13px}
+code,.mono{font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;font-size:12.5px}
+table{border-collapse:collapse;background:#fff}th,td{border:1px solid #d5dae0;padding:3px 6px;vertical-align:top;text-align:left}
+th{background:#eef1f4;position:sticky;top:0}th.sortable{cursor:pointer;user-select:none}
+th.sortable::after{content:" \\2195";color:#99a}td.num{text-align:right}
+.filters{display:flex;flex-wrap:wrap;gap:10px;align-items:end;margin:8px 0}
+.filters label{font-size:12px;color:#4a5560;display:flex;flex-direction:column}
+.badge{display:inline-block;border-radius:3px;padding:0 5px;color:#fff;font-size:12px;white-space:nowrap}
+.why{max-width:420px;font-size:12.5px}.muted{color:#6a7580}
+.scroll{overflow-x:auto;max-width:100%}
+.legend span{margin-right:12px;font-size:12px}.legend i{display:inline-block;width:10px;height:10px;margin-right:4px}
+"""
+
+_SCRIPT = """
+(function(){
+  var table=document.getElementById('rows');
+  var body=table.tBodies[0];
+  var all=Array.prototype.slice.call(body.rows);
+  var keys=['metric','target','category','classification'];
+  var selects={};
+  keys.forEach(function(key){
+    var select=document.getElementById('filter-'+key);
+    selects[key]=select;
+    var values={};
+    all.forEach(function(row){values[row.dataset[key]]=true;});
+    Object.keys(values).sort().forEach(function(value){
+      var option=document.createElement('option');option.value=value;option.textContent=value;select.appendChild(option);
+    });
+    select.addEventListener('change',apply);
+  });
+  var search=document.getElementById('filter-text');
+  search.addEventListener('input',apply);
+  function apply(){
+    var text=search.value.toLowerCase();var shown=0;
+    all.forEach(function(row){
+      var ok=keys.every(function(key){var v=selects[key].value;return !v||row.dataset[key]===v;});
+      if(ok&&text){ok=row.textContent.toLowerCase().indexOf(text)>=0;}
+      row.hidden=!ok;if(ok){shown++;}
+    });
+    document.getElementById('shown').textContent=shown+' of '+all.length+' rows shown';
+  }
+  var direction={};
+  Array.prototype.forEach.call(table.tHead.rows[0].cells,function(cell,index){
+    if(!cell.classList.contains('sortable')){return;}
+    cell.addEventListener('click',function(){
+      var numeric=cell.dataset.type==='number';
+      direction[index]=-(direction[index]||-1);
+      var sign=direction[index];
+      var rows=Array.prototype.slice.call(body.rows);
+      rows.sort(function(a,b){
+        var x=a.cells[index].dataset.sort||a.cells[index].textContent;
+        var y=b.cells[index].dataset.sort||b.cells[index].textContent;
+        if(numeric){
+          var p=parseFloat(x),q=parseFloat(y);
+          if(isNaN(p)&&isNaN(q)){return 0;}if(isNaN(p)){return 1;}if(isNaN(q)){return -1;}
+          return (p-q)*sign;
+        }
+        return x<y?-sign:(x>y?sign:0);
+      });
+      rows.forEach(function(row){body.appendChild(row);});
+    });
+  });
+  apply();
+})();
+"""
+
+
+def _e(value: Any) -> str:
+    return html.escape(str(value), quote=True)
+
+
+def _badge(name: str) -> str:
+    return f'<span class="badge" style="background:{COLORS.get(name, "#666")}">{_e(name)}</span>'
+
+
+def _sort_key(value: Any) -> str:
+    """A numeric sort key for a Ragas or reference value ("" when it has none: NaN, errors, undefined)."""
+    if isinstance(value, float) and not math.isnan(value) and not math.isinf(value):
+        return repr(value)
+    return ""
+
+
+def _cards(audit: Audit) -> list[str]:
+    v = verdict(audit)
+    ragas = audit.provenance.get("ragas_version") or (audit.provenance.get("ragas") or {}).get("version") or "?"
+    by_class = Counter(r.classification.name for r in audit.rows)
+    cards = [("rows", v.rows), ("identical", v.identical), ("explained", v.explained),
+             ("unexplained", v.unexplained), ("unexplained errors", v.errors),
+             ("Ragas errors (all)", by_class.get("error", 0)), ("cases", len(audit.suite.cases)),
+             ("Ragas", ragas), ("ragas-compat", audit.provenance.get("harness_version", "?"))]
+    return ['<div class="cards">'] + [f'<div class="card"><b>{_e(value)}</b><span>{_e(label)}</span></div>'
+                                      for label, value in cards] + ["</div>"]
+
+
+def _finding(finding: KeyFinding) -> str:
+    e = finding.example
+    where = ", ".join(x for x in (f"case {e.case_id}" if e.case_id else "", e.metric or "", e.target or "") if x)
+    by = f' <span class="muted">Explained by {_e(finding.explained_by)}.</span>' if finding.explained_by else ""
+    return (f'<li data-kind="{_e(finding.kind)}">{_e(finding.sentence)}{by}<div class="example">Example: '
+            f'<span class="mono">{_e(where)}</span>: Ragas <span class="mono">{_e(e.ragas)}</span>; reference '
+            f'<span class="mono">{_e(e.reference)}</span></div></li>')
+
+
+def means_chart(audit: Audit) -> list[str]:
+    """Horizontal bars per metric: the explicit-policy mean, then each distinct Ragas evaluate() mean."""
+    level = audit.dataset_level
+    if level is None or not level.targets:
+        return ['<p class="muted">No dataset-level run (evaluate() was not run).</p>']
+    bars: list[tuple[str, str, float | None, str, str]] = []  # (metric, label, value, color, note)
+    for metric, aggs in level.by_metric().items():
+        policy = aggs[0].policy
+        bars.append((metric, f"explicit policy ({policy.defined} of {policy.cases} rows)",
+                     None if policy.mean is None else float(policy.mean), "#4a78b0",
+                     "" if policy.mean is None else f"= {policy.mean}"))
+        means: dict[str, list[str]] = {}
+        for agg in aggs:
+            means.setdefault(repr(agg.ragas_mean), []).append(agg.target.split(":", 1)[-1])
+        for value, targets in means.items():
+            bars.append((metric, "Ragas evaluate()", float(value), "#e0a030", f"({', '.join(targets)})"))
+    top = max([1.0] + [b[2] for b in bars if b[2] is not None and math.isfinite(b[2])])
+    label_w, bar_w, row_h = 230, 400, 18
+    height = 20 + sum(row_h + 2 for _ in bars) + 16 * len(level.by_metric()) + 24
+    out = [f'<svg id="means-chart" role="img" aria-label="Ragas mean against explicit-policy mean per metric" '
+           f'xmlns="http://www.w3.org/2000/svg" width="{label_w + bar_w + 600}" height="{height}" '
+           f'font-family="system-ui,sans-serif" font-size="12">']
+    y = 14
+    previous = None
+    for metric, label, value, color, note in bars:
+        if metric != previous:
+            y += 4
+            out.append(f'<text x="0" y="{y + 10}" font-weight="bold">{_e(metric)}</text>')
+            y += 16
+            previous = metric
+        out.append(f'<text x="12" y="{y + 13}">{_e(label)}</text>')
+        if value is None or not math.isfinite(value):
+            out.append(f'<text x="{label_w}" y="{y + 13}" fill="#6a7580">{"NaN" if value is not None else "undefined"}'
+                       f'</text>')
+        else:
+            width = max(0.0, value) / top * bar_w
+            out.append(f'<rect x="{label_w}" y="{y + 2}" width="{width:.1f}" height="{row_h - 4}" fill="{color}">'
+                       f'<title>{_e(label)}: {value!r}</title></rect>')
+            out.append(f'<text x="{label_w + width + 6:.1f}" y="{y + 13}" class="mono">{value!r} '
+                       f'<tspan fill="#6a7580">{_e(note)}</tspan></text>')
+        y += row_h + 2
+    axis_y = y + 4
+    out.append(f'<line x1="{label_w}" y1="{axis_y}" x2="{label_w + bar_w}" y2="{axis_y}" stroke="#99a"/>')
+    for tick in (0.0, 0.25, 0.5, 0.75, 1.0):
+        x = label_w + tick / top * bar_w
+        out.append(f'<text x="{x:.1f}" y="{axis_y + 14}" text-anchor="middle" fill="#6a7580">{tick:g}</text>')
+    out.append("</svg>")
+    out.append('<div class="legend"><span><i style="background:#4a78b0"></i>explicit policy: exact mean over '
+               'defined rows</span><span><i style="background:#e0a030"></i>Ragas evaluate() mean</span></div>')
+    return out
+
+
+def counts_chart(audit: Audit) -> list[str]:
+    """One stacked bar of classification counts per metric, with the counts in a table beside it."""
+    counts = audit.counts(lambda r: r.spec.name)
+    used = [c for c in CLASSIFICATIONS if any(r.classification.name == c for r in audit.rows)]
+    lines = ['<div class="scroll"><table id="counts"><thead><tr><th>metric</th><th>rows</th><th>classifications</th>'
+             + "".join(f"<th>{_e(name)}</th>" for name in used) + "</tr></thead><tbody>"]
+    for metric, counter in sorted(counts.items()):
+        total = sum(counter.values())
+        x = 0.0
+        rects = []
+        for name in used:
+            n = counter.get(name, 0)
+            if not n:
+                continue
+            width = n / total * 300
+            rects.append(f'<rect x="{x:.1f}" y="0" width="{width:.1f}" height="14" fill="{COLORS[name]}">'
+                         f'<title>{_e(name)}: {n}</title></rect>')
+            x += width
+        svg = f'<svg width="300" height="14" xmlns="http://www.w3.org/2000/svg">{"".join(rects)}</svg>'
+        lines.append(f"<tr><td>{_e(metric)}</td><td class=\"num\">{total}</td><td>{svg}</td>"
+                     + "".join(f'<td class="num">{counter.get(name, 0) or ""}</td>' for name in used) + "</tr>")
+    lines.append("</tbody></table></div>")
+    lines.append('<div class="legend">' + "".join(f'<span><i style="background:{COLORS[n]}"></i>{_e(n)}</span>'
+                                                  for n in used) + "</div>")
+    return lines
+
+
+def rows_table(audit: Audit) -> list[str]:
+    header = [("case", "text"), ("category", "text"), ("metric", "text"), ("Ragas target", "text"),
+              ("Ragas value (repr)", "number"), ("reference (exact)", "text"), ("reference (float)", "number"),
+              ("classification", "text"), ("explained by", "text"), ("why", "text")]
+    out = ['<div class="filters">']
+    for key in ("metric", "target", "category", "classification"):
+        out.append(f'<label>{_e(key)}<select id="filter-{key}"><option value="">all</option></select></label>')
+    out.append('<label>text<input id="filter-text" type="search" placeholder="case id, value, reason"></label>'
+               '<span id="shown" class="muted"></span></div>')
+    out.append('<table id="rows"><thead><tr>' + "".join(
+        f'<th class="sortable" data-type="{kind}">{_e(name)}</th>' for name, kind in header) + "</tr></thead><tbody>")
+    for r in audit.rows:
+        exact, as_float = reference_texts(r)
+        reference_value = None if r.reference.value is None or r.reference.refused else float(r.reference.value)
+        name = r.classification.name
+        mark = _badge(name) + ("" if not r.unexpected else f' <b>expected {_e(r.expected.classification)}</b>')
+        by = r.expected.label or ("—" if name == "identical" else "nothing (unexplained)")
+        reason = f"{r.classification.explanation}" + (f" Expected because: {r.expected.reason}"
+                                                      if r.expected.reason and not r.unexpected else "")
+        out.append(
+            f'<tr data-metric="{_e(r.spec.name)}" data-target="{_e(r.target)}" data-category="{_e(r.case.category)}" '
+            f'data-classification="{_e(name)}">'
+            f"<td>{_e(r.case.id)}</td><td>{_e(r.case.category)}</td><td>{_e(r.spec.name)}</td>"
+            f'<td class="mono">{_e(r.target)}</td>'
+            f'<td class="mono num" data-sort="{_sort_key(r.ragas_value)}">{_e(ragas_text(r))}</td>'
+            f'<td class="mono">{_e(exact)}</td>'
+            f'<td class="mono num" data-sort="{_sort_key(reference_value)}">{_e(as_float)}</td>'
+            f'<td data-sort="{_e(name)}">{mark}</td><td>{_e(by)}</td><td class="why">{_e(reason)}</td></tr>')
+    out.append("</tbody></table>")
+    return out
+
+
+def render_html(audit: Audit) -> str:
+    v = verdict(audit)
+    suite = audit.suite.name
+    ragas = audit.provenance.get("ragas", {}) or {}
+    parts = ["<!DOCTYPE html>", '<html lang="en"><head><meta charset="utf-8">',
+             '<meta name="viewport" content="width=device-width, initial-scale=1">',
+             "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'; "
+             "script-src 'unsafe-inline'; img-src data:\">",
+             '<link rel="icon" href="data:,">',
+             f"<title>Ragas compatibility audit: {_e(suite)}</title><style>{_CSS}</style></head><body><main>",
+             f"<h1>Ragas compatibility audit: suite <code>{_e(suite)}</code></h1>",
+             f'<p class="muted">Ragas {_e(ragas.get("version") or audit.provenance.get("ragas_version") or "?")} '
+             f'({_e(ragas.get("kind", "?"))}); pin status: {_e(ragas.get("pin_status", "unknown"))}</p>',
+             f'<div id="verdict" class="verdict {"ok" if v.ok else "bad"}">{_e(v.line())}</div>']
+    parts += _cards(audit)
+    parts += ['<h2 id="findings">Findings</h2>',
+              '<p class="muted">Most consequential first; each with one example row.</p><ol class="findings">']
+    parts += [_finding(f) for f in key_findings(audit)] + ["</ol>"]
+    parts += ['<h2 id="means">Dataset level: Ragas evaluate() mean vs explicit-policy mean</h2>']
+    parts += means_chart(audit)
+    parts += ['<h2 id="classifications">Classifications per metric</h2>']
+    parts += counts_chart(audit)
+    parts += ['<h2 id="causes">What each classification means</h2><dl>']
+    for name in CLASSIFICATIONS:
+        if any(r.classification.name == name for r in audit.rows):
+            parts.append(f"<dt>{_badge(name)}</dt><dd>{_e(Classification(name).cause)}</dd>")
+    parts += ["</dl>", '<h2 id="rows-title">Every row</h2>']
+    parts += rows_table(audit)
+    parts += [f"<script>{_SCRIPT}</script>", "</main></body></html>"]
+    return "\n".join(parts) + "\n"

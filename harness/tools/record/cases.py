@@ -1,0 +1,155 @@
+"""Turn what the recording probe saw for one sample into one case of the case-file format.
+
+The verdicts are the outputs Ragas's own output models parsed from the live judge's replies (what
+the metric scored), as the probe recorded them:
+
+- context precision (with / without reference): one ``verdict`` per retrieved context, in the order
+  Ragas asked. A reply Ragas could not parse (after its "fix output format" retry) goes verbatim into
+  ``judge_replies.<key>.<i>`` (the replay then fails exactly as the live run did); the label at that
+  index and after it were never judged (Ragas stops at the failure) and are written as 0 and listed
+  in ``recording.unjudged``;
+- context recall: the ``classifications`` (statement, attributed);
+- faithfulness: the NLI ``statements`` (statement, verdict); zero statements when the statement
+  generator produced none (NLI is then not asked);
+- the ID-based and string-match metrics need no judge: the sample's fields are the inputs.
+
+``recording.live`` holds the live score per Ragas target (the probe's score encoding), so
+``ragas-compat run`` can check that the offline replay reproduces it bit for bit; a live outcome the
+case format cannot replay (an unparseable reply to a claim-list prompt) is listed in
+``recording.not_replayable`` with the reason, and its verdict key is left out. A sample whose judge
+could not be reached (transport error after Ragas's retries) is not a case: it is reported and
+recorded again on the next run.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from harness.tools.record.dataset import Sample
+
+CP_KEYS = ("context_precision_with_reference", "context_precision_without_reference")
+LLM_METRICS = CP_KEYS + ("context_recall", "faithfulness")
+NON_LLM_METRICS = ("id_context_precision", "id_context_recall", "context_precision_string_match",
+                   "context_recall_string_match")
+RECORDABLE = LLM_METRICS + NON_LLM_METRICS
+DEFAULT_CATEGORY = "single_source"
+CLAIM_REPLAY_LIMIT = ("the judge's reply could not be parsed ({error}); the case format replays raw replies of "
+                      "context-precision prompts only, so this outcome is kept here and not replayed")
+
+
+@dataclass(frozen=True)
+class Built:
+    case: dict[str, Any] | None
+    failure: str | None = None     # why the sample is not a case this time (transport error)
+
+
+def _call_json(call: dict[str, Any]) -> dict[str, Any]:
+    out: dict[str, Any] = {"kind": call.get("kind", "?"), "replies": list(call.get("replies") or [])}
+    if call.get("error"):
+        out["error"] = f"{call['error'].get('type')}: {call['error'].get('message')}"
+    if call.get("failed_attempts"):
+        out["failed_attempts"] = [f"{a.get('type')}: {a.get('message')}" for a in call["failed_attempts"]]
+    return out
+
+
+def _error_text(call: dict[str, Any]) -> str:
+    error = call.get("error") or {}
+    return f"{error.get('type', 'Error')}: {error.get('message', '')}".strip()
+
+
+def _context_precision(key: str, contexts: list[str], calls: list[dict], out: dict[str, Any]) -> str | None:
+    asked = [c for c in calls if c.get("kind") == "context_precision"]
+    labels: list[Any] = []
+    unjudged: list[int] = []
+    for i in range(len(contexts)):
+        call = asked[i] if i < len(asked) else None
+        if call is not None and call.get("output"):
+            labels.append(call["output"][0].get("verdict"))
+            continue
+        if call is not None and call.get("error") and not unjudged:
+            if not call.get("replies"):
+                return f"the judge gave no reply to context {i} ({_error_text(call)})"
+            out["judge_replies"].setdefault(key, {})[str(i)] = call["replies"][0]
+        elif call is None and not unjudged and not any(c.get("error") for c in asked):
+            return f"Ragas asked {len(asked)} context-precision prompts for {len(contexts)} contexts"
+        labels.append(0)
+        unjudged.append(i)
+    out["verdicts"][key] = labels
+    if unjudged:
+        out["recording"]["unjudged"][key] = unjudged
+    return None
+
+
+def _context_recall(calls: list[dict], out: dict[str, Any]) -> str | None:
+    asked = [c for c in calls if c.get("kind") == "context_recall_classification"]
+    if len(asked) != 1 or not asked[0].get("output"):
+        return CLAIM_REPLAY_LIMIT.format(error=_error_text(asked[-1]) if asked else "no prompt asked")
+    out["verdicts"]["context_recall"] = [
+        {"statement": c.get("statement"), "attributed": c.get("attributed")}
+        for c in asked[0]["output"][0].get("classifications", [])]
+    return None
+
+
+def _faithfulness(calls: list[dict], out: dict[str, Any]) -> str | None:
+    generated = [c for c in calls if c.get("kind") == "statement_generator"]
+    judged = [c for c in calls if c.get("kind") == "nli_statements"]
+    failed = next((c for c in generated + judged if not c.get("output")), None)
+    if failed is not None or len(generated) != 1 or len(judged) > 1:
+        return CLAIM_REPLAY_LIMIT.format(error=_error_text(failed) if failed else "unexpected prompts")
+    statements = generated[0]["output"][0].get("statements", [])
+    if not statements or not judged:
+        out["verdicts"]["faithfulness"] = []
+        return None
+    out["verdicts"]["faithfulness"] = [
+        {"statement": c.get("statement"), "verdict": c.get("verdict")}
+        for c in judged[0]["output"][0].get("statements", [])]
+    return None
+
+
+def build_case(sample: Sample, result: dict[str, Any]) -> Built:
+    """The case of ``sample`` from the probe's record of it (``record_probe.py``'s ``samples[i]``)."""
+    fields = sample.fields
+    contexts = list(fields.get("retrieved_contexts") or [])
+    case: dict[str, Any] = {
+        "id": sample.id,
+        "category": sample.category or DEFAULT_CATEGORY,
+        "user_input": fields.get("user_input", ""),
+        "reference": fields.get("reference", ""),
+        "response": fields.get("response", ""),
+        "retrieved_contexts": contexts,
+    }
+    for optional in ("reference_contexts", "retrieved_context_ids", "reference_context_ids"):
+        if optional in fields:
+            case[optional] = fields[optional]
+    out: dict[str, Any] = {"verdicts": {}, "judge_replies": {},
+                           "recording": {"dataset_row": sample.row, "live": {}, "replies": {},
+                                         "not_replayable": {}, "unjudged": {}}}
+    for metric, record in (result.get("metrics") or {}).items():
+        if record.get("skipped"):
+            continue
+        if record.get("transport_error"):
+            error = record.get("value", {}).get("error", {})
+            return Built(None, f"{metric}: the judge could not be reached: {error.get('type')}: {error.get('message')}")
+        target = record["target"]
+        out["recording"]["live"][target] = record["value"]
+        calls = record.get("calls") or []
+        if calls:
+            out["recording"]["replies"][metric] = [_call_json(c) for c in calls]
+        problem = None
+        if metric in CP_KEYS:
+            problem = _context_precision(metric, contexts, calls, out)
+        elif metric == "context_recall":
+            problem = _context_recall(calls, out)
+        elif metric == "faithfulness":
+            problem = _faithfulness(calls, out)
+        if problem is not None:
+            out["recording"]["not_replayable"][target] = problem
+    absent = [name for name in ("user_input", "reference", "response") if name not in fields]
+    if absent:
+        out["recording"]["absent_fields"] = absent
+    for key in ("verdicts", "judge_replies"):
+        if out[key]:
+            case[key] = out[key]
+    case["recording"] = {k: v for k, v in out["recording"].items() if v or k in ("dataset_row", "live")}
+    return Built(case)

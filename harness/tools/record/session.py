@@ -1,0 +1,409 @@
+"""``ragas-compat record``: score a dataset with Ragas and a live judge once, write a replayable case file.
+
+The steps:
+
+1. read and check the dataset (``dataset.read_dataset``; every problem at once, exit 2, nothing written);
+2. check the judge before any sample is spent (``preflight``): the key is in the environment, the
+   endpoint accepts a TCP connection, and - when it lists its models (``GET /models``) - serves the model;
+3. resume: an existing output file from the same recording (same dataset bytes, metrics and judge:
+   ``fingerprint``) keeps its cases, and only the samples it lacks are scored; a file from another
+   recording is refused;
+4. score the samples in batches, each batch one recording-probe subprocess
+   (``harness/probe/record_probe.py``: Ragas, the judge and the network guard live there), up to
+   ``concurrency`` samples at once inside it; after each batch the case file is rewritten atomically
+   (temporary file, fsync, rename) with every case recorded so far in dataset order, so an interruption
+   loses at most the batch in flight and a rerun continues where it stopped; the file of an
+   interrupted-then-resumed recording equals that of an uninterrupted one;
+5. a sample whose judge could not be reached (after Ragas's own retries) is not written: it is
+   counted and recorded on the next run.
+
+The recording date is the time the first batch was written (``SOURCE_DATE_EPOCH`` when set, for
+reproducible files) and is kept on resume.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import hashlib
+import json
+import os
+import socket
+import sys
+import tempfile
+import time
+import urllib.error
+import urllib.parse
+import urllib.request
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import harness
+from harness.cases import parse_suite
+from harness.errors import HarnessInputError, RagasUnavailable
+from harness.metrics.registry import metric as metric_spec
+from harness.runner import PROBE_DIR, check_timeout, resolve_executable, run_in_own_group
+from harness.tools.record.cases import LLM_METRICS, NON_LLM_METRICS, RECORDABLE, build_case
+from harness.tools.record.dataset import Dataset, read_dataset
+
+RECORD_SCRIPT: Path = PROBE_DIR / "record_probe.py"
+RECORDING_FORMAT = 1
+PREFLIGHT_TIMEOUT = 10.0
+
+
+@dataclass(frozen=True)
+class Judge:
+    """The judge as the user gave it: an OpenAI-compatible endpoint, or a factory import path."""
+
+    kind: str                               # "openai" | "factory"
+    model: str | None = None
+    base_url: str | None = None
+    api_key_env: str = "OPENAI_API_KEY"
+    spec: str | None = None                 # "package.module:factory"
+    settings: dict[str, Any] = field(default_factory=dict)
+    request_timeout: float = 120.0
+    max_retries: int = 2
+    allow: tuple[tuple[str, int], ...] = ()  # endpoints the probe's guard lets through
+
+    def request(self) -> dict[str, Any]:
+        if self.kind == "openai":
+            return {"kind": "openai", "base_url": self.base_url, "model": self.model,
+                    "api_key_env": self.api_key_env, "timeout": self.request_timeout,
+                    "max_retries": self.max_retries, "settings": self.settings}
+        return {"kind": "factory", "spec": self.spec}
+
+    def provenance(self) -> dict[str, Any]:
+        """What identifies the judge (never the key)."""
+        out: dict[str, Any] = {"kind": self.kind}
+        if self.kind == "openai":
+            out.update({"base_url": self.base_url, "model": self.model, "api_key_env": self.api_key_env,
+                        "settings": self.settings, "request_timeout": self.request_timeout,
+                        "max_retries": self.max_retries})
+        else:
+            out.update({"factory": self.spec})
+        return out
+
+
+def endpoint(base_url: str) -> tuple[str, int]:
+    """``(host, port)`` of an http(s) URL; HarnessInputError otherwise."""
+    parsed = urllib.parse.urlsplit(base_url)
+    if parsed.scheme not in ("http", "https") or not parsed.hostname:
+        raise HarnessInputError(f"--openai-base-url {base_url!r}: expected an http:// or https:// URL",
+                                field="--openai-base-url", value=base_url)
+    try:
+        port = parsed.port or (443 if parsed.scheme == "https" else 80)
+    except ValueError:
+        raise HarnessInputError(f"--openai-base-url {base_url!r}: bad port", field="--openai-base-url") from None
+    return parsed.hostname, port
+
+
+def preflight(judge: Judge) -> str | None:
+    """Check the judge before any sample is spent; HarnessInputError (exit 2) when it cannot work.
+    Returns a note about the model check (None when the endpoint listed the model)."""
+    if judge.kind != "openai":
+        return None
+    if not os.environ.get(judge.api_key_env):
+        raise HarnessInputError(f"the environment has no {judge.api_key_env} (the judge's API key; "
+                                "--api-key-env names another variable)", field="--api-key-env")
+    host, port = endpoint(str(judge.base_url))
+    try:
+        with socket.create_connection((host, port), timeout=PREFLIGHT_TIMEOUT):
+            pass
+    except OSError as exc:
+        raise HarnessInputError(f"the judge's endpoint {judge.base_url} is unreachable ({host}:{port}: "
+                                f"{exc.strerror or exc}); no sample was scored", field="--openai-base-url") from None
+    request = urllib.request.Request(str(judge.base_url).rstrip("/") + "/models",
+                                     headers={"Authorization": f"Bearer {os.environ[judge.api_key_env]}"})
+    opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))  # the endpoint, not a proxy
+    try:
+        with opener.open(request, timeout=PREFLIGHT_TIMEOUT) as response:
+            listing = json.loads(response.read().decode("utf-8", "replace"))
+    except urllib.error.HTTPError as exc:
+        if exc.code in (401, 403):
+            raise HarnessInputError(f"the judge's endpoint refused the key in {judge.api_key_env} "
+                                    f"(HTTP {exc.code} on /models); no sample was scored",
+                                    field="--api-key-env") from None
+        return f"model not checked: /models answered HTTP {exc.code}"
+    except (OSError, ValueError) as exc:
+        return f"model not checked: /models failed ({exc})"
+    served = [item.get("id") for item in listing.get("data", []) if isinstance(item, dict)] \
+        if isinstance(listing, dict) and isinstance(listing.get("data"), list) else None
+    if served is None:
+        return "model not checked: /models did not list models"
+    if judge.model not in served:
+        shown = ", ".join(map(str, served[:10])) + (" ..." if len(served) > 10 else "")
+        raise HarnessInputError(f"the judge's endpoint does not serve model {judge.model!r} (it lists: "
+                                f"{shown or 'nothing'}); no sample was scored", field="--model", value=judge.model)
+    return None
+
+
+# -- metrics --------------------------------------------------------------------------------------
+def required_columns(metrics: tuple[str, ...]) -> dict[str, tuple[str, ...]]:
+    needed: dict[str, tuple[str, ...]] = {}
+    for name in metrics:
+        for column in metric_spec(name).fields_read:
+            needed[column] = needed.get(column, ()) + (name,)
+    return needed
+
+
+def choose_metrics(requested: list[str] | None, dataset: Dataset, has_judge: bool) -> tuple[str, ...]:
+    """The metrics to record: as requested (each must be recordable), or by default every LLM metric
+    (with a judge) and every judge-free metric whose columns the dataset's first sample has."""
+    if requested:
+        names = []
+        for name in requested:
+            spec = metric_spec(name)  # HarnessInputError for an unknown name
+            if spec.name not in RECORDABLE:
+                raise HarnessInputError(f"--metric {name}: not recordable yet; recordable: {', '.join(RECORDABLE)}",
+                                        field="--metric", value=name)
+            if spec.name not in names:
+                names.append(spec.name)
+        chosen = tuple(names)
+    else:
+        first = dataset.samples[0].fields if dataset.samples else {}
+        candidates = (LLM_METRICS if has_judge else ()) + NON_LLM_METRICS
+        chosen = tuple(m for m in candidates if all(c in first for c in metric_spec(m).fields_read))
+        if not chosen:
+            raise HarnessInputError(f"{dataset.name}: no recordable metric has its columns in the first sample "
+                                    f"(columns: {', '.join(dataset.columns) or 'none'})", field="--metric")
+    if any(m in LLM_METRICS for m in chosen) and not has_judge:
+        raise HarnessInputError("LLM metrics need a judge: --openai-base-url URL --model NAME, or --llm module:factory",
+                                field="--llm")
+    return chosen
+
+
+# -- the output file ------------------------------------------------------------------------------
+def fingerprint(dataset: Dataset, metrics: tuple[str, ...], judge: Judge | None) -> str:
+    identity = {"dataset_sha256": dataset.sha256, "metrics": sorted(metrics),
+                "judge": None if judge is None else {k: v for k, v in judge.provenance().items()
+                                                     if k not in ("request_timeout", "max_retries")}}
+    return hashlib.sha256(json.dumps(identity, sort_keys=True).encode()).hexdigest()
+
+
+def _recording_date() -> str:
+    epoch = os.environ.get("SOURCE_DATE_EPOCH")
+    moment = dt.datetime.fromtimestamp(int(epoch), dt.UTC) if epoch and epoch.isdigit() \
+        else dt.datetime.now(dt.UTC)
+    return moment.replace(microsecond=0).isoformat().replace("+00:00", "Z")
+
+
+def load_existing(out: Path, print_: str) -> dict[str, Any] | None:
+    """The output file of an earlier run of the same recording (None when there is none);
+    HarnessInputError when the file is something else."""
+    if not out.exists():
+        return None
+    try:
+        document = json.loads(out.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise HarnessInputError(f"{out.name}: exists and is not a readable case file ({exc}); "
+                                "choose another --out or remove it", field="--out") from None
+    recording = document.get("recording") if isinstance(document, dict) else None
+    if not isinstance(recording, dict) or "fingerprint" not in recording:
+        raise HarnessInputError(f"{out.name}: exists and is not a recording; choose another --out or remove it",
+                                field="--out")
+    if recording["fingerprint"] != print_:
+        raise HarnessInputError(f"{out.name}: exists from another recording (different dataset, metrics or judge); "
+                                "choose another --out or remove it to start over", field="--out")
+    return document
+
+
+def write_atomically(path: Path, text: str) -> None:
+    """Write ``text`` to ``path`` through a temporary file in the same folder, fsync'ed, then renamed."""
+    folder = path.parent
+    folder.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=folder)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            handle.write(text)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+    try:
+        dir_fd = os.open(folder, os.O_RDONLY)
+        try:
+            os.fsync(dir_fd)
+        finally:
+            os.close(dir_fd)
+    except OSError:
+        pass
+
+
+# -- the run --------------------------------------------------------------------------------------
+@dataclass
+class Progress:
+    done: int
+    total: int
+    failed: int
+    seconds: float
+
+    @property
+    def eta(self) -> float | None:
+        return None if self.done == 0 else self.seconds / self.done * (self.total - self.done)
+
+
+@dataclass
+class RecordResult:
+    path: Path
+    recorded: int              # cases in the file
+    scored_now: int            # samples scored by this run
+    failed: list[str]          # "id: why" for samples not recorded (judge unreachable)
+    seconds: float
+    complete: bool
+    model_note: str | None
+    network_blocked: int
+    failed_attempts: int       # judge requests that raised (Ragas retried them or gave up), this run
+
+
+def _probe_env() -> dict[str, str]:
+    env = dict(os.environ)
+    env["RAGAS_DO_NOT_TRACK"] = "true"
+    env.pop("PYTHONHOME", None)
+    if env.get("PYTHONPATH"):
+        env["PYTHONPATH"] = os.pathsep.join(os.path.abspath(p) for p in env["PYTHONPATH"].split(os.pathsep) if p)
+    return env
+
+
+def run_batch(samples: list[dict[str, Any]], metrics: tuple[str, ...], judge: Judge | None, *, python: str,
+              concurrency: int, timeout: float) -> dict[str, Any]:
+    """One recording-probe subprocess on ``samples``; its output document."""
+    executable = resolve_executable(python)
+    with tempfile.TemporaryDirectory(prefix="ragas-compat-record-", ignore_cleanup_errors=True) as tmp:
+        output = Path(tmp) / "result.json"
+        request = {"samples": samples, "metrics": list(metrics), "judge": None if judge is None else judge.request(),
+                   "allow": [list(a) for a in (judge.allow if judge else ())], "sys_path": [os.getcwd()],
+                   "concurrency": concurrency, "output": str(output)}
+        (Path(tmp) / "request.json").write_text(json.dumps(request, ensure_ascii=False), encoding="utf-8")
+        try:
+            proc = run_in_own_group([executable, str(RECORD_SCRIPT), str(Path(tmp) / "request.json")],
+                                    timeout=timeout, cwd=tmp, env=_probe_env(), folder=tmp)
+        except OSError as exc:
+            raise RagasUnavailable(f"cannot start the recording probe with {python}: {exc}") from None
+        if proc.stopped:
+            raise KeyboardInterrupt()
+        if proc.timed_out:
+            raise RagasUnavailable(f"the recording probe timed out after {timeout:g} s (a batch of "
+                                   f"{len(samples)} samples; earlier batches are saved)")
+        refused = [line.removeprefix("record error: ") for line in proc.stderr.splitlines()
+                   if line.startswith("record error: ")]
+        if proc.returncode == 2 and refused:
+            raise HarnessInputError(refused[-1], field="--llm")
+        document = None
+        if output.exists():
+            try:
+                document = json.loads(output.read_text(encoding="utf-8"))
+            except (OSError, ValueError):
+                document = None
+        if proc.returncode == 3 and document:
+            raise RagasUnavailable(f"Ragas could not be imported: {document['ragas'].get('import_error')}")
+        if proc.returncode != 0 or not isinstance(document, dict):
+            tail = proc.stderr.strip()[-2000:] or "(no stderr)"
+            raise RagasUnavailable(f"the recording probe failed (exit {proc.returncode}): {tail}")
+        return document
+
+
+def _sample_request(sample: Any) -> dict[str, Any]:
+    return {"id": sample.id, **sample.fields}
+
+
+def record(dataset_path: Path, out: Path, *, judge: Judge | None, metrics: list[str] | None = None,
+           python: str = sys.executable, limit: int | None = None, concurrency: int = 4, batch_size: int = 16,
+           timeout: float = 1800.0, suite: str | None = None,
+           progress: Callable[[Progress], None] | None = None,
+           announce: Callable[[str], None] | None = None) -> RecordResult:
+    """Record ``dataset_path`` into the case file ``out`` (see the module docstring)."""
+    timeout = check_timeout(timeout)
+    for option, value in (("--limit", limit), ("--concurrency", concurrency), ("--batch-size", batch_size)):
+        if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < 1):
+            raise HarnessInputError(f"{option} {value!r}: must be a positive integer", field=option, value=value)
+    dataset = read_dataset(dataset_path, {})  # format and types first, every problem at once
+    chosen = choose_metrics(metrics, dataset, judge is not None)
+    dataset = read_dataset(dataset_path, required_columns(chosen))
+    print_ = fingerprint(dataset, chosen, judge)
+    existing = load_existing(out, print_)
+    model_note = preflight(judge) if judge is not None and any(m in LLM_METRICS for m in chosen) else None
+    selected = list(dataset.samples[:limit] if limit is not None else dataset.samples)
+    done: dict[str, dict[str, Any]] = {c["id"]: c for c in (existing or {}).get("cases", [])}
+    recording = dict((existing or {}).get("recording") or {})
+    todo = [s for s in selected if s.id not in done]
+    if announce:
+        announce(f"recording {len(todo)} of {len(selected)} samples ({len(done)} already in {out.name}) "
+                 f"with {', '.join(chosen)}; this command talks to the judge"
+                 + (f" at {judge.base_url}" if judge and judge.base_url else "") + "; telemetry off")
+    started = time.perf_counter()
+    failed: list[str] = []
+    blocked: list[dict[str, Any]] = list((recording.get("network") or {}).get("blocked") or [])
+    scored = 0
+    attempts_failed = 0
+    order = {s.id: s.row for s in dataset.samples}
+    for first in range(0, len(todo), batch_size):
+        batch = todo[first:first + batch_size]
+        document = run_batch([_sample_request(s) for s in batch], chosen, judge, python=python,
+                             concurrency=concurrency, timeout=timeout)
+        results = {r.get("id"): r for r in document.get("samples", [])}
+        attempts_failed += sum(int(m.get("failed_attempts") or 0) for r in results.values()
+                               for m in (r.get("metrics") or {}).values())
+        for sample in batch:
+            built = build_case(sample, results.get(sample.id, {"metrics": {}}))
+            if built.case is None:
+                failed.append(f"{sample.id}: {built.failure}")
+            else:
+                done[sample.id] = built.case
+            scored += 1
+        for attempt in document.get("network_attempts", []):
+            entry = {"call": attempt.get("call"), "address": attempt.get("address")}
+            if entry not in blocked:
+                blocked.append(entry)
+        if not recording.get("recorded_at"):
+            recording["recorded_at"] = _recording_date()
+        recording.update({
+            "format": RECORDING_FORMAT,
+            "tool": f"ragas-compat {harness.__version__} record",
+            "ragas_version": document.get("ragas", {}).get("version"),
+            "python": document.get("python", {}).get("version"),
+            "metrics": {m: _ragas_class(document, m) or (recording.get("metrics") or {}).get(m) for m in chosen},
+            "judge": {**(judge.provenance() if judge else {"kind": "none"}),
+                      **({"client": document["judge"]} if document.get("judge") else {})},
+            "dataset": {"name": dataset.name, "sha256": dataset.sha256, "samples": len(dataset.samples)},
+            "fingerprint": print_,
+            "network": {"allowed": [f"{h}:{p}" for h, p in (judge.allow if judge else ())], "blocked": blocked},
+        })
+        if done:
+            _write(out, done, order, recording, dataset, suite, complete=False)
+        if progress:
+            progress(Progress(scored, len(todo), len(failed), time.perf_counter() - started))
+    complete = not failed and len(done) >= len(dataset.samples) and all(s.id in done for s in dataset.samples)
+    if done:
+        if not recording.get("recorded_at"):
+            recording["recorded_at"] = _recording_date()
+        recording.setdefault("fingerprint", print_)
+        _write(out, done, order, recording, dataset, suite, complete=complete)
+    return RecordResult(out, len(done), scored, failed, time.perf_counter() - started, complete, model_note,
+                        len(blocked), attempts_failed)
+
+
+def _ragas_class(document: dict[str, Any], metric: str) -> str | None:
+    for sample in document.get("samples", []):
+        record = (sample.get("metrics") or {}).get(metric) or {}
+        if record.get("ragas_class"):
+            return record["ragas_class"]
+    return None
+
+
+def _write(out: Path, done: dict[str, dict[str, Any]], order: dict[str, int], recording: dict[str, Any],
+           dataset: Dataset, suite: str | None, *, complete: bool) -> None:
+    cases = sorted(done.values(), key=lambda c: order.get(c["id"], 1 << 30))
+    document = {
+        "schema_version": 1,
+        "suite": suite or f"{Path(dataset.name).stem}-recorded",
+        "description": f"Recorded by ragas-compat record from {dataset.name}: judge verdicts as Ragas parsed them, "
+                       "raw replies and the live scores (recording.live) for an offline replay.",
+        "recording": {**recording, "complete": complete, "cases": len(cases)},
+        "cases": cases,
+    }
+    text = json.dumps(document, indent=1, ensure_ascii=False, allow_nan=False) + "\n"
+    parse_suite(json.loads(text), source=out.name)  # never write a file `run` would refuse
+    write_atomically(out, text)

@@ -1,0 +1,188 @@
+"""Every CLI table reads at 80 columns in a pipe: no "…" (wrapping, not truncating), no empty or
+zero-width column, no line wider than 80; ``--format md|json`` and ``--quiet``; one metric naming scheme
+(other spellings accepted with a hint); explain covers every target of the metric."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from rich.console import Console
+from rich.table import Table
+from typer.testing import CliRunner
+
+from harness.cli.app import app
+from harness.cli.bench import bench_table, scaling_table
+from harness.cli.output import pruned
+from harness.metrics.names import resolve, short_label
+from harness.metrics.registry import metric
+from harness.tools.bench import BenchRow
+from harness.tools.explain import explain_metrics
+
+CLI = [sys.executable, "-m", "harness"]
+NARROW = {**os.environ, "COLUMNS": "80", "TERM": "dumb"}
+NARROW.pop("FORCE_COLOR", None)
+
+
+def piped(*args: str, timeout: float = 600) -> subprocess.CompletedProcess:
+    """The CLI with stdout a pipe (no terminal: rich uses 80 columns), as a user's `| less` sees it."""
+    return subprocess.run([*CLI, *args], capture_output=True, text=True, env=NARROW, timeout=timeout)
+
+
+def assert_narrow(text: str) -> None:
+    assert "…" not in text, text
+    too_wide = [line for line in text.splitlines() if len(line) > 80]
+    assert not too_wide, too_wide
+
+
+def check_table(table: Table) -> None:
+    """Rendered at 80 columns: no "…", every column has a header and a cell with text, none is 0 wide."""
+    console = Console(width=80, file=open(os.devnull, "w"), force_terminal=False, color_system=None)
+    widths = table._calculate_column_widths(console, console.options)
+    assert all(w > 0 for w in widths), widths
+    for column in table.columns:
+        assert str(column.header).strip() or not table.show_header
+        assert any(str(cell).strip() for cell in column._cells), f"empty column {column.header!r}"
+    with console.capture() as capture:
+        console.print(table)
+    assert_narrow(capture.get())
+
+
+@pytest.fixture()
+def tables(monkeypatch):
+    """Every rich Table a command prints."""
+    seen: list[Table] = []
+    original = Console.print
+
+    def record(self, *objects, **kwargs):
+        seen.extend(o for o in objects if isinstance(o, Table))
+        return original(self, *objects, **kwargs)
+
+    monkeypatch.setattr(Console, "print", record)
+    return seen
+
+
+def test_short_labels_are_words_that_wrap():
+    assert short_label("context_precision_with_reference") == "ctx prec w/ ref"
+    assert short_label("id_context_recall") == "ID ctx recall"
+    assert all(len(word) <= 14 for name in ("context_precision_string_match", "faithfulness")
+               for word in short_label(name).split())
+
+
+def test_one_naming_scheme_with_hints_for_other_spellings():
+    assert resolve("context_precision_with_reference") == (metric("context_precision_with_reference"), None)
+    spec, hint = resolve("context-precision")  # explain's old command name
+    assert spec.name == "context_precision_with_reference" and "context_precision_with_reference" in hint
+    spec, hint = resolve("id-context-recall")
+    assert spec.name == "id_context_recall" and hint
+    with pytest.raises(Exception, match="did you mean 'context_precision_with_reference'"):
+        resolve("context-precisoin")
+
+
+EXPLAINED_EVERY_TARGET = ("context_precision_with_reference", "context_precision_without_reference",
+                          "context_precision_string_match", "context_recall", "context_recall_string_match",
+                          "id_context_precision", "id_context_recall", "faithfulness", "judge_audit")
+
+
+def test_explain_covers_every_target_of_the_metric():
+    by_name = {m.registry_name: m for m in explain_metrics()}
+    for name in EXPLAINED_EVERY_TARGET:
+        assert set(by_name[name].targets) == set(metric(name).ragas_targets), name
+    assert any(t.startswith("collections:") for t in by_name["faithfulness"].targets)
+
+
+def test_run_at_80_columns_in_a_pipe(tmp_path: Path, tables):
+    result = CliRunner().invoke(app, ["run", "--out", str(tmp_path / "r")], env={"COLUMNS": "80"})
+    assert result.exit_code == 0, result.output
+    assert result.output.startswith("Verdict: expected:")
+    assert "1e-10" in result.output and "evaluate()" in result.output
+    assert_narrow(result.output)
+    assert tables
+    for table in list(tables):
+        check_table(table)
+    assert (tmp_path / "r" / "report.html").exists()
+
+
+def test_run_piped_quiet_and_formats(tmp_path: Path):
+    quiet = piped("run", "--quiet", "--out", str(tmp_path / "q"), "--metric", "id_context_precision")
+    assert quiet.returncode == 0, quiet.stderr
+    assert quiet.stdout.count("\n") == 1 or len(quiet.stdout.splitlines()) <= 2, quiet.stdout
+    assert quiet.stdout.startswith("Verdict: expected:")
+    doc = json.loads(piped("run", "--format", "json", "--out", str(tmp_path / "j"),
+                           "--metric", "id-context-precision").stdout)
+    assert doc["verdict"]["status"] == "expected" and doc["findings"]
+    assert set(doc["by_metric"]) == {"id_context_precision"}
+    md = piped("run", "--format", "md", "--out", str(tmp_path / "m"), "--metric", "id_context_precision")
+    assert md.stdout.startswith("**Verdict: expected:") and "| metric | rows | classifications |" in md.stdout
+    assert "hint:" in piped("run", "--quiet", "--out", str(tmp_path / "h"), "--metric", "id-context-precision").stderr
+
+
+def test_explain_at_80_columns_in_a_pipe(tables):
+    runner = CliRunner()
+    for args in (["context_precision_with_reference", "1,0,1", "--corpus-relevant", "4"],
+                 ["id_context_recall", "--retrieved", '[1, "1", 1.0]', "--reference", '["1"]'],
+                 ["context_precision_string_match", "--retrieved", '["a", "b"]', "--reference", '["b"]']):
+        result = runner.invoke(app, ["explain", *args], env={"COLUMNS": "80"})
+        assert result.exit_code == 0, result.output
+        assert_narrow(result.output)
+    assert len(tables) >= 6
+    for table in list(tables):
+        check_table(table)
+    out = piped("explain", "faithfulness", "1,0", "--format", "md").stdout
+    assert "| collections:Faithfulness |" in out and "| legacy:Faithfulness |" in out
+    quiet = piped("explain", "faithfulness", "1,0", "--quiet").stdout.splitlines()
+    assert quiet == ["legacy:Faithfulness 0.5 identical", "collections:Faithfulness 0.5 identical"]
+
+
+def test_fuzz_at_80_columns_in_a_pipe(tmp_path: Path, tables):
+    result = CliRunner().invoke(app, ["fuzz", "--n", "6", "--seed", "1", "--workers", "1", "--out", str(tmp_path),
+                                      "--metric", "context_precision_with_reference",
+                                      "--metric", "id-context-precision"], env={"COLUMNS": "80"})
+    assert result.exit_code in (0, 1), result.output
+    assert_narrow(result.output.replace(str(tmp_path), "OUT"))
+    assert tables
+    for table in list(tables):
+        check_table(table)
+    doc = json.loads(piped("fuzz", "--n", "4", "--workers", "1", "--out", str(tmp_path / "j"), "--format", "json",
+                           "--metric", "faithfulness").stdout)
+    assert doc["result"].startswith("fuzz: seed 0, 4 cases")
+
+
+def test_bench_tables_at_80_columns():
+    rows = [
+        BenchRow("run", "ragas-compat run vs import ragas.metrics", samples=[9.5, 9.9, 10.4],
+                 baseline=[8.0, 8.1, 8.3], ratios=[1.18, 1.22, 1.25], target=1.3),
+        BenchRow("probe", "probe per scored context vs stub loop", unit="ms", samples=[0.8, 0.9],
+                 baseline=[0.8, 0.85], ratios=[1.0, 1.06], target=1.1),
+        BenchRow("scaling-ragas", "scaling: Ragas legacy context AP", samples=[0.01],
+                 points=[{"k": 10, "median": 1e-5}, {"k": 100, "median": 1e-3}, {"k": 1000, "median": 0.1},
+                         {"k": 10000, "median": 10.0}], exponent=2.0, tail_exponent=2.0,
+                 extra={"largest_k": 10000}),
+        BenchRow("matrix", "warm matrix vs single-version runs", reason="no matrix environments are built"),
+    ]
+    check_table(pruned(bench_table(rows, quick=True)))
+    scaling = scaling_table(rows)
+    assert scaling is not None
+    check_table(pruned(scaling))
+
+
+def test_pin_show_at_80_columns(tables):
+    result = CliRunner().invoke(app, ["pin", "show"], env={"COLUMNS": "80"})
+    assert result.exit_code == 0, result.output
+    assert_narrow(result.output)
+    for table in list(tables):
+        check_table(table)
+
+
+def test_version_is_the_one_in_the_report():
+    import harness
+
+    out = piped("--version").stdout.strip()
+    assert out == f"ragas-compat {harness.__version__}"
+    from importlib.metadata import version
+
+    assert version("ragas-compat") == harness.__version__

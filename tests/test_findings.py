@@ -1,0 +1,98 @@
+"""Findings first: the default audit's ranked findings name what a reviewer must know, each with its example
+row; report.md opens with the verdict and the findings; every classification's reasons sit with its rows."""
+
+from __future__ import annotations
+
+import sys
+
+import pytest
+
+from harness.compare.audit import build_audit
+from harness.compare.expectations import Expectations
+from harness.compare.findings import key_findings, verdict
+from harness.pin import resolve_ragas_source
+from harness.pipeline import load_run_expectations, load_suite, run_audit
+from harness.report.markdown.document import render_markdown
+
+
+@pytest.fixture(scope="module")
+def default_run():
+    suite = load_suite([])
+    source = resolve_ragas_source(python=sys.executable)
+    return run_audit(suite, load_run_expectations(None), source, python=sys.executable)
+
+
+def _by_key(audit):
+    return {f.key: f for f in key_findings(audit)}
+
+
+def test_default_audit_names_the_six_findings_with_examples(default_run):
+    audit = default_run.audit
+    found = _by_key(audit)
+
+    epsilon = found["epsilon"]
+    assert "1e-10" in epsilon.sentence and "0.8333333332916666" in epsilon.sentence
+    assert "trec_eval AP over all R=4" in epsilon.sentence and "5/12" in epsilon.sentence
+    assert epsilon.example.case_id == "cp-worked-example" and epsilon.example.ragas == "0.8333333332916666"
+    assert epsilon.example.reference == "5/6 = 0.8333333333333334"
+
+    empty = found["empty_as_zero"]
+    assert "0.0" in empty.sentence and empty.example.ragas == "0.0"
+    assert empty.example.reference.startswith("undefined (")
+
+    nan = found["undefined_nan"]
+    assert "zero claims" in nan.sentence and nan.example.ragas == "NaN"
+    assert nan.example.reference == "undefined (zero_claims)"
+
+    dedup = found["dedup"]
+    assert "str()" in dedup.sentence and dedup.example.case_id == "edge-duplicate-ids"
+    assert (dedup.example.ragas, dedup.example.reference) == ("0.5", "2/3 = 0.6666666666666666")
+
+    raised = found["collections_raise"]
+    assert "collections API raises on empty retrieval where the legacy API returns 0.0" in raised.sentence
+    assert raised.example.case_id == "edge-empty-retrieval"
+    assert "legacy 0.0" in raised.example.ragas and "ValueError" in raised.example.ragas
+
+    gap = found["mean_gap"]  # the target whose evaluate() mean is farthest from the explicit policy's
+    [agg] = [a for a in audit.dataset_level.targets if a.target == gap.example.target]
+    assert "evaluate()" in gap.sentence and f"{agg.ragas_mean:.3f}" in gap.sentence
+    assert str(agg.policy.mean) in gap.sentence
+    assert repr(agg.ragas_mean) in gap.example.ragas
+    assert f"{agg.policy.mean} = {float(agg.policy.mean)!r}" in gap.example.reference
+    assert abs(agg.ragas_mean - float(agg.policy.mean)) == max(
+        abs(a.ragas_mean - float(a.policy.mean)) for a in audit.dataset_level.targets
+        if a.classification.name != "identical" and a.policy.mean is not None)
+
+
+def test_findings_are_ranked_by_consequence(default_run):
+    found = key_findings(default_run.audit)
+    assert [f.rank for f in found] == sorted(f.rank for f in found)
+    keys = [f.key for f in found]
+    assert keys[0] == "mean_gap" and found[-1].rank == max(f.rank for f in found)
+    assert all(f.sentence and f.example.ragas and f.example.reference for f in found)
+
+
+def test_unexplained_rows_come_first_and_set_the_verdict(default_run):
+    audit = default_run.audit
+    bare = build_audit(audit.suite, default_run.probe.output, Expectations("none", ()), audit.provenance)
+    found = key_findings(bare)
+    assert found[0].kind == "unexplained" and found[0].example.case_id
+    v = verdict(bare)
+    assert not v.ok and "unexplained" in v.status and "error" in v.status
+    assert verdict(audit).status == "expected" and verdict(audit).ok
+
+
+def test_report_md_opens_with_verdict_and_findings(default_run):
+    text = render_markdown(default_run.audit)
+    head = text[:text.index("## Provenance")]
+    assert "**Verdict: expected:" in head and "## Findings" in head
+    for needle in ("1e-10", "evaluate()", "collections API raises", "str()", "zero claims", "score 0.0"):
+        assert needle in head, needle
+
+
+def test_reasons_are_attached_to_the_rows_they_explain(default_run):
+    text = render_markdown(default_run.audit)
+    section = text[text.index("### `epsilon`"):text.index("### `undefined_nan`")]
+    reason_at = section.index("**Expected because** (rule ap-epsilon")
+    table_at = section.index("| case | Ragas target |", reason_at)
+    assert "cp-worked-example" in section[table_at:section.index("**Expected because**", table_at)]

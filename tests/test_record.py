@@ -1,0 +1,453 @@
+"""``ragas-compat record``: a live Ragas run against a real OpenAI-compatible server, replayed offline.
+
+Real components: a chat-completions server on 127.0.0.1 (``record_judge_server.JudgeServer``, standard
+library, in a thread), LangChain's ``ChatOpenAI`` pointed at it by ``--openai-base-url`` (inside the
+recording probe, through Ragas's ``LangchainLLMWrapper``), Ragas 0.4.3's own metric classes, and
+``GenericFakeChatModel`` for the ``--llm module:factory`` route. Only loopback addresses; every
+subprocess and wait has a timeout.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from harness.cli.app import app
+from harness.compare.replay import same_value
+from harness.errors import HarnessInputError
+from harness.tools.record.dataset import read_dataset
+from harness.values import decode_ragas_value
+
+sys.path.insert(0, str(Path(__file__).parent))
+from record_judge_server import JudgeServer
+
+CLI = [sys.executable, "-m", "harness"]
+EPOCH = "1767225600"  # SOURCE_DATE_EPOCH: 2026-01-01, so two recordings can be compared byte for byte
+KEY_ENV = "RAGAS_COMPAT_TEST_JUDGE_KEY"
+runner = CliRunner()
+
+NAMES = ["Alder", "Birch", "Cedar", "Dogwood", "Elm", "Fir", "Ginkgo", "Hazel", "Ivy", "Juniper", "Kapok",
+         "Larch", "Maple", "Nutmeg", "Oak", "Poplar", "Quince", "Rowan", "Spruce", "Teak", "Umbrella", "Vine"]
+MALFORMED_ROW, SLOW_ROW, EMPTY_RESPONSE_ROW, FLAKY_ROW = 5, 7, 9, 2
+
+
+def sample(i: int) -> dict:
+    """Sample i: varied relevance patterns; old column names on even rows, new on odd ones."""
+    name, year, founder = f"{NAMES[i]}works", 1900 + i, f"{NAMES[i]}son"
+    relevant = f"{name} was founded in {year} by {founder}."
+    relevant2 = f"The founder of {name}, {founder}, started it in {year}."
+    other = f"Weather report number {i}: light rain and wind over the harbour."
+    pattern = [[relevant, other, relevant2], [other, relevant], [other, other], [relevant]][i % 4]
+    contexts = list(pattern)
+    if i == MALFORMED_ROW:
+        contexts = [f"MALFORMED {relevant}", other]
+    if i == SLOW_ROW:
+        contexts = [f"SLOW {relevant}"]
+    if i == FLAKY_ROW:  # in the first batch of the interrupted run, so both runs see the same retry
+        contexts = [f"FLAKY {contexts[0]}", *contexts[1:]]
+    response = f"{name} was founded in {year}." + (f" It employs {i * 10} engineers worldwide." if i % 2 else "")
+    if i == EMPTY_RESPONSE_ROW:
+        response = ""
+    reference = f"{name} was founded in {year}. Its founder was {founder}."
+    row = {"user_input": f"When was {name} founded?", "retrieved_contexts": contexts, "response": response,
+           "reference": reference, "retrieved_context_ids": [f"d{i}-{k}" for k in range(len(contexts))],
+           "reference_context_ids": [f"d{i}-0", f"d{i}-9"] if i % 3 else [f"d{i}-0"]}
+    if i % 2 == 0:  # Ragas's old names
+        for new, old in (("user_input", "question"), ("retrieved_contexts", "contexts"), ("response", "answer"),
+                         ("reference", "ground_truth")):
+            row[old] = row.pop(new)
+    return row
+
+
+def write_dataset(path: Path, n: int = 22) -> Path:
+    path.write_text("".join(json.dumps(sample(i)) + "\n" for i in range(n)), encoding="utf-8")
+    return path
+
+
+def record_argv(dataset: Path, out: Path, server: JudgeServer, *extra: str) -> list[str]:
+    # --max-retries 0: ChatOpenAI does not retry on its own, so Ragas's retries (RunConfig) are the ones seen
+    return [*CLI, "record", str(dataset), "--out", str(out), "--openai-base-url", server.base_url, "--model",
+            server.model, "--api-key-env", KEY_ENV, "--request-timeout", "30", "--max-retries", "0", *extra]
+
+
+def env() -> dict[str, str]:
+    return {**os.environ, KEY_ENV: "sk-loopback-test", "SOURCE_DATE_EPOCH": EPOCH}
+
+
+@pytest.fixture(scope="module")
+def server():
+    with JudgeServer(slow_seconds=1.0) as judge:
+        yield judge
+
+
+@pytest.fixture(scope="module")
+def recorded(server, tmp_path_factory):
+    """One uninterrupted recording of 22 samples (4 LLM metrics + 2 ID metrics), and its timing."""
+    folder = tmp_path_factory.mktemp("recorded")
+    dataset = write_dataset(folder / "rag.jsonl")
+    out = folder / "recorded.json"
+    started = time.perf_counter()
+    proc = subprocess.run(record_argv(dataset, out, server, "--concurrency", "8", "--batch-size", "22"),
+                          env=env(), capture_output=True, text=True, timeout=600)
+    seconds = time.perf_counter() - started
+    assert proc.returncode == 0, proc.stderr
+    return {"dataset": dataset, "out": out, "seconds": seconds, "stdout": proc.stdout, "stderr": proc.stderr}
+
+
+@pytest.fixture(scope="module")
+def replayed(recorded, tmp_path_factory):
+    """``ragas-compat run`` on the recorded file: offline (the server is not involved)."""
+    out = tmp_path_factory.mktemp("replay-report")
+    proc = subprocess.run([*CLI, "run", "--cases", str(recorded["out"]), "--out", str(out), "--fail-on", "none"],
+                          capture_output=True, text=True, timeout=900)
+    assert proc.returncode == 0, proc.stderr
+    return json.loads((out / "report.json").read_text(encoding="utf-8"))
+
+
+def live_values(document: dict) -> dict[tuple[str, str], object]:
+    return {(case["id"], target): value for case in document["cases"]
+            for target, value in case["recording"]["live"].items()}
+
+
+# --------------------------------------------------------------------------- the round trip
+
+def test_record_writes_every_sample_with_parsed_verdicts_and_provenance(recorded):
+    document = json.loads(recorded["out"].read_text(encoding="utf-8"))
+    assert len(document["cases"]) == 22
+    assert [c["recording"]["dataset_row"] for c in document["cases"]] == list(range(1, 23))
+    provenance = document["recording"]
+    assert provenance["complete"] is True and provenance["ragas_version"]
+    assert provenance["recorded_at"] == "2026-01-01T00:00:00Z"
+    assert provenance["judge"]["model"] == "judge-1" and provenance["judge"]["client"]["class"].endswith("ChatOpenAI")
+    assert KEY_ENV not in json.dumps(document).replace(f'"api_key_env": "{KEY_ENV}"', "")
+    assert provenance["metrics"]["faithfulness"] == "ragas.metrics._faithfulness.Faithfulness"
+    assert provenance["network"]["blocked"] == []  # telemetry off, nothing but the judge
+    # verdicts are what Ragas's output models parsed (a fenced reply parses too)
+    first = document["cases"][0]
+    assert first["verdicts"]["context_precision_with_reference"] == [1, 0, 1]
+    fenced = [r for c in document["cases"] for calls in c["recording"]["replies"].values() for call in calls
+              for r in call["replies"] if r.startswith("```json")]
+    assert fenced
+    assert document["cases"][EMPTY_RESPONSE_ROW]["verdicts"]["faithfulness"] == []
+    assert "recording: 22 of 22" not in recorded["stderr"]
+    assert "recorded 22/22 samples" in recorded["stderr"] and "talks to the judge" in recorded["stderr"]
+
+
+def test_ragas_retries_are_left_as_they_are_and_counted(recorded):
+    document = json.loads(recorded["out"].read_text(encoding="utf-8"))
+    calls = [call for calls in document["cases"][FLAKY_ROW]["recording"]["replies"].values() for call in calls
+             if call.get("failed_attempts")]
+    assert calls and all("RateLimitError" in a for call in calls for a in call["failed_attempts"])
+    assert f"{len(calls)} judge requests failed and were retried" in " ".join(recorded["stdout"].split())
+
+
+def test_unparseable_live_reply_is_kept_raw(recorded):
+    document = json.loads(recorded["out"].read_text(encoding="utf-8"))
+    case = document["cases"][MALFORMED_ROW]
+    raw = case["judge_replies"]["context_precision_with_reference"]["0"]
+    assert '"verdict": yes' in raw
+    assert case["recording"]["unjudged"]["context_precision_with_reference"] == [0, 1]
+    live = case["recording"]["live"]["legacy:LLMContextPrecisionWithReference"]
+    assert live["error"]["type"] == "OutputParserException"
+    calls = case["recording"]["replies"]["context_precision_with_reference"]
+    assert calls[0]["replies"][0] == raw and "OutputParserException" in calls[0]["error"]
+
+
+def test_replay_reproduces_every_live_score_bit_for_bit(recorded, replayed):
+    document = json.loads(recorded["out"].read_text(encoding="utf-8"))
+    live = live_values(document)
+    assert len({case for case, _ in live}) >= 20
+    assert {t for _, t in live} >= {"legacy:LLMContextPrecisionWithReference", "legacy:LLMContextRecall",
+                                    "legacy:Faithfulness", "legacy:IDBasedContextPrecision",
+                                    "legacy:IDBasedContextRecall"}
+    rows = {(r["case_id"], r["ragas_target"]): r for r in replayed["results"]}
+    matched = 0
+    for key, value in live.items():
+        assert key in rows, key
+        assert same_value(decode_ragas_value(value), decode_ragas_value(rows[key]["ragas_value"])), key
+        matched += 1
+    assert matched == len(live) >= 130
+    assert not [f for f in replayed["drift"] if f["kind"] == "replay_mismatch"]
+    # the unparseable reply shows up as such in the replay
+    row = rows[(f"row-{MALFORMED_ROW + 1}", "legacy:LLMContextPrecisionWithReference")]
+    assert row["classification"] == "error"
+    assert "OutputParserException" in json.dumps(row["ragas_value"])
+    print(f"\nround trip: {len(document['cases'])} samples, {matched} live scores reproduced bit for bit, "
+          f"record {recorded['seconds']:.1f} s")
+
+
+def test_a_replay_that_differs_from_the_live_score_is_a_finding(recorded, tmp_path):
+    document = json.loads(recorded["out"].read_text(encoding="utf-8"))
+    case = document["cases"][0]
+    case["recording"]["live"]["legacy:IDBasedContextPrecision"] = 0.9999999999999999
+    tampered = tmp_path / "tampered.json"
+    tampered.write_text(json.dumps(document), encoding="utf-8")
+    proc = subprocess.run([*CLI, "run", "--cases", str(tampered), "--out", str(tmp_path / "report"),
+                           "--metric", "id_context_precision"], capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    report = json.loads((tmp_path / "report" / "report.json").read_text(encoding="utf-8"))
+    mismatches = [f for f in report["drift"] if f["kind"] == "replay_mismatch"]
+    assert [(f["case_id"], f["target"]) for f in mismatches] == [("row-1", "legacy:IDBasedContextPrecision")]
+    assert "0.9999999999999999" in mismatches[0]["message"]
+
+
+# --------------------------------------------------------------------------- resumable, atomic
+
+def test_interrupted_recording_resumes_to_the_same_file(recorded, server, tmp_path):
+    out = tmp_path / "interrupted.json"
+    argv = record_argv(recorded["dataset"], out, server, "--concurrency", "2", "--batch-size", "6")
+    proc = subprocess.Popen(argv, env=env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        deadline = time.monotonic() + 300
+        while not out.exists() and proc.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert out.exists() and proc.poll() is None, "the first batch was not written while the run went on"
+        proc.send_signal(signal.SIGTERM)  # mid-run: a batch is in flight
+        proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.communicate(timeout=30)
+    assert proc.returncode == 143
+    partial = json.loads(out.read_text(encoding="utf-8"))  # a valid case file, not a torn one
+    assert 0 < len(partial["cases"]) < 22 and partial["recording"]["complete"] is False
+    assert not list(tmp_path.glob(".interrupted.json.*"))
+    # the batch size is not part of the recording: the rest goes in one batch
+    resumed = subprocess.run([*argv[:-2], "--batch-size", "22"], env=env(), capture_output=True, text=True,
+                             timeout=600)
+    assert resumed.returncode == 0, resumed.stderr
+    assert f"({len(partial['cases'])} already in interrupted.json)" in resumed.stderr
+    assert out.read_bytes() == recorded["out"].read_bytes()
+
+
+def test_a_sample_whose_judge_failed_is_not_written_and_a_rerun_records_it(tmp_path):
+    with JudgeServer() as server:
+        dataset = tmp_path / "three.jsonl"
+        rows = [sample(1), sample(3), sample(13)]
+        rows[1]["retrieved_contexts"] = ["BROKEN " + rows[1]["retrieved_contexts"][0]]
+        dataset.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+        argv = record_argv(dataset, tmp_path / "out.json", server, "--metric", "context_precision_with_reference")
+        server.broken = True
+        first = subprocess.run(argv, env=env(), capture_output=True, text=True, timeout=300)
+        assert first.returncode == 1, first.stderr
+        assert "not recorded row-2: context_precision_with_reference: the judge could not be reached: " \
+               "BadRequestError" in " ".join(first.stderr.split())
+        partial = json.loads((tmp_path / "out.json").read_text(encoding="utf-8"))
+        assert [c["id"] for c in partial["cases"]] == ["row-1", "row-3"] and partial["recording"]["complete"] is False
+        server.broken = False
+        second = subprocess.run(argv, env=env(), capture_output=True, text=True, timeout=300)
+        assert second.returncode == 0, second.stderr
+        assert "recording 1 of 3 samples (2 already in out.json)" in " ".join(second.stderr.split())
+        again = json.loads((tmp_path / "out.json").read_text(encoding="utf-8"))
+        assert [c["id"] for c in again["cases"]] == ["row-1", "row-2", "row-3"] and again["recording"]["complete"]
+        assert again["cases"][0] == partial["cases"][0] and again["cases"][2] == partial["cases"][1]
+
+
+def test_a_different_recording_is_not_resumed_into_the_file(recorded, server, tmp_path):
+    out = tmp_path / "other.json"
+    out.write_bytes(recorded["out"].read_bytes())
+    result = runner.invoke(app, ["record", str(recorded["dataset"]), "--out", str(out), "--openai-base-url",
+                                 server.base_url, "--model", server.model, "--api-key-env", KEY_ENV,
+                                 "--metric", "faithfulness"], env={KEY_ENV: "x"})
+    assert result.exit_code == 2
+    assert "exists from another recording" in result.output
+    assert out.read_bytes() == recorded["out"].read_bytes()
+
+
+# --------------------------------------------------------------------------- the --llm route
+
+FACTORY = '''
+import socket
+
+from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
+from langchain_core.messages import AIMessage
+
+REPLIES = [{replies}]
+
+def make_judge():
+    try:  # not the judge's endpoint: the recording probe's guard blocks and records it
+        socket.create_connection(("127.0.0.1", {port}), timeout=1).close()
+    except OSError:
+        pass
+    return GenericFakeChatModel(messages=iter([AIMessage(content=r) for r in REPLIES]))
+'''
+
+
+def test_llm_factory_route_records_and_replays(tmp_path):
+    """--llm: a GenericFakeChatModel from the user's module; --limit 2 of 3 samples; the guard blocks
+    and records a connection the factory attempts (it is not the judge's endpoint)."""
+    replies = ['{"reason": "r", "verdict": 1}', '{"reason": "r", "verdict": 0}',
+               '{"reason": "r", "verdict": 0}', '```json\n{"reason": "r", "verdict": 1}\n```']
+    port = _closed_port()
+    (tmp_path / "fake_judges.py").write_text(FACTORY.format(replies=", ".join(map(repr, replies)), port=port),
+                                             encoding="utf-8")
+    dataset = tmp_path / "three.jsonl"
+    dataset.write_text("".join(json.dumps(sample(i)) + "\n" for i in (1, 5, 3)).replace("MALFORMED ", ""),
+                       encoding="utf-8")
+    out = tmp_path / "fake.json"
+    proc = subprocess.run([*CLI, "record", str(dataset), "--out", str(out), "--llm", "fake_judges:make_judge",
+                           "--metric", "context_precision_with_reference", "--metric", "id_context_recall",
+                           "--concurrency", "1", "--limit", "2"], cwd=tmp_path,
+                          env={**os.environ, "SOURCE_DATE_EPOCH": EPOCH}, capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    document = json.loads(out.read_text(encoding="utf-8"))
+    assert [c["id"] for c in document["cases"]] == ["row-1", "row-2"]
+    assert [c["verdicts"]["context_precision_with_reference"] for c in document["cases"]] == [[1, 0], [0, 1]]
+    assert document["recording"]["complete"] is False
+    assert document["recording"]["judge"] == {
+        "kind": "factory", "factory": "fake_judges:make_judge",
+        "client": {"class": "langchain_core.language_models.fake_chat_models.GenericFakeChatModel",
+                   "wrapped_in": "ragas.llms.base.LangchainLLMWrapper"}}
+    assert document["recording"]["network"] == {
+        "allowed": [], "blocked": [{"call": "socket.create_connection", "address": repr(("127.0.0.1", port))}]}
+    report = tmp_path / "report"
+    run = subprocess.run([*CLI, "run", "--cases", str(out), "--out", str(report), "--fail-on", "none"],
+                         capture_output=True, text=True, timeout=600)
+    assert run.returncode == 0, run.stderr
+    findings = json.loads((report / "report.json").read_text(encoding="utf-8"))["drift"]
+    assert not [f for f in findings if f["kind"] == "replay_mismatch"]
+
+
+# --------------------------------------------------------------------------- early, clear errors
+
+def _closed_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def test_missing_key_fails_before_any_sample(server, tmp_path):
+    dataset = write_dataset(tmp_path / "rag.jsonl", n=3)
+    before = server.requests
+    result = runner.invoke(app, ["record", str(dataset), "--out", str(tmp_path / "x.json"), "--openai-base-url",
+                                 server.base_url, "--model", server.model, "--api-key-env", "RAGAS_COMPAT_NO_SUCH_KEY"])
+    assert result.exit_code == 2
+    assert "RAGAS_COMPAT_NO_SUCH_KEY" in result.output
+    assert not (tmp_path / "x.json").exists() and server.requests == before
+
+
+def test_unreachable_endpoint_fails_before_any_sample(tmp_path):
+    dataset = write_dataset(tmp_path / "rag.jsonl", n=3)
+    result = runner.invoke(app, ["record", str(dataset), "--out", str(tmp_path / "x.json"), "--openai-base-url",
+                                 f"http://127.0.0.1:{_closed_port()}/v1", "--model", "m", "--api-key-env", KEY_ENV],
+                           env={KEY_ENV: "x"})
+    assert result.exit_code == 2
+    assert "unreachable" in result.output and "no sample was scored" in result.output
+    assert not (tmp_path / "x.json").exists()
+
+
+def test_unknown_model_fails_before_any_sample(server, tmp_path):
+    dataset = write_dataset(tmp_path / "rag.jsonl", n=3)
+    before = server.requests
+    result = runner.invoke(app, ["record", str(dataset), "--out", str(tmp_path / "x.json"), "--openai-base-url",
+                                 server.base_url, "--model", "judge-typo", "--api-key-env", KEY_ENV],
+                           env={KEY_ENV: "x"})
+    assert result.exit_code == 2
+    assert "does not serve model 'judge-typo'" in result.output and "judge-1" in result.output
+    assert not (tmp_path / "x.json").exists() and server.requests == before
+
+
+@pytest.mark.parametrize(("content", "name", "expected"), [
+    ('{"user_input": "q", "retrieved_contexts": ["c"], "reference": "r"}\n', "a.jsonl",
+     "row 1 (line 1): missing column 'response' (needed by context_precision_without_reference, faithfulness)"),
+    ('{"question": "q", "contexts": "not a list", "answer": "a", "ground_truth": "r"}\n', "b.jsonl",
+     "row 1 (line 1): column 'contexts': expected a list of strings, got a string"),
+    ('{"question": "q", "contexts": ["c"], "answer": "a", "ground_truth": "r"}\n{"question": 3}\n', "c.jsonl",
+     "row 2 (line 2): column 'question': expected a string, got an integer"),
+    ("", "d.jsonl", "d.jsonl: the dataset is empty (no samples)"),
+    ("user_input,retrieved_contexts,response,reference\nq,\"['c1', 2]\",a,r\n", "e.csv",
+     "row 1 (line 2): column 'retrieved_contexts': item 1: expected a string, got an integer"),
+    ('{"question": "q", "contexts": ["c"], "answer": "a", "ground_truth": "r"}\n{oops\n', "f.jsonl",
+     "line 2: not valid JSON"),
+])
+def test_bad_dataset_exits_2_naming_row_and_column(tmp_path, content, name, expected):
+    dataset = tmp_path / name
+    dataset.write_text(content, encoding="utf-8")
+    out = tmp_path / "never.json"
+    result = runner.invoke(app, ["record", str(dataset), "--out", str(out), "--openai-base-url",
+                                 "http://127.0.0.1:9/v1", "--model", "m", "--api-key-env", KEY_ENV,
+                                 "--metric", "context_precision_with_reference", "--metric",
+                                 "context_precision_without_reference", "--metric", "faithfulness"],
+                           env={KEY_ENV: "x"})
+    assert result.exit_code == 2, result.output
+    assert expected in " ".join(result.output.split()), result.output
+    assert not out.exists()
+
+
+def test_csv_with_old_names_and_python_list_cells_loads(tmp_path):
+    dataset = tmp_path / "old.csv"
+    dataset.write_text("question,contexts,answer,ground_truth,id\n"
+                       "What?,\"['first chunk', 'second, with comma']\",An answer.,The truth.,q1\n"
+                       "Why?,\"[\"\"json chunk\"\"]\",Because.,Reasons.,q2\n", encoding="utf-8")
+    loaded = read_dataset(dataset, {"user_input": ("x",), "retrieved_contexts": ("x",)})
+    assert [s.id for s in loaded.samples] == ["q1", "q2"]
+    assert loaded.samples[0].fields == {"user_input": "What?", "retrieved_contexts": ["first chunk", "second, with comma"],
+                                        "response": "An answer.", "reference": "The truth."}
+    assert loaded.samples[1].fields["retrieved_contexts"] == ["json chunk"]
+
+
+def test_same_value_is_bit_for_bit():
+    from harness.values import RagasError
+
+    assert same_value(0.8333333332916666, 0.8333333332916666)
+    assert not same_value(0.8333333332916666, 0.8333333333333334)
+    assert not same_value(0.0, -0.0)
+    assert same_value(float("nan"), float("nan"))
+    assert not same_value(float("nan"), 0.0)
+    assert same_value(RagasError("OutputParserException", "m"), RagasError("OutputParserException", "m"))
+    assert not same_value(RagasError("OutputParserException", "m"), RagasError("OutputParserException", "n"))
+    assert not same_value(RagasError("E", "m"), 1.0)
+
+
+def test_parquet_and_saved_hugging_face_dataset_load(tmp_path):
+    import datasets
+    import pyarrow
+    import pyarrow.parquet
+
+    rows = [sample(i) for i in range(3)]
+    for row in rows:  # one naming per file (Arrow wants one schema)
+        for old, new in (("question", "user_input"), ("contexts", "retrieved_contexts"), ("answer", "response"),
+                         ("ground_truth", "reference")):
+            if old in row:
+                row[new] = row.pop(old)
+    pyarrow.parquet.write_table(pyarrow.Table.from_pylist(rows), tmp_path / "rag.parquet")
+    datasets.Dataset.from_list(rows).save_to_disk(str(tmp_path / "hf"))
+    required = {"user_input": ("x",), "retrieved_contexts": ("x",), "retrieved_context_ids": ("x",)}
+    for path in (tmp_path / "rag.parquet", tmp_path / "hf"):
+        loaded = read_dataset(path, required)
+        assert [s.fields["retrieved_contexts"] for s in loaded.samples] == [r["retrieved_contexts"] for r in rows]
+        assert [s.id for s in loaded.samples] == ["row-1", "row-2", "row-3"]
+    broken = [dict(rows[0], retrieved_contexts=None)]
+    pyarrow.parquet.write_table(pyarrow.Table.from_pylist(broken), tmp_path / "broken.parquet")
+    with pytest.raises(HarnessInputError) as caught:
+        read_dataset(tmp_path / "broken.parquet", required)
+    assert caught.value.problems == [
+        "broken.parquet: row 1: missing column 'retrieved_contexts' (needed by x)"]
+
+
+def test_replay_problems_name_mismatches_and_unreplayable_live_values():
+    from types import SimpleNamespace
+
+    from harness.compare.replay import replay_problems
+
+    recording = {"live": {"legacy:Faithfulness": 0.5, "legacy:LLMContextRecall": {"error": {"type": "E", "message": "m"}},
+                          "legacy:IDBasedContextRecall": 1.0},
+                 "not_replayable": {"legacy:LLMContextRecall": "the judge's reply could not be parsed"}}
+    case = SimpleNamespace(id="c1", raw={"recording": recording})
+    row = SimpleNamespace(case=case, target="legacy:Faithfulness", ragas_value=0.25,
+                          classification=SimpleNamespace(name="identical"))
+    audit = SimpleNamespace(rows=[row], suite=SimpleNamespace(cases=[case]))
+    problems = replay_problems(audit)
+    assert [(p[0], p[1], p[2]) for p in problems] == [("c1", "legacy:Faithfulness", "identical"),
+                                                      ("c1", "legacy:LLMContextRecall", None)]
+    assert "replay gave 0.25, the live recording 0.5" in problems[0][3]
+    assert "not replayed: the judge's reply could not be parsed" in problems[1][3]
