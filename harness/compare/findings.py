@@ -27,6 +27,7 @@ from fractions import Fraction
 from typing import Any
 
 from harness.compare.audit import Audit, AuditRow
+from harness.compare.rows import reference_text as row_reference_text
 from harness.compare.verdict import findings as drift_findings
 from harness.values import RagasError
 from harness.vocabulary import TargetId
@@ -104,12 +105,8 @@ def exact_text(value: Fraction | float | None) -> str:
 
 
 def reference_text(row: AuditRow) -> str:
-    ref = row.reference
-    if ref.refused is not None:
-        return f"refused ({ref.refused})"
-    if ref.value is None:
-        return f"undefined ({ref.undefined_reason})"
-    return exact_text(Fraction(ref.value))
+    """The reference value in words, an exact value with its float."""
+    return row_reference_text(row, exact_text)
 
 
 def example_of(row: AuditRow) -> ExampleRow:

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
+from fractions import Fraction
 from typing import Any
 
 from harness.cases.model import Case
@@ -43,3 +45,13 @@ class ReferenceOnlyRow:
     case: Case
     spec: MetricSpec
     reference: ReferenceOutcome
+
+
+def reference_text(row: AuditRow | ReferenceOnlyRow, exact: Callable[[Fraction], str] = str) -> str:
+    """The row's reference value in words: ``refused (why)``, ``undefined (reason)`` or ``exact(value)``."""
+    ref = row.reference
+    if ref.refused is not None:
+        return f"refused ({ref.refused})"
+    if ref.value is None:
+        return f"undefined ({ref.undefined_reason})"
+    return exact(ref.value)

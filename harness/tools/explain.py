@@ -48,27 +48,38 @@ CASE_ID = "explain"
 
 @dataclass(frozen=True)
 class ExplainMetric:
-    """A metric ``explain`` can explain: its command-line name and the registry metric behind it."""
+    """A metric ``explain`` can explain: a registered metric with an explain adapter, named by its
+    registry name (``harness.metrics.names``)."""
 
-    name: str                    # command-line name, e.g. "context-precision"
-    registry_name: str           # the registry metric, e.g. "context_precision_with_reference"
-    targets: tuple[str, ...]     # probe target names; () = no Ragas counterpart
-    inputs: str                  # the inputs it takes, in words (for help and errors)
-    spec: MetricSpec = field(repr=False, compare=False)
+    spec: MetricSpec
+
+    @property
+    def name(self) -> str:
+        return self.spec.name
+
+    @property
+    def registry_name(self) -> str:
+        return self.spec.name
 
     @property
     def adapter(self) -> ExplainAdapter:
         assert self.spec.explain is not None
         return self.spec.explain
 
+    @property
+    def targets(self) -> tuple[str, ...]:
+        """The adapter's targets; every legacy and collections target of the metric when it names none."""
+        return tuple(self.adapter.targets or self.spec.ragas_targets)
+
+    @property
+    def inputs(self) -> str:
+        """The inputs it takes, in words (for help and errors)."""
+        return self.adapter.inputs_help
+
 
 def explain_metrics() -> tuple[ExplainMetric, ...]:
-    """Every registered metric with an explain adapter, in registry order, named by its registry name
-    (``harness.metrics.names``); its targets are the adapter's, every legacy and collections target of
-    the metric when the adapter names none."""
-    return tuple(ExplainMetric(spec.name, spec.name, tuple(spec.explain.targets or spec.ragas_targets),
-                               spec.explain.inputs_help, spec)
-                 for spec in all_metrics() if spec.explain is not None)
+    """Every registered metric with an explain adapter, in registry order."""
+    return tuple(ExplainMetric(spec) for spec in all_metrics() if spec.explain is not None)
 
 
 def explain_names() -> tuple[str, ...]:

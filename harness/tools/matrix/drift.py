@@ -31,6 +31,7 @@ from typing import Any
 
 from harness.compare.audit import UNSTABLE_WARNINGS, AuditRow
 from harness.compare.classify import same_float
+from harness.compare.rows import reference_text
 from harness.tools.matrix.run import VersionColumn
 from harness.values import RagasError
 
@@ -134,15 +135,6 @@ def _warnings(items: Any) -> tuple[str, ...]:
         if not text.startswith(UNSTABLE_WARNINGS) and text not in texts:
             texts.append(text)
     return tuple(texts)
-
-
-def reference_text(row: AuditRow) -> str:
-    ref = row.reference
-    if ref.refused is not None:
-        return f"refused ({ref.refused})"
-    if ref.value is None:
-        return f"undefined ({ref.undefined_reason})"
-    return str(ref.value)
 
 
 def cell_from(row: AuditRow, result: dict) -> Cell:
