@@ -1,5 +1,5 @@
 """``python -m harness`` is ``ragas-compat``."""
 
-from harness.cli.app import main
+from harness.cli.launch import main
 
 main()

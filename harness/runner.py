@@ -21,6 +21,7 @@ Process hygiene (``run_in_own_group``, also used to locate an installed Ragas):
 
 from __future__ import annotations
 
+import atexit
 import json
 import math
 import os
@@ -36,12 +37,20 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from harness.errors import HarnessInputError
-from harness.probe.probe_protocol import EXIT_BAD_REQUEST, EXIT_OK, EXIT_RAGAS_IMPORT, ProbeRequest
+from harness.probe.probe_protocol import (
+    EXIT_BAD_REQUEST,
+    EXIT_OK,
+    EXIT_RAGAS_IMPORT,
+    LOCATED_FILE,
+    WAIT_FLAG,
+    ProbeRequest,
+)
 
 PROBE_DIR: Path = Path(__file__).resolve().parent / "probe"  # the probe scripts, run by file path
 PROBE_SCRIPT: Path = PROBE_DIR / "run_probe.py"
 STDERR_TAIL_CHARS = 2000
 STOPPED_MESSAGE = "probe stopped: the run was interrupted"
+LOCATED_WITHIN = 15.0  # seconds a started probe has to say where Ragas is before it is asked directly
 
 _RUNNING: dict[int, subprocess.Popen] = {}  # pid -> process, for stop_all_probes (any thread)
 _STOPPING = threading.Event()
@@ -127,39 +136,67 @@ class Completed:
         return self.returncode is None and not self.stopped
 
 
+class GroupProcess:
+    """A subprocess in its own session (own process group), stdin from /dev/null, stdout and stderr
+    into files in ``folder`` (no pipe a grandchild could hold open). ``finish`` waits for it within
+    a deadline, then kills its whole group and reaps it; ``kill`` ends it at once.
+
+    Raises OSError when it cannot be started (or the output files cannot be created)."""
+
+    def __init__(self, argv: Sequence[str], *, folder: str | Path, cwd: str | Path | None = None,
+                 env: dict[str, str] | None = None) -> None:
+        self.out_path, self.err_path = Path(folder) / "stdout.txt", Path(folder) / "stderr.txt"
+        self.started = time.perf_counter()
+        self.proc: subprocess.Popen | None = None
+        if _STOPPING.is_set():
+            return
+        with open(self.out_path, "wb") as out, open(self.err_path, "wb") as err:
+            self.proc = subprocess.Popen(list(argv), cwd=cwd, env=env, stdin=subprocess.DEVNULL, stdout=out,
+                                         stderr=err, start_new_session=True)
+        _RUNNING[self.proc.pid] = self.proc
+        if _STOPPING.is_set():  # stop_all_probes() ran while this one was starting
+            _kill_group(self.proc)
+
+    def exited(self) -> bool:
+        """Has it exited (or was it never started)? It is left unreaped."""
+        return self.proc is None or _exited(self.proc)
+
+    def finish(self, deadline: float) -> Completed:
+        """Wait until ``deadline`` (a ``time.perf_counter()`` value) at most, then kill the group and reap."""
+        if self.proc is None:
+            return Completed(None, "", "", 0.0, stopped=True)
+        exited = False
+        try:
+            exited = _wait_for_exit(self.proc, deadline - time.perf_counter())
+        finally:
+            self.kill()
+        stopped = _STOPPING.is_set() and self.proc.returncode == -signal.SIGKILL
+        return Completed(self.proc.returncode if exited and not stopped else None,
+                         self.out_path.read_bytes().decode("utf-8", errors="replace"),
+                         self.err_path.read_bytes().decode("utf-8", errors="replace"),
+                         time.perf_counter() - self.started, stopped=stopped)
+
+    def kill(self) -> None:
+        """Kill the whole group (grandchildren of a finished process too) and reap the process."""
+        if self.proc is None:
+            return
+        _kill_group(self.proc)
+        _RUNNING.pop(self.proc.pid, None)
+        self.proc.wait()
+
+
 def run_in_own_group(argv: Sequence[str], *, timeout: float, cwd: str | Path | None = None,
                      env: dict[str, str] | None = None, folder: str | Path | None = None) -> Completed:
-    """Run ``argv`` in a new session with stdin from /dev/null, stdout and stderr into files (in
-    ``folder``, default a temporary folder removed afterwards; no pipe a grandchild could hold
-    open), for at most ``timeout`` seconds; then kill its whole process group and reap it.
+    """Run ``argv`` as a ``GroupProcess`` (output files in ``folder``, default a temporary folder
+    removed afterwards) for at most ``timeout`` seconds; then kill its whole process group and reap it.
 
     Raises OSError when it cannot be started (or the output files cannot be created)."""
     timeout = check_timeout(timeout, "timeout")
     if folder is None:
         with tempfile.TemporaryDirectory(prefix="ragas-compat-run-", ignore_cleanup_errors=True) as tmp:
             return run_in_own_group(argv, timeout=timeout, cwd=cwd, env=env, folder=tmp)
-    out_path, err_path = Path(folder) / "stdout.txt", Path(folder) / "stderr.txt"
-    if _STOPPING.is_set():
-        return Completed(None, "", "", 0.0, stopped=True)
-    with open(out_path, "wb") as out, open(err_path, "wb") as err:
-        started = time.perf_counter()
-        proc = subprocess.Popen(list(argv), cwd=cwd, env=env, stdin=subprocess.DEVNULL, stdout=out, stderr=err,
-                                start_new_session=True)
-        _RUNNING[proc.pid] = proc
-        exited = False
-        try:
-            if _STOPPING.is_set():  # stop_all_probes() ran while this one was starting
-                _kill_group(proc)
-            exited = _wait_for_exit(proc, timeout)
-        finally:
-            _kill_group(proc)  # grandchildren of a finished process; everything on timeout or an exception
-            _RUNNING.pop(proc.pid, None)
-            proc.wait()
-        seconds = time.perf_counter() - started
-    stopped = _STOPPING.is_set() and proc.returncode == -signal.SIGKILL
-    return Completed(proc.returncode if exited and not stopped else None,
-                     out_path.read_bytes().decode("utf-8", errors="replace"),
-                     err_path.read_bytes().decode("utf-8", errors="replace"), seconds, stopped=stopped)
+    process = GroupProcess(argv, folder=folder, cwd=cwd, env=env)
+    return process.finish(process.started + timeout)
 
 
 @dataclass(frozen=True)
@@ -216,41 +253,107 @@ def _read_output(path: Path) -> dict | str:
     return output if isinstance(output, dict) else f"probe wrote unreadable output: a JSON {type(output).__name__}"
 
 
-def run_probe(cases: list[dict], *, python: str = sys.executable,
-              sys_path_prefix: Sequence[str] = (), targets: Sequence[str] | None = None,
-              timeout: float = 600.0, evaluate: bool | dict | None = None) -> ProbeRun:
-    """Run the probe on ``cases`` (raw case dicts) for ``targets`` (None = every legacy and
-    collections target whose inputs a case has) and return what happened. ``evaluate`` (true or
-    a settings object, see harness/probe/probe_evaluate.py) also runs Ragas's
-    evaluate()/aevaluate() on the suite. ``python`` may be relative (to the current folder) or a
-    name on PATH. Raises HarnessInputError only for a timeout that is not positive and finite."""
-    timeout = check_timeout(timeout)
-    executable = resolve_executable(python)
-    try:
-        folder = tempfile.TemporaryDirectory(prefix="ragas-compat-probe-", ignore_cleanup_errors=True)
-    except OSError as exc:
-        return ProbeRun(False, f"cannot create the probe's temporary folder: {exc}", {}, "", 0.0)
-    with folder as tmp:
-        request_path = Path(tmp) / "request.json"
-        output_path = Path(tmp) / "result.json"
+class StartedProbe:
+    """A probe started before its request: it locates Ragas (``located.json``, at once) and imports
+    it while the host loads cases and expectations; ``submit`` hands it the request, ``result``
+    waits for the outcome. The deadline (``timeout`` seconds) counts from the start.
+
+    ``python`` may be relative (to the current folder) or a name on PATH. Nothing here raises for
+    a probe failure: ``result()`` returns a ``ProbeRun`` saying what happened. Use it as a context
+    manager (or call ``close()``): the process group and the temporary folder go away on exit."""
+
+    def __init__(self, *, python: str = sys.executable, sys_path_prefix: Sequence[str] = (),
+                 timeout: float = 600.0) -> None:
+        self.timeout = check_timeout(timeout)
+        self.python = python
+        self.sys_path_prefix = tuple(str(p) for p in sys_path_prefix)
+        self.error: str | None = None
+        self.process: GroupProcess | None = None
+        self.folder: tempfile.TemporaryDirectory | None = None
+        self.deadline = time.perf_counter() + self.timeout
+        try:
+            self.folder = tempfile.TemporaryDirectory(prefix="ragas-compat-probe-", ignore_cleanup_errors=True)
+        except OSError as exc:
+            self.error = f"cannot create the probe's temporary folder: {exc}"
+            return
+        tmp = Path(self.folder.name)
+        self.request_path, self.output_path = tmp / "request.json", tmp / "result.json"
+        self.located_path = tmp / LOCATED_FILE
+        try:
+            self.process = GroupProcess([resolve_executable(python), str(PROBE_SCRIPT), WAIT_FLAG,
+                                         str(self.request_path)],
+                                        folder=tmp, cwd=tmp, env=_environment(self.sys_path_prefix))
+        except OSError as exc:
+            self.error = f"cannot start the probe with {python}: {exc}"
+
+    def __enter__(self) -> StartedProbe:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
+
+    def matches(self, python: str, sys_path_prefix: Sequence[str]) -> bool:
+        """Was it started for this interpreter and import path?"""
+        return (resolve_executable(python) == resolve_executable(self.python)
+                and tuple(str(p) for p in sys_path_prefix) == self.sys_path_prefix)
+
+    def located(self, within: float = LOCATED_WITHIN) -> dict | None:
+        """Where the probe's interpreter finds Ragas (``probe_locate.py``'s answer, written before it
+        imports Ragas), waiting ``within`` seconds of the start at most; None when the probe ended or
+        did not say (the caller then asks the interpreter directly)."""
+        if self.process is None:
+            return None
+        pause = 0.001
+        until = min(self.deadline, self.process.started + within)
+        while not self.located_path.exists():
+            if self.process.exited() or time.perf_counter() >= until:
+                break
+            time.sleep(pause)
+            pause = min(pause * 2, 0.02)
+        try:
+            located = json.loads(self.located_path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return None
+        return located if isinstance(located, dict) else None
+
+    def submit(self, cases: list[dict], *, targets: Sequence[str] | None = None,
+               evaluate: bool | dict | None = None, workers: int = 1) -> None:
+        """Write the request (atomically: the probe waits for the file to appear). ``targets`` None =
+        every legacy and collections target whose inputs a case has; ``evaluate`` (true or a settings
+        object, see harness/probe/probe_evaluate.py) also runs Ragas's evaluate()/aevaluate();
+        ``workers``: processes the probe forks after importing Ragas to score the cases."""
+        if self.error is not None:
+            return
         request: ProbeRequest = {"cases": cases, "targets": None if targets is None else list(targets),
-                                 "output": str(output_path)}
+                                 "output": str(self.output_path), "workers": max(1, int(workers))}
         if evaluate:
             request["evaluate"] = evaluate
+        partial = self.request_path.with_name(self.request_path.name + ".partial")
         try:
-            request_path.write_text(json.dumps(request, ensure_ascii=False), encoding="utf-8")
+            partial.write_text(json.dumps(request, ensure_ascii=False), encoding="utf-8")
+            os.replace(partial, self.request_path)
         except OSError as exc:
-            return ProbeRun(False, f"cannot write the probe's request into its temporary folder: {exc}", {}, "", 0.0)
-        try:
-            proc = run_in_own_group([executable, str(PROBE_SCRIPT), str(request_path)], timeout=timeout,
-                                    cwd=tmp, env=_environment(sys_path_prefix), folder=tmp)
-        except OSError as exc:
-            return ProbeRun(False, f"cannot start the probe with {python}: {exc}", {}, "", 0.0)
+            self.error = f"cannot write the probe's request into its temporary folder: {exc}"
+
+    def result(self) -> ProbeRun:
+        """Wait for the probe (until the deadline) and say what happened."""
+        if self.error is not None or self.process is None:
+            return ProbeRun(False, self.error or STOPPED_MESSAGE, {}, "", 0.0)
+        proc = self.process.finish(self.deadline)
         if proc.stopped:
             return ProbeRun(False, STOPPED_MESSAGE, {}, proc.stderr, proc.seconds)
         if proc.timed_out:
-            return ProbeRun(False, f"probe timed out after {timeout:g} s", {}, proc.stderr, proc.seconds)
-        output = _read_output(output_path)
+            return ProbeRun(False, f"probe timed out after {self.timeout:g} s", {}, proc.stderr, proc.seconds)
+        return _outcome(proc, _read_output(self.output_path), self.python)
+
+    def close(self) -> None:
+        if self.process is not None:
+            self.process.kill()
+        if self.folder is not None:
+            self.folder.cleanup()
+
+
+def _outcome(proc: Completed, output: dict | str, python: str) -> ProbeRun:
     seconds = proc.seconds
     if isinstance(output, str):
         return ProbeRun(False, output, {}, proc.stderr, seconds)
@@ -267,3 +370,41 @@ def run_probe(cases: list[dict], *, python: str = sys.executable,
                                f"{_tail(proc.stderr)}", output, proc.stderr, seconds)
     return ProbeRun(False, f"probe crashed (exit {proc.returncode}): {_tail(proc.stderr)}", output,
                     proc.stderr, seconds)
+
+
+def run_probe(cases: list[dict], *, python: str = sys.executable,
+              sys_path_prefix: Sequence[str] = (), targets: Sequence[str] | None = None,
+              timeout: float = 600.0, evaluate: bool | dict | None = None, workers: int = 1) -> ProbeRun:
+    """Run the probe on ``cases`` (raw case dicts) and return what happened (see ``StartedProbe``
+    for the arguments). Raises HarnessInputError only for a timeout that is not positive and finite."""
+    with StartedProbe(python=python, sys_path_prefix=sys_path_prefix, timeout=timeout) as probe:
+        probe.submit(cases, targets=targets, evaluate=evaluate, workers=workers)
+        return probe.result()
+
+
+# -- a probe started before the command line has loaded (harness.cli.launch) -----------------
+_EARLY: list[StartedProbe] = []
+
+
+def default_workers() -> int:
+    """Processes to score in by default: one per core."""
+    return max(1, os.cpu_count() or 1)
+
+
+def start_early_probe(*, python: str, sys_path_prefix: Sequence[str] = (), timeout: float = 600.0) -> None:
+    """Start a probe now, for a command that will ask for it with ``take_early_probe``; it is
+    closed at exit if nobody takes it."""
+    probe = StartedProbe(python=python, sys_path_prefix=sys_path_prefix, timeout=timeout)
+    _EARLY.append(probe)
+    atexit.register(probe.close)
+
+
+def take_early_probe(*, python: str, sys_path_prefix: Sequence[str] = (), timeout: float) -> StartedProbe | None:
+    """The probe ``start_early_probe`` started for this interpreter, import path and timeout, or
+    None (any other early probe is closed: the command asked for something else)."""
+    while _EARLY:
+        probe = _EARLY.pop()
+        if probe.error is None and probe.timeout == timeout and probe.matches(python, sys_path_prefix):
+            return probe
+        probe.close()
+    return None

@@ -54,12 +54,12 @@ def wait_dead(pids: list[int], within: float = 5.0) -> float:
 def fake_python(folder: Path, *, ignore_term: bool = False, then: str = "sleep 300",
                 locate: str = "exec {python} \"$@\"") -> Path:
     """A "python" that forks a grandchild which sleeps, records "<grandchild> <itself> <cwd>" in
-    folder/pids/<its pid>, then runs ``then``. Its ``-c`` mode (locating Ragas) does ``locate``."""
+    folder/pids/<its pid>, then runs ``then``. Run on probe_locate.py (locating Ragas) it does ``locate``."""
     (folder / "pids").mkdir(exist_ok=True)
     script = folder / "fake-python"
     script.write_text("#!/bin/sh\n"
                       + ("trap '' TERM INT\n" if ignore_term else "")
-                      + f'if [ "$1" = "-c" ]; then {locate.format(python=sys.executable)}; fi\n'
+                      + f'if [ "${{1##*/}}" = "probe_locate.py" ]; then {locate.format(python=sys.executable)}; fi\n'
                       + "sleep 300 &\n"
                       + f'echo "$! $$ $(pwd)" > "{folder}/pids/$$.tmp" && mv "{folder}/pids/$$.tmp" "{folder}/pids/$$"\n'
                       + f"{then}\n")
@@ -70,6 +70,8 @@ def fake_python(folder: Path, *, ignore_term: bool = False, then: str = "sleep 3
 def recorded(folder: Path) -> list[tuple[int, int, Path]]:
     found = []
     for entry in sorted((folder / "pids").glob("[0-9]*")):
+        if not entry.name.isdigit():  # "<pid>.tmp": being written, renamed in a moment
+            continue
         grandchild, child, cwd = entry.read_text().split(maxsplit=2)
         found.append((int(grandchild), int(child), Path(cwd.strip())))
     return found

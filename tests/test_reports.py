@@ -11,6 +11,7 @@ import pytest
 
 from harness.pin import resolve_ragas_source
 from harness.pipeline import COMMITTED_REPORTS, load_run_expectations, load_suite, render_reports, run_audit
+from harness.report.json_report import expanded_row, expanded_rows
 from harness.resources import CHECKOUT_ROOT as REPO_ROOT
 
 
@@ -54,6 +55,23 @@ def test_report_json_matches_its_schema(default_run):
     jsonschema.validate(json.loads(files["report.json"]), schema)
 
 
+def test_what_rows_refer_to_is_stored_once_and_joins_back(default_run):
+    audit, files = default_run
+    report = json.loads(files["report.json"])
+    labels = {entry["label"] for entry in report["expectations"]}
+    for row, full in zip(report["results"], expanded_rows(report), strict=True):
+        assert row["explanation"] in report["texts"] and all(key in report["texts"] for key in row["warnings"])
+        assert row["explained_by"] is None or row["explained_by"] in labels
+        assert full["fields_read"] and full["reference_denominator"]
+    by_key = {(r.case.id, r.target): r for r in audit.rows}
+    for full in expanded_rows(report):
+        row = by_key[(full["case_id"], full["ragas_target"])]
+        assert full["explanation"] == row.classification.explanation
+        assert full["ragas_class"] == row.ragas_class or row.ragas_class is None
+        assert set(full["received"]) == set(row.received or {})
+    assert len(report["texts"]) < len(report["results"])  # texts repeat: each is stored once
+
+
 def test_done_criteria_rows(default_run):
     audit, files = default_run
     report = json.loads(files["report.json"])
@@ -68,13 +86,13 @@ def test_done_criteria_rows(default_run):
     assert zero_claims["classification"] == "undefined_nan"
     assert rows_of(report, "edge-duplicate-ids", "legacy:IDBasedContextPrecision")["classification"] == "dedup"
     assert report["summary"]["unexpected"] == 0 and not audit.drift and report["drift"] == []
-    for row in report["results"]:  # every known deviation is explained by a rule (or the suite's own entry)
+    for row in expanded_rows(report):  # every known deviation is explained by a rule (or the suite's own entry)
         if row["classification"] != "identical":
             assert row["explained_by"] and row["expected_reason"], (row["case_id"], row["ragas_target"])
     rule_rows = [r for r in report["results"] if (r["explained_by"] or "").startswith("rule ")]
     assert rule_rows and {e["by"] for e in report["expectations"]} >= {"rule ap-epsilon", "rule id-dedup"}
     assert worked["explained_by"] == "rule ap-epsilon (pinned/expectations.toml)"
-    assert worked["upstream"] == "https://github.com/vibrantlabsai/ragas/issues/2909"
+    assert expanded_row(report, worked)["upstream"] == "https://github.com/vibrantlabsai/ragas/issues/2909"
     assert report["provenance"]["pin"]["commit"] == "298b68274234c060deacab3cf5fb52aa3a20e885"
     assert report["provenance"]["python"]["version"].count(".") == 2
 

@@ -15,6 +15,7 @@ from typer.testing import CliRunner
 from user_cases import JUDGE_SAID_TWO, write_suite
 
 from harness.cli.app import app
+from harness.report.json_report import expanded_rows
 
 runner = CliRunner()
 
@@ -39,7 +40,7 @@ def test_realistic_cases_are_explained_by_the_pins_rules(runs):
     assert results["clean"].exit_code == 0, results["clean"].output
     report = json.loads((tmp / "clean" / "report.json").read_text())
     assert report["summary"]["drift"] is False and report["drift"] == []
-    rows = report["results"]
+    rows = expanded_rows(report)
     not_identical = [r for r in rows if r["classification"] != "identical"]
     assert not_identical and all(r["explained_by"] and r["explained_by"].startswith("rule ") for r in not_identical)
     assert all(r["expected_reason"] for r in not_identical)
@@ -88,7 +89,7 @@ def test_string_verdicts_and_boolean_ids_show_both_sides_in_the_report(tmp_path:
     result = runner.invoke(app, ["run", "--cases", str(path), "--out", str(tmp_path / "r")])
     assert result.exit_code == 0, result.output  # every row is explained by the pin's rules
     report = json.loads((tmp_path / "r" / "report.json").read_text())
-    rows = {r["ragas_target"]: r for r in report["results"]}
+    rows = {r["ragas_target"]: r for r in expanded_rows(report)}
     # Ragas parsed "1"/"0" into ints and scored them; SingleTurnSample turned True into 1: coercion, not identical
     assert {r["classification"] for r in rows.values()} == {"coercion"}, rows
     labels = rows["legacy:LLMContextPrecisionWithReference"]

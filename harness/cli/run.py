@@ -8,6 +8,7 @@ or usage; 3 Ragas could not be run at all; 4 internal error (``harness.cli.commo
 
 from __future__ import annotations
 
+import contextlib
 import sys
 from pathlib import Path
 from typing import Optional
@@ -37,6 +38,7 @@ from harness.pipeline import DEFAULT_OUT, REPORT_FILES, load_run_expectations, l
 from harness.report.atomic import check_writable
 from harness.report.markdown.findings import findings_markdown
 from harness.report.markdown.table import markdown_table
+from harness.runner import StartedProbe, default_workers, take_early_probe
 
 
 def counts_text(counts) -> str:
@@ -130,19 +132,28 @@ def run(
                                                      "context_precision_with_reference)."),
     timeout: float = typer.Option(600.0, "--timeout", callback=positive_seconds,
                                   help="Seconds before the probe (or any other subprocess) is stopped."),
+    workers: int = typer.Option(default_workers(), "--workers", min=1,
+                                help="Processes that score the cases (forked after one Ragas import); "
+                                     "default: one per core."),
     output: OutputFormat = format_option(),
     quiet: bool = quiet_option(),
 ) -> None:
     """Run the audit: Ragas and the reference on the same frozen verdicts, classified and reported."""
-    kinds = parse_fail_on(fail_on)
-    selected = tuple(metric(name).name for name in resolve_metrics(metrics))
-    suite = load_suite(list(cases or []))
-    loaded_expectations = load_run_expectations(expectations)
-    check_writable(out, REPORT_FILES)
-    source = resolve_ragas_source(python=python, checkout=ragas_checkout, git_url=ragas_git,
-                                  allow_other_commit=allow_other_commit, timeout=timeout)
-    result = run_audit(suite, loaded_expectations, source, python=python, timeout=timeout,
-                       metrics=selected or None)
+    installed = ragas_checkout is None and ragas_git is None
+    # the installed Ragas needs no source resolution first: its probe imports Ragas meanwhile
+    started = (take_early_probe(python=python, timeout=timeout) or StartedProbe(python=python, timeout=timeout)
+               if installed else None)
+    with started or contextlib.nullcontext():
+        kinds = parse_fail_on(fail_on)
+        selected = tuple(metric(name).name for name in resolve_metrics(metrics))
+        suite = load_suite(list(cases or []))
+        loaded_expectations = load_run_expectations(expectations)
+        check_writable(out, REPORT_FILES)
+        source = resolve_ragas_source(python=python, checkout=ragas_checkout, git_url=ragas_git,
+                                      allow_other_commit=allow_other_commit, timeout=timeout,
+                                      located=started.located() if started else None)
+        result = run_audit(suite, loaded_expectations, source, python=python, timeout=timeout,
+                           metrics=selected or None, workers=workers, started=started)
     write_reports(result.audit, out)
     print_summary(result.audit, out, kinds, output, quiet)
     raise typer.Exit(int(exit_code(result.audit, kinds)))

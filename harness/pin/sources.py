@@ -26,15 +26,18 @@ import sys
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 from urllib.parse import urlsplit, urlunsplit
 
-import git
 from packaging.version import InvalidVersion, Version
 
 from harness.errors import HarnessInputError, RagasUnavailable
 from harness.pin.blobs import blob_ids_under
 from harness.pin.manifest import Constraint, PinManifest, load_manifest
-from harness.runner import check_timeout, resolve_executable, run_in_own_group
+from harness.runner import PROBE_DIR, check_timeout, resolve_executable, run_in_own_group
+
+if TYPE_CHECKING:  # GitPython is imported only where a checkout or a clone is involved
+    import git
 
 KINDS = ("installed", "checkout", "git")
 
@@ -193,35 +196,7 @@ def _pin_clause(audited_vs_pin: dict) -> str:
 
 # ---------------------------------------------------------------- installed
 
-_LOCATE_SCRIPT = r"""
-import importlib.metadata as md, importlib.util, json, pathlib, platform, sys
-out = {"python_version": platform.python_version(), "found": False, "distributions": {}}
-for name in sys.argv[1:]:
-    try:
-        out["distributions"][name] = md.version(name)
-    except md.PackageNotFoundError:
-        out["distributions"][name] = None
-spec = importlib.util.find_spec("ragas")
-if spec is not None:
-    locations = list(spec.submodule_search_locations or [])
-    package = pathlib.Path(locations[0] if locations else spec.origin).resolve()
-    if not locations:
-        package = package.parent
-    out["found"] = True
-    out["package_dir"] = str(package)
-    out["version"], out["version_source"] = None, None
-    for dist in md.distributions(path=[str(package.parent)]):
-        if (dist.metadata["Name"] or "").lower() == "ragas":
-            out["version"], out["version_source"] = dist.version, "distribution metadata beside the package"
-            break
-    else:
-        try:
-            out["version"] = md.version("ragas")
-            out["version_source"] = "distribution metadata elsewhere on sys.path (editable install?)"
-        except md.PackageNotFoundError:
-            pass
-print(json.dumps(out))
-"""
+LOCATE_SCRIPT: Path = PROBE_DIR / "probe_locate.py"  # run by file path; standard library only
 
 
 def locate_installed(python: str = sys.executable, distributions: tuple[str, ...] = (),
@@ -232,7 +207,7 @@ def locate_installed(python: str = sys.executable, distributions: tuple[str, ...
     run, fails, times out or answers something else than the expected JSON."""
     timeout = check_timeout(timeout)
     try:
-        completed = run_in_own_group([resolve_executable(python), "-c", _LOCATE_SCRIPT, *distributions],
+        completed = run_in_own_group([resolve_executable(python), str(LOCATE_SCRIPT), *distributions],
                                      timeout=timeout)
     except OSError as exc:
         raise PythonUnusable(f"cannot run Python {python!r} to locate Ragas: {exc.strerror or exc}") from None
@@ -291,11 +266,15 @@ def _commit_hint(version: str | None) -> str | None:
 
 
 def resolve_installed(manifest: PinManifest | None = None, *, python: str = sys.executable,
-                      timeout: float = 60.0) -> RagasSource:
+                      timeout: float = 60.0, located: dict | None = None) -> RagasSource:
     """The Ragas importable by ``python``, compared file by file with the manifest's reference points
-    (``timeout``: seconds for the locating subprocess)."""
+    (``timeout``: seconds for the locating subprocess). ``located``: the answer of
+    ``probe_locate.py`` already given (a started probe writes it), so no subprocess is run."""
     manifest = manifest or load_manifest()
-    located = locate_installed(python, timeout=timeout)
+    if located is None:
+        located = locate_installed(python, timeout=timeout)
+    elif _parsed_location(json.dumps(located)) is None:
+        raise PythonUnusable(f"Python {python!r} answered where Ragas is with something unexpected: {located!r:.80}")
     if not located["found"]:
         raise RagasNotInstalled(
             f"no Ragas is importable by {python}; install it with "
@@ -336,6 +315,8 @@ def _changed_paths(repo: git.Repo) -> list[str]:
 
 
 def _commit_present(repo: git.Repo, commit: str) -> bool:
+    import git
+
     try:
         return repo.commit(commit).hexsha == commit
     except (ValueError, git.BadName, git.BadObject):
@@ -351,6 +332,8 @@ def resolve_checkout(path: str | Path, manifest: PinManifest | None = None, *,
     changes, or HEAD is another commit and the pinned one is missing (unless ``allow_other_commit``).
     With ``allow_other_commit`` HEAD is used as it is, ``is_pin`` is False and ``warning`` says so.
     """
+    import git
+
     manifest = manifest or load_manifest()
     pin = manifest.pin
     root = Path(path).expanduser()
@@ -496,6 +479,8 @@ def resolve_git(url: str, manifest: PinManifest | None = None, *, cache_dir: str
                 allow_other_commit: bool = False, timeout: float = 300.0) -> RagasSource:
     """Clone ``url`` into the cache (or reuse the earlier clone, fetching when the pin is missing),
     then resolve it as a checkout."""
+    import git
+
     manifest = manifest or load_manifest()
     cache = Path(cache_dir) if cache_dir is not None else default_cache_dir()
     destination = cache / cache_folder_name(url)
@@ -544,10 +529,11 @@ def _remove_tree(path: Path) -> None:
 def resolve_ragas_source(*, checkout: str | Path | None = None, git_url: str | None = None,
                          python: str = sys.executable, manifest: PinManifest | None = None,
                          allow_other_commit: bool = False, cache_dir: str | Path | None = None,
-                         timeout: float | None = None) -> RagasSource:
+                         timeout: float | None = None, located: dict | None = None) -> RagasSource:
     """The source named by the CLI options: ``--ragas-checkout``, ``--ragas-git`` or (neither) installed.
     ``timeout`` (the command's ``--timeout``) bounds each subprocess started here; None keeps the defaults
-    (60 s to locate an installed Ragas, 300 s per git network operation)."""
+    (60 s to locate an installed Ragas, 300 s per git network operation). ``located``: where a started
+    probe found the installed Ragas (``resolve_installed``)."""
     if checkout is not None and git_url is not None:
         raise RagasSourceError("pass --ragas-checkout or --ragas-git, not both", field="--ragas-git", value=git_url)
     if timeout is not None:
@@ -561,7 +547,7 @@ def resolve_ragas_source(*, checkout: str | Path | None = None, git_url: str | N
     if allow_other_commit:
         raise RagasSourceError("--allow-other-commit applies only to --ragas-checkout / --ragas-git",
                                field="--allow-other-commit", value=True)
-    return resolve_installed(manifest, python=python, timeout=60.0 if timeout is None else timeout)
+    return resolve_installed(manifest, python=python, timeout=60.0 if timeout is None else timeout, located=located)
 
 
 # ---------------------------------------------------------------- constraints
@@ -599,6 +585,8 @@ def measure_reference_point(path: str | Path, manifest: PinManifest, *, name: st
     refuses (RagasSourceError) a name already used for another commit, or blob ids that contradict
     ones already recorded for the same commit.
     """
+    import git
+
     from harness.pin.manifest import ReferencePoint
 
     root = Path(path).expanduser()

@@ -139,7 +139,11 @@ def _metrics_with_judges(targets: tuple[Target, ...], cases: tuple[dict, ...]
             books.append(None)
             continue
         book = PromptBook()
-        metric = cls(llm=judge_cls(book), **constructor_options(cls, target.options))
+        options = constructor_options(cls, target.options)
+        if target.row.embeddings:  # a judged class that also embeds (AnswerCorrectness, ResponseRelevancy)
+            options["embeddings"] = frozen_embeddings(
+                {"embeddings": {k: v for c in cases for k, v in (c.get("embeddings") or {}).items()}})
+        metric = cls(llm=judge_cls(book), **options)
         if target.row.variant:  # one name per configuration: evaluate() keys its columns by name
             metric.name = f"{metric.name}{target.row.variant}"
         for case in cases:
@@ -231,10 +235,19 @@ def run_group(api: str, set_name: str, targets: tuple[Target, ...], cases: tuple
     return record
 
 
-def run_evaluations(cases: list[dict], request_value: t.Any) -> dict[str, t.Any]:
-    """Every evaluation run the settings ask for, on ``cases`` (raw case dicts)."""
+PlannedRun = tuple[str, str, tuple[Target, ...], tuple[dict, ...]]  # (api, metric set, targets, cases)
+
+
+def planned_runs(cases: list[dict], request_value: t.Any) -> tuple[dict[str, t.Any], list[PlannedRun]]:
+    """The settings and every evaluation run they ask for on ``cases`` (raw case dicts), in report
+    order; ``run_group(*run, settings)`` runs one (the probe may run them in several workers)."""
     settings = settings_from_request(request_value)
-    runs = [run_group(api, set_name, targets, group_cases, settings)
-            for set_name, targets, group_cases in evaluation_groups(cases)
-            for api in settings["apis"]]
-    return {"settings": settings, "runs": runs}
+    return settings, [(api, set_name, targets, group_cases)
+                      for set_name, targets, group_cases in evaluation_groups(cases)
+                      for api in settings["apis"]]
+
+
+def run_evaluations(cases: list[dict], request_value: t.Any) -> dict[str, t.Any]:
+    """Every evaluation run the settings ask for, on ``cases`` (raw case dicts), one after another."""
+    settings, runs = planned_runs(cases, request_value)
+    return {"settings": settings, "runs": [run_group(*run, settings) for run in runs]}

@@ -33,6 +33,13 @@ EXIT_OK = 0              # output written (per-result errors included)
 EXIT_BAD_REQUEST = 2     # the request was refused (stderr says why); no output
 EXIT_RAGAS_IMPORT = 3    # Ragas could not be imported; output written with ragas.import_error
 
+# -- starting ahead of the request ---------------------------------------------------------
+# ``run_probe.py --wait REQUEST.json``: write LOCATED_FILE (probe_locate's answer) beside REQUEST.json,
+# import Ragas, then wait for REQUEST.json to appear (the host writes it atomically), while the host
+# is alive. ``run_probe.py REQUEST.json``: the request is there already.
+WAIT_FLAG = "--wait"
+LOCATED_FILE = "located.json"
+
 # -- target names: "<api>:<ClassName>" -----------------------------------------------------
 API_LEGACY = "legacy"
 API_COLLECTIONS = "collections"
@@ -72,6 +79,7 @@ class ProbeRequest(_ProbeRequestRequired, total=False):
     targets: list[str] | None  # None: every legacy and collections target whose inputs a case has
     output: str                # where to write the ProbeOutput; absent: stdout
     evaluate: bool | dict[str, t.Any]  # also run Ragas's evaluate()/aevaluate() (probe_evaluate.py)
+    workers: int               # processes forked after the import to score the cases (default 1)
 
 
 class WarningRecord(t.TypedDict):

@@ -1,11 +1,16 @@
 """The Ragas probe: run Ragas's own metric classes on frozen verdicts; write one JSON document.
 
-Usage: ``python run_probe.py REQUEST.json`` (run by file path, not ``-m``).
+Usage: ``python run_probe.py [--wait] REQUEST.json`` (run by file path, not ``-m``). With ``--wait``
+the probe starts ahead of its request: it writes ``located.json`` (where Ragas is, from
+``probe_locate.py``) beside REQUEST.json, imports Ragas, then waits for REQUEST.json to appear
+(while the host that started it is alive).
 REQUEST: ``{"cases": [raw case dicts], "targets": null | ["legacy:ClassName",
 "collections:ClassName", ...], "output": "result.json"}``; without "output" the result goes to
 stdout. ``targets`` null runs every legacy and every collections target whose inputs a case has.
 Optional ``"evaluate": true | {settings}`` also runs Ragas's ``evaluate()``/``aevaluate()`` on
 the whole suite (``probe_evaluate.py``) and adds an ``"evaluate"`` section to the output.
+Optional ``"workers": N`` forks N-1 more processes after the import (``probe_workers.py``); the
+cases and the evaluation runs are dealt among them and the output is the same as with one.
 
 Depends only on the standard library and Ragas, so it runs in any virtualenv or against a
 Ragas checkout on PYTHONPATH. Before Ragas is imported it sets RAGAS_DO_NOT_TRACK=true and
@@ -28,24 +33,32 @@ import faulthandler
 import json
 import platform
 import sys
+import time
 import warnings
 
 import probe_network_guard
+from probe_locate import locate_ragas
 from probe_protocol import (
     EXIT_BAD_REQUEST,
     EXIT_OK,
     EXIT_RAGAS_IMPORT,
+    LOCATED_FILE,
     PROBE_FORMAT,
     SELFTEST_PREFIX,
+    WAIT_FLAG,
     ProbeOutput,
     ProbeRequest,
     ProbeResult,
     encode_warnings,
 )
+from probe_workers import WorkerFailed, run_forked, split
 
 
 class BadRequest(Exception):
     pass
+
+
+EXIT_WORKER_CRASHED = 70  # a forked worker failed: reported by the host as a crash with this code
 
 
 def read_request(path: str) -> ProbeRequest:
@@ -62,7 +75,29 @@ def read_request(path: str) -> ProbeRequest:
     if targets is not None and not (isinstance(targets, list)
                                     and all(isinstance(x, str) for x in targets)):
         raise BadRequest(f"{path}: 'targets' must be null or a list of strings")
+    workers = request.get("workers", 1)
+    if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
+        raise BadRequest(f"{path}: 'workers' must be a positive integer")
     return request
+
+
+def write_located(request_path: str) -> None:
+    """``located.json`` beside the request: where Ragas is (probe_locate), written atomically."""
+    path = os.path.join(os.path.dirname(os.path.abspath(request_path)), LOCATED_FILE)
+    with open(path + ".partial", "w", encoding="utf-8") as handle:
+        json.dump(locate_ragas(), handle)
+    os.replace(path + ".partial", path)
+
+
+def wait_for_request(path: str, host_pid: int) -> bool:
+    """Wait until ``path`` exists; False when the host that started the probe has gone."""
+    pause = 0.001
+    while not os.path.exists(path):
+        if os.getppid() != host_pid:
+            return False
+        time.sleep(pause)
+        pause = min(pause * 2, 0.02)
+    return True
 
 
 def import_ragas(document: ProbeOutput) -> bool:
@@ -103,14 +138,16 @@ def flush_telemetry() -> None:
         pass
 
 
-async def run_cases(cases: list[dict], targets: list[str] | None) -> list[ProbeResult]:
+async def run_cases(cases: list[dict], targets: list[str] | None) -> list[list[ProbeResult]]:
+    """Per case, the result of every chosen target that applies to it."""
     from probe_scoring import run_target
     from probe_selftest_targets import run_selftest_target
     from probe_targets import TARGETS, TARGETS_BY_NAME
 
     chosen = [t.name for t in TARGETS] if targets is None else targets
-    results = []
+    per_case = []
     for case in cases:
+        results = []
         for name in chosen:
             if name.startswith(SELFTEST_PREFIX):
                 results.append(run_selftest_target(name, case))
@@ -118,7 +155,41 @@ async def run_cases(cases: list[dict], targets: list[str] | None) -> list[ProbeR
             target = TARGETS_BY_NAME[name]
             if target.applies(case):
                 results.append(await run_target(target, case))
-    return results
+        per_case.append(results)
+    return per_case
+
+
+def score(document: ProbeOutput, request: ProbeRequest, attempts: list[dict]) -> None:
+    """Fill ``document``'s results (and evaluate section) for the request, in ``workers`` processes."""
+    cases, targets = request["cases"], request.get("targets")
+    settings, runs = None, []
+    if request.get("evaluate"):
+        from probe_evaluate import planned_runs, run_group
+
+        settings, runs = planned_runs(cases, request["evaluate"])
+    workers = max(1, min(request.get("workers", 1), max(len(cases), len(runs), 1)))
+    case_slices, run_slices = split(len(cases), workers), split(len(runs), workers)
+    case_slices += [[]] * (workers - len(case_slices))
+    run_slices += [[]] * (workers - len(run_slices))
+    seen_attempts = len(attempts)
+
+    def work(case_indices: list[int], run_indices: list[int]) -> dict:
+        per_case = asyncio.run(run_cases([cases[i] for i in case_indices], targets)) if case_indices else []
+        done = [run_group(*runs[j], settings) for j in run_indices]
+        return {"cases": list(zip(case_indices, per_case)), "runs": list(zip(run_indices, done)),
+                "attempts": attempts[seen_attempts:]}
+
+    parts = run_forked([lambda c=c, r=r: work(c, r) for c, r in zip(case_slices, run_slices)])
+    by_case: dict[int, list] = {}
+    by_run: dict[int, dict] = {}
+    for number, part in enumerate(parts):
+        by_case.update((int(i), results) for i, results in part["cases"])
+        by_run.update((int(j), record) for j, record in part["runs"])
+        if number:  # the first part ran here: its attempts are in ``attempts`` already
+            attempts.extend(part["attempts"])
+    document["results"] = [result for i in range(len(cases)) for result in by_case.get(i, [])]
+    if settings is not None:
+        document["evaluate"] = {"settings": settings, "runs": [by_run[j] for j in range(len(runs))]}
 
 
 def check_targets(targets: list[str] | None) -> None:
@@ -147,16 +218,14 @@ def write(document: ProbeOutput, output: str | None) -> None:
 
 def main(argv: list[str]) -> int:
     faulthandler.enable()  # a hard crash still leaves a traceback on stderr
+    host_pid = os.getppid()
     attempts: list[dict] = []
     probe_network_guard.install(attempts)
-    if len(argv) != 2:
-        print("usage: run_probe.py REQUEST.json", file=sys.stderr)
+    waiting = len(argv) == 3 and argv[1] == WAIT_FLAG
+    if len(argv) != 2 and not waiting:
+        print(f"usage: run_probe.py [{WAIT_FLAG}] REQUEST.json", file=sys.stderr)
         return EXIT_BAD_REQUEST
-    try:
-        request = read_request(argv[1])
-    except BadRequest as exc:
-        print(f"bad request: {exc}", file=sys.stderr)
-        return EXIT_BAD_REQUEST
+    request_path = argv[-1]
     document: ProbeOutput = {
         "probe_format": PROBE_FORMAT,
         "python": {"version": platform.python_version(),
@@ -167,7 +236,15 @@ def main(argv: list[str]) -> int:
         "network_attempts": attempts,
         "results": [],
     }
+    imported = None
+    if waiting:  # import while the host prepares the request
+        write_located(request_path)
+        imported = import_ragas(document)
+        if not wait_for_request(request_path, host_pid):
+            print("bad request: the host that started the probe has gone", file=sys.stderr)
+            return EXIT_BAD_REQUEST
     try:
+        request = read_request(request_path)
         check_targets(request.get("targets"))
         if request.get("evaluate"):
             from probe_evaluate import BadEvaluateRequest, settings_from_request
@@ -179,15 +256,17 @@ def main(argv: list[str]) -> int:
     except BadRequest as exc:
         print(f"bad request: {exc}", file=sys.stderr)
         return EXIT_BAD_REQUEST
-    if not import_ragas(document):
+    if imported is None:
+        imported = import_ragas(document)
+    if not imported:
         document["telemetry"] = telemetry_state()
         write(document, request.get("output"))
         return EXIT_RAGAS_IMPORT
-    document["results"] = asyncio.run(run_cases(request["cases"], request.get("targets")))
-    if request.get("evaluate"):  # Ragas's evaluate()/aevaluate() over the suite (probe_evaluate.py)
-        from probe_evaluate import run_evaluations
-
-        document["evaluate"] = run_evaluations(request["cases"], request["evaluate"])
+    try:
+        score(document, request, attempts)
+    except WorkerFailed as exc:
+        print(f"probe worker failed: {exc}", file=sys.stderr)
+        return EXIT_WORKER_CRASHED
     flush_telemetry()
     document["telemetry"] = telemetry_state()
     write(document, request.get("output"))

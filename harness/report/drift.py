@@ -46,7 +46,8 @@ def expectations_json(audit: Any) -> list[dict[str, Any]]:
     used: dict[tuple[str, str | None], dict[str, Any]] = {}
     for expectation, kind in _explained(audit):
         entry = used.setdefault((expectation.by, expectation.origin), {
-            "by": expectation.by, "origin": expectation.origin, "classification": expectation.classification,
+            "by": expectation.by, "origin": expectation.origin, "label": expectation.label,
+            "classification": expectation.classification,
             "reason": expectation.reason, "upstream": expectation.upstream,
             "allow_out_of_range": expectation.allow_out_of_range, "rows": 0, "pairs": 0})
         entry["rows" if kind == "row" else "pairs"] += 1

@@ -30,7 +30,7 @@ from harness.metrics.outcome import ReferenceOutcome
 from harness.report.drift import expectations_json, findings_json
 from harness.values import RagasError, encode_detail, encode_float, encode_fraction, encode_ragas_value
 
-REPORT_FORMAT = 1
+REPORT_FORMAT = 2  # 2: references, received inputs, target fields and warning texts stored once
 
 
 def reference_value_json(reference: ReferenceOutcome) -> Any:
@@ -53,36 +53,83 @@ def _reference_json(reference: ReferenceOutcome) -> dict[str, Any]:
     }
 
 
-def row_json(row: AuditRow) -> dict[str, Any]:
+class _Texts:
+    """Long texts stored once (``report["texts"]``) and referred to by key (``"w3"``)."""
+
+    def __init__(self, prefix: str) -> None:
+        self.prefix = prefix
+        self.keys: dict[str, str] = {}
+
+    def key(self, text: str) -> str:
+        return self.keys.setdefault(text, f"{self.prefix}{len(self.keys) + 1}")
+
+    def table(self) -> dict[str, str]:
+        return {key: text for text, key in self.keys.items()}
+
+
+def row_json(row: AuditRow, case_received: dict[str, Any], texts: _Texts) -> dict[str, Any]:
+    """One (case, metric, target) row. Stored once elsewhere: the reference (``references``), what
+    Ragas received (``cases``; ``received`` holds only the fields this target received otherwise),
+    the target's class and fields (``targets``), the rule's reason (``expectations``, by
+    ``explained_by``), the explanation and warning texts (``texts``, by key)."""
     value = row.ragas_value
+    received = encode_detail(row.received) or {}
     return {
         "case_id": row.case.id,
         "category": row.case.category,
         "metric": row.spec.name,
         "ragas_target": row.target,
-        "ragas_class": row.ragas_class,
-        "fields_read": list(row.fields_read),
         "ragas_value": encode_ragas_value(value),
         "ragas_repr": None if isinstance(value, RagasError) else repr(value),
-        **_reference_json(row.reference),
+        "reference_value": reference_value_json(row.reference),
+        "reference_exact": encode_fraction(row.reference.value),
         "classification": row.classification.name,
-        "explanation": row.classification.explanation,
+        "explanation": texts.key(row.classification.explanation),
         "expected_classification": row.expected.classification,
-        "expected_reason": row.expected.reason,
-        "upstream": row.expected.upstream,
         "explained_by": row.expected.label,
         "unexpected": row.unexpected,
         "drift": [finding.kind for finding in row_findings(row)],
-        "received": encode_detail(row.received),
+        "received": {k: v for k, v in received.items() if case_received.get(k, _MISSING) != v},
         "prompts": row.prompts,
         "expected_prompts": row.expected_prompts,
-        "warnings": sorted(set(row.warnings)),
+        "warnings": [texts.key(text) for text in sorted(set(row.warnings))],
     }
 
 
+_MISSING = object()
+
+
+def cases_json(audit: Audit) -> dict[str, dict[str, Any]]:
+    """Per case: its category and what Ragas received, each field as the first target that read it
+    received it (rows list only the fields a target received otherwise)."""
+    cases: dict[str, dict[str, Any]] = {case.id: {"category": case.category, "received": {}}
+                                        for case in audit.suite.cases}
+    for row in audit.rows:
+        received = cases.setdefault(row.case.id, {"category": row.case.category, "received": {}})["received"]
+        for field, value in (encode_detail(row.received) or {}).items():
+            received.setdefault(field, value)
+    return cases
+
+
+def references_json(audit: Audit) -> dict[str, dict[str, Any]]:
+    """Per case and metric, the reference outcome (the same for every Ragas target of the metric)."""
+    references: dict[str, dict[str, Any]] = {}
+    for row in (*audit.rows, *audit.reference_only):
+        references.setdefault(row.case.id, {}).setdefault(row.spec.name, _reference_json(row.reference))
+    return references
+
+
+def targets_json(audit: Audit) -> dict[str, dict[str, Any]]:
+    """Per Ragas target, the class that ran (null when it never resolved) and the sample fields it reads."""
+    targets: dict[str, dict[str, Any]] = {}
+    for row in audit.rows:
+        entry = targets.setdefault(row.target, {"ragas_class": None, "fields_read": list(row.fields_read)})
+        entry["ragas_class"] = entry["ragas_class"] or row.ragas_class
+    return targets
+
+
 def reference_only_json(row: ReferenceOnlyRow) -> dict[str, Any]:
-    return {"case_id": row.case.id, "category": row.case.category, "metric": row.spec.name,
-            **_reference_json(row.reference)}
+    return {"case_id": row.case.id, "category": row.case.category, "metric": row.spec.name}
 
 
 def _full_counts(counter: Counter) -> dict[str, int]:
@@ -181,8 +228,9 @@ def dataset_level_json(audit: Audit) -> dict[str, Any] | None:
 
 # --------------------------------------------------------------------------- legacy vs collections
 
-def api_paths_json(audit: Audit) -> dict[str, Any]:
-    """The report's ``api_paths`` section."""
+def api_paths_json(audit: Audit, texts: _Texts | None = None) -> dict[str, Any]:
+    """The report's ``api_paths`` section (explanations in ``texts`` by key; without, the texts inline)."""
+    explanation = texts.key if texts is not None else str
     pairs = audit.pairs
     counts = {name: sum(1 for p in pairs if p.classification.name == name) for name in CLASSIFICATIONS}
     return {
@@ -204,9 +252,9 @@ def api_paths_json(audit: Audit) -> dict[str, Any]:
              "collections_target": p.collections.target,
              "legacy_value": encode_ragas_value(p.legacy.ragas_value),
              "collections_value": encode_ragas_value(p.collections.ragas_value),
-             "classification": p.classification.name, "explanation": p.classification.explanation,
-             "expected_classification": p.expected.classification, "expected_reason": p.expected.reason,
-             "upstream": p.expected.upstream, "explained_by": p.expected.label, "unexpected": p.unexpected,
+             "classification": p.classification.name, "explanation": explanation(p.classification.explanation),
+             "expected_classification": p.expected.classification, "explained_by": p.expected.label,
+             "unexpected": p.unexpected,
              "drift": [finding.kind for finding in pair_findings(p)]}
             for p in pairs],
     }
@@ -214,6 +262,7 @@ def api_paths_json(audit: Audit) -> dict[str, Any]:
 
 
 def audit_to_json(audit: Audit) -> dict[str, Any]:
+    cases, texts = cases_json(audit), _Texts("t")
     return {
         "report_format": REPORT_FORMAT,
         "encoding": {"NaN": "the string \"NaN\"", "undefined": "null",
@@ -223,15 +272,55 @@ def audit_to_json(audit: Audit) -> dict[str, Any]:
         "findings": [key_finding_json(f) for f in key_findings(audit)],
         "summary": summary_json(audit),
         "metrics": metric_entries(audit),
-        "results": [row_json(row) for row in audit.rows],
+        "cases": cases,
+        "references": references_json(audit),
+        "targets": targets_json(audit),
+        "results": [row_json(row, cases[row.case.id]["received"], texts) for row in audit.rows],
         "reference_only": [reference_only_json(row) for row in audit.reference_only],
         "dataset_level": dataset_level_json(audit),
-        "api_paths": api_paths_json(audit),
+        "api_paths": api_paths_json(audit, texts),
         "expectations": expectations_json(audit),
+        "texts": texts.table(),
         "drift": findings_json(audit)["findings"],
     }
 
 
 def render_json(audit: Audit) -> str:
-    return json.dumps(audit_to_json(audit), indent=2, ensure_ascii=False, allow_nan=False) + "\n"
+    """``report.json``: sections and their keys one per line, every item of a list (a row, a pair, a
+    finding) on one line of its own, so a diff shows the rows that changed."""
+    return _layout(audit_to_json(audit), 0) + "\n"
 
+
+def _layout(value: Any, depth: int) -> str:
+    def compact(item: Any) -> str:
+        return json.dumps(item, ensure_ascii=False, allow_nan=False, separators=(", ", ": "))
+
+    pad = " " * (depth + 1)
+    if isinstance(value, dict) and value and depth < 3:
+        items = [f"{pad}{compact(key)}: {_layout(item, depth + 1)}" for key, item in value.items()]
+        return "{\n" + ",\n".join(items) + "\n" + " " * depth + "}"
+    if isinstance(value, list) and value and any(isinstance(item, (dict, list)) for item in value):
+        return "[\n" + ",\n".join(pad + compact(item) for item in value) + "\n" + " " * depth + "]"
+    return compact(value)
+
+
+
+def expanded_row(report: dict[str, Any], row: dict[str, Any]) -> dict[str, Any]:
+    """A ``results`` row of a parsed report.json (format 2) with what is stored once joined back in:
+    the reference (``reference_*``, ``oracle``), ``ragas_class`` and ``fields_read``, ``received`` in
+    full, the rule's ``expected_reason`` and ``upstream``, and the explanation and warning texts."""
+    texts = report["texts"]
+    rules = {entry["label"]: entry for entry in report["expectations"]}
+    rule = rules.get(row["explained_by"], {})
+    target = report["targets"][row["ragas_target"]]
+    case_received = report["cases"][row["case_id"]]["received"]
+    received = {field: case_received[field] for field in target["fields_read"] if field in case_received}
+    return {**row, **report["references"][row["case_id"]][row["metric"]], **target,
+            "received": {**received, **row["received"]},
+            "explanation": texts[row["explanation"]], "warnings": [texts[key] for key in row["warnings"]],
+            "expected_reason": rule.get("reason"), "upstream": rule.get("upstream")}
+
+
+def expanded_rows(report: dict[str, Any]) -> list[dict[str, Any]]:
+    """Every ``results`` row of a parsed report.json, expanded (``expanded_row``)."""
+    return [expanded_row(report, row) for row in report["results"]]

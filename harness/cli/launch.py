@@ -1,0 +1,51 @@
+"""The console entry ``ragas-compat``: start the audit's probe first, then load the command line.
+
+Importing Ragas is most of a small audit's time. For ``ragas-compat run`` on the installed Ragas
+(no ``--ragas-checkout`` / ``--ragas-git``) the probe is started before anything else is imported,
+with the ``--python`` and ``--timeout`` the command line names, and imports Ragas while the harness
+loads, parses the options and reads the cases; ``run`` takes it (``harness.runner.take_early_probe``)
+when its options agree, and closes it otherwise. The guess only saves time: it never changes what runs.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Sequence
+
+from harness.runner import start_early_probe
+
+NO_EARLY_START = ("--ragas-checkout", "--ragas-git", "--help", "--install-completion", "--show-completion")
+
+
+def _option(argv: Sequence[str], name: str) -> str | None:
+    """The value of ``--name VALUE`` / ``--name=VALUE`` (the last one given), else None."""
+    value = None
+    for index, arg in enumerate(argv):
+        if arg == name and index + 1 < len(argv):
+            value = argv[index + 1]
+        elif arg.startswith(name + "="):
+            value = arg[len(name) + 1:]
+    return value
+
+
+def early_probe_options(argv: Sequence[str]) -> dict | None:
+    """``start_early_probe``'s arguments for a ``run`` command line, or None when none should start."""
+    if not argv or argv[0] != "run" or any(a.split("=", 1)[0] in NO_EARLY_START for a in argv):
+        return None
+    timeout = _option(argv, "--timeout")
+    try:
+        seconds = 600.0 if timeout is None else float(timeout)
+    except ValueError:
+        return None
+    if not 0 < seconds < float("inf"):
+        return None
+    return {"python": _option(argv, "--python") or sys.executable, "timeout": seconds}
+
+
+def main() -> None:  # pragma: no cover - the console entry; tests call the app
+    options = early_probe_options(sys.argv[1:])
+    if options is not None:
+        start_early_probe(**options)
+    from harness.cli.app import app
+
+    app(prog_name="ragas-compat")

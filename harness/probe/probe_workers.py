@@ -1,0 +1,85 @@
+"""Score in several processes that share one Ragas import: fork after the import (standard library only).
+
+Importing Ragas is most of a small audit's time; scoring is the rest. ``run_forked(tasks)`` runs
+``tasks[0]`` in this process and every other task in a child forked from it, so each child starts
+with Ragas already imported (copy-on-write) and the children score at the same time on other cores.
+A task returns JSON-able data; a child sends its data back through a file. A child that fails
+(an exception, a crash, a signal) makes ``run_forked`` raise ``WorkerFailed`` naming it; its
+traceback is on the shared stderr.
+
+Fork before any event loop or thread of our own exists (the probe forks right after the import;
+Ragas's analytics thread is idle then and is not copied into the children).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import tempfile
+import traceback
+import typing as t
+
+EXIT_WORKER_FAILED = 70
+
+
+class WorkerFailed(RuntimeError):
+    pass
+
+
+def run_forked(tasks: t.Sequence[t.Callable[[], t.Any]]) -> list[t.Any]:
+    """Every task's result, in task order (see the module docstring)."""
+    if not hasattr(os, "fork") or len(tasks) <= 1:
+        return [task() for task in tasks]
+    folder = tempfile.mkdtemp(prefix="ragas-compat-workers-")
+    children: list[tuple[int, int, str]] = []
+    sys.stdout.flush()
+    sys.stderr.flush()
+    try:
+        for index, task in enumerate(tasks[1:], start=1):
+            path = os.path.join(folder, f"worker-{index}.json")
+            pid = os.fork()
+            if pid == 0:  # the child: run its task, hand the result over, never return
+                code = 0
+                try:
+                    with open(path, "w", encoding="utf-8") as handle:
+                        json.dump(task(), handle, ensure_ascii=False)
+                except BaseException:
+                    traceback.print_exc()
+                    code = EXIT_WORKER_FAILED
+                finally:
+                    sys.stdout.flush()
+                    sys.stderr.flush()
+                    os._exit(code)
+            children.append((index, pid, path))
+        results: list[t.Any] = [tasks[0]()]
+        failures = []
+        for index, pid, path in children:
+            _, status = os.waitpid(pid, 0)
+            code = os.waitstatus_to_exitcode(status)
+            if code != 0:
+                failures.append(f"worker {index} (pid {pid}) exited with {code}")
+                results.append(None)
+                continue
+            with open(path, encoding="utf-8") as handle:
+                results.append(json.load(handle))
+        children = []
+        if failures:
+            raise WorkerFailed("; ".join(failures))
+        return results
+    finally:
+        for _, pid, _ in children:  # an exception in this process: leave no child behind
+            try:
+                os.kill(pid, 9)
+                os.waitpid(pid, 0)
+            except (ProcessLookupError, ChildProcessError):
+                pass
+        for name in os.listdir(folder):
+            os.remove(os.path.join(folder, name))
+        os.rmdir(folder)
+
+
+def split(count: int, workers: int) -> list[list[int]]:
+    """Indices ``0..count-1`` dealt round robin to ``workers`` (at most ``count``, at least 1) lists."""
+    workers = max(1, min(workers, count))
+    return [list(range(start, count, workers)) for start in range(workers)]
