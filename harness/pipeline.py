@@ -7,6 +7,7 @@ renders and writes atomically. Ragas runs only inside the probe subprocess.
 from __future__ import annotations
 
 import platform
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -26,7 +27,7 @@ from harness.report.json_report import render_json
 from harness.report.junit_report import render_junit
 from harness.report.markdown.document import render_markdown
 from harness.resources import CHECKOUT_REPORTS_DIR, DEFAULT_REPORT_DIR, display_path, pinned, pinned_display
-from harness.runner import ProbeRun, StartedProbe, run_probe
+from harness.runner import ProbeRun, StartedProbe
 
 DEFAULT_EXPECTATIONS = pinned("expectations.toml")  # the pin's rules (package data)
 DEFAULT_OUT = DEFAULT_REPORT_DIR  # ./ragas-compat-report in the current working directory
@@ -96,17 +97,15 @@ def provenance(probe: ProbeRun, source: RagasSource, suite: Suite, expectations:
 
 def run_audit(suite: Suite, expectations: Expectations, source: RagasSource, *, python: str,
               timeout: float = 600.0, metrics: tuple[str, ...] | None = None,
-              evaluate: bool = True, workers: int = 1, started: StartedProbe | None = None) -> RunResult:
+              evaluate: bool = True, workers: int = 1, started: StartedProbe | None = None,
+              on_progress: Callable[[int, int], None] | None = None) -> RunResult:
     """Run the probe on ``suite`` (in ``workers`` processes; ``started``: a probe already importing
-    Ragas for this source) and classify every row (only ``metrics`` when given); with ``evaluate``
+    Ragas for this source; ``on_progress(done, total)`` while it scores) and classify every row (only ``metrics`` when given); with ``evaluate``
     also Ragas's evaluate()/aevaluate() for the dataset-level section. Raises RagasUnavailable (exit 3)."""
     cases = [case.raw for case in suite.cases]
-    if started is None:
-        probe = run_probe(cases, python=python, sys_path_prefix=source.sys_path_prefix, timeout=timeout,
-                          evaluate=True if evaluate else None, workers=workers)
-    else:
-        started.submit(cases, evaluate=True if evaluate else None, workers=workers)
-        probe = started.result()
+    with started or StartedProbe(python=python, sys_path_prefix=source.sys_path_prefix, timeout=timeout) as own:
+        own.submit(cases, evaluate=True if evaluate else None, workers=workers)
+        probe = own.result(on_progress)
     if not probe.ok:
         raise RagasUnavailable(probe.error or "the Ragas probe failed")
     output = probe.output

@@ -32,7 +32,7 @@ import sys
 import tempfile
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -42,6 +42,7 @@ from harness.probe.probe_protocol import (
     EXIT_OK,
     EXIT_RAGAS_IMPORT,
     LOCATED_FILE,
+    PROGRESS_PREFIX,
     WAIT_FLAG,
     ProbeRequest,
 )
@@ -335,10 +336,28 @@ class StartedProbe:
         except OSError as exc:
             self.error = f"cannot write the probe's request into its temporary folder: {exc}"
 
-    def result(self) -> ProbeRun:
-        """Wait for the probe (until the deadline) and say what happened."""
+    def progress(self) -> tuple[int, int]:
+        """(units done, units in all) over the probe's workers so far; (0, 0) before they start."""
+        done = total = 0
+        if self.folder is not None:
+            for path in Path(self.folder.name).glob(f"{PROGRESS_PREFIX}*.txt"):
+                try:
+                    worker_done, worker_total = (int(n) for n in path.read_text(encoding="utf-8").split())
+                except (OSError, ValueError):
+                    continue
+                done, total = done + worker_done, total + worker_total
+        return done, total
+
+    def result(self, on_progress: Callable[[int, int], None] | None = None) -> ProbeRun:
+        """Wait for the probe (until the deadline) and say what happened; ``on_progress(done, total)``
+        is called about five times a second meanwhile."""
         if self.error is not None or self.process is None:
             return ProbeRun(False, self.error or STOPPED_MESSAGE, {}, "", 0.0)
+        if on_progress is not None:
+            while not self.process.exited() and time.perf_counter() < self.deadline and not _STOPPING.is_set():
+                on_progress(*self.progress())
+                time.sleep(0.2)
+            on_progress(*self.progress())
         proc = self.process.finish(self.deadline)
         if proc.stopped:
             return ProbeRun(False, STOPPED_MESSAGE, {}, proc.stderr, proc.seconds)

@@ -14,6 +14,15 @@ from pathlib import Path
 from typing import Optional
 
 import typer
+from rich.console import Console
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    TextColumn,
+    TimeElapsedColumn,
+    TimeRemainingColumn,
+)
 from rich.table import Table
 
 from harness.cli.common import exits_on_harness_errors, positive_seconds, shown, stdout
@@ -66,10 +75,32 @@ def summary_markdown(audit: Audit, out: Path) -> list[str]:
     return lines + [f"Reports: {', '.join(f'`{out / name}`' for name in REPORT_FILES)}"]
 
 
+@contextlib.contextmanager
+def scoring_progress(*, enabled: bool):
+    """A progress bar on stderr (a terminal only) with counts and an ETA while the probe scores;
+    yields its update callback, or None."""
+    console = Console(stderr=True)
+    if not enabled or not console.is_terminal:
+        yield None
+        return
+    columns = (TextColumn("scoring"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(), TimeRemainingColumn())
+    with Progress(*columns, console=console, transient=True) as bar:
+        task = bar.add_task("scoring", total=None)
+
+        def update(done: int, total: int) -> None:
+            bar.update(task, completed=done, total=total or None)
+
+        yield update
+
+
+DRIFT_LINES = 10  # drift lines printed without --verbose; the reports list every one
+
+
 def print_summary(audit: Audit, out: Path, fail_on: frozenset[str] = frozenset(DRIFT_KINDS),
-                  output: OutputFormat = OutputFormat.TABLE, quiet: bool = False) -> None:
+                  output: OutputFormat = OutputFormat.TABLE, quiet: bool = False, verbose: bool = False) -> None:
     """The verdict line first, then the findings (one sentence and one example each), the counts per
-    metric, drift lines and where the reports are; ``quiet``: the verdict line only."""
+    metric, the first drift lines (all with ``verbose``) and where the reports are; ``quiet``: the
+    verdict line only. The length does not grow with the number of rows unless ``verbose``."""
     if output is OutputFormat.JSON:
         print_json(summary_json(audit, out, fail_on))
         return
@@ -103,10 +134,14 @@ def print_summary(audit: Audit, out: Path, fail_on: frozenset[str] = frozenset(D
     console.print(f"pin: {shown(audit.provenance['ragas'].get('pin_status'))}", highlight=False)
     if audit.provenance["ragas"].get("warning"):
         console.print(f"[bold yellow]warning:[/] {shown(audit.provenance['ragas']['warning'])}", highlight=False)
-    for finding in findings(audit):
+    found = findings(audit)
+    for finding in found if verbose else found[:DRIFT_LINES]:
         failing_kind = finding.kind in fail_on
         console.print(f"[{'red' if failing_kind else 'yellow'}]{'drift' if failing_kind else 'finding'}[/] "
                       f"{shown(finding.line())}", highlight=False)
+    if len(found) > DRIFT_LINES and not verbose:
+        console.print(f"... and {len(found) - DRIFT_LINES} more drift lines (report.md lists every one; "
+                      "--verbose prints them here)", highlight=False)
     console.print(f"reports written to {shown(out)}/ ({', '.join(REPORT_FILES)})", highlight=False)
 
 
@@ -137,6 +172,8 @@ def run(
                                      "default: one per core."),
     output: OutputFormat = format_option(),
     quiet: bool = quiet_option(),
+    verbose: bool = typer.Option(False, "--verbose", help="Print every drift line (default: the first "
+                                                          f"{DRIFT_LINES})."),
 ) -> None:
     """Run the audit: Ragas and the reference on the same frozen verdicts, classified and reported."""
     installed = ragas_checkout is None and ragas_git is None
@@ -152,10 +189,11 @@ def run(
         source = resolve_ragas_source(python=python, checkout=ragas_checkout, git_url=ragas_git,
                                       allow_other_commit=allow_other_commit, timeout=timeout,
                                       located=started.located() if started else None)
-        result = run_audit(suite, loaded_expectations, source, python=python, timeout=timeout,
-                           metrics=selected or None, workers=workers, started=started)
+        with scoring_progress(enabled=not quiet and output is OutputFormat.TABLE) as on_progress:
+            result = run_audit(suite, loaded_expectations, source, python=python, timeout=timeout,
+                               metrics=selected or None, workers=workers, started=started, on_progress=on_progress)
     write_reports(result.audit, out)
-    print_summary(result.audit, out, kinds, output, quiet)
+    print_summary(result.audit, out, kinds, output, quiet, verbose)
     raise typer.Exit(int(exit_code(result.audit, kinds)))
 
 

@@ -39,6 +39,7 @@ EXIT_RAGAS_IMPORT = 3    # Ragas could not be imported; output written with raga
 # is alive. ``run_probe.py REQUEST.json``: the request is there already.
 WAIT_FLAG = "--wait"
 LOCATED_FILE = "located.json"
+PROGRESS_PREFIX = "progress-"  # "<folder>/progress-<worker>.txt" holds "done total" (cases and evaluate runs)
 
 # -- target names: "<api>:<ClassName>" -----------------------------------------------------
 API_LEGACY = "legacy"

@@ -34,6 +34,7 @@ import json
 import platform
 import sys
 import time
+import typing as t
 import warnings
 
 import probe_network_guard
@@ -44,6 +45,7 @@ from probe_protocol import (
     EXIT_RAGAS_IMPORT,
     LOCATED_FILE,
     PROBE_FORMAT,
+    PROGRESS_PREFIX,
     SELFTEST_PREFIX,
     WAIT_FLAG,
     ProbeOutput,
@@ -112,8 +114,21 @@ def import_ragas(document: ProbeOutput) -> bool:
         else:
             document["ragas"]["version"] = getattr(ragas, "__version__", None)
             document["ragas"]["file"] = os.path.abspath(ragas.__file__)
+            warm_once_per_process_state()
     document["ragas"]["import_warnings"] = encode_warnings(caught)
     return document["ragas"]["import_error"] is None
+
+
+def warm_once_per_process_state() -> None:
+    """Do now what Ragas does once per process on its first metric call (read or create its
+    anonymous user id file, cached; its ResourceWarning lands in ``import_warnings``), so every
+    forked worker starts from the same state and no row's warnings depend on how cases were dealt."""
+    try:
+        from ragas._analytics import get_userid
+
+        get_userid()
+    except Exception:
+        pass
 
 
 def telemetry_state() -> dict:
@@ -138,8 +153,9 @@ def flush_telemetry() -> None:
         pass
 
 
-async def run_cases(cases: list[dict], targets: list[str] | None) -> list[list[ProbeResult]]:
-    """Per case, the result of every chosen target that applies to it."""
+async def run_cases(cases: list[dict], targets: list[str] | None,
+                    case_done: t.Callable[[], None] = lambda: None) -> list[list[ProbeResult]]:
+    """Per case, the result of every chosen target that applies to it (``case_done`` after each case)."""
     from probe_scoring import run_target
     from probe_selftest_targets import run_selftest_target
     from probe_targets import TARGETS, TARGETS_BY_NAME
@@ -156,11 +172,32 @@ async def run_cases(cases: list[dict], targets: list[str] | None) -> list[list[P
             if target.applies(case):
                 results.append(await run_target(target, case))
         per_case.append(results)
+        case_done()
     return per_case
 
 
-def score(document: ProbeOutput, request: ProbeRequest, attempts: list[dict]) -> None:
-    """Fill ``document``'s results (and evaluate section) for the request, in ``workers`` processes."""
+class Progress:
+    """Worker ``index``'s count of finished units (cases and evaluation runs) in
+    ``<folder>/progress-<index>.txt`` ("done total"), rewritten at most every 0.2 s and at the end;
+    the host sums the files for its progress bar."""
+
+    def __init__(self, folder: str, index: int, total: int) -> None:
+        self.path = os.path.join(folder, f"{PROGRESS_PREFIX}{index}.txt")
+        self.done, self.total, self.written = 0, total, 0.0
+
+    def step(self) -> None:
+        self.done += 1
+        now = time.monotonic()
+        if now - self.written >= 0.2 or self.done == self.total:
+            self.written = now
+            with open(self.path + ".partial", "w", encoding="utf-8") as handle:
+                handle.write(f"{self.done} {self.total}")
+            os.replace(self.path + ".partial", self.path)
+
+
+def score(document: ProbeOutput, request: ProbeRequest, attempts: list[dict], folder: str) -> None:
+    """Fill ``document``'s results (and evaluate section) for the request, in ``workers`` processes
+    (progress files in ``folder``)."""
     cases, targets = request["cases"], request.get("targets")
     settings, runs = None, []
     if request.get("evaluate"):
@@ -173,13 +210,19 @@ def score(document: ProbeOutput, request: ProbeRequest, attempts: list[dict]) ->
     run_slices += [[]] * (workers - len(run_slices))
     seen_attempts = len(attempts)
 
-    def work(case_indices: list[int], run_indices: list[int]) -> dict:
-        per_case = asyncio.run(run_cases([cases[i] for i in case_indices], targets)) if case_indices else []
-        done = [run_group(*runs[j], settings) for j in run_indices]
+    def work(index: int, case_indices: list[int], run_indices: list[int]) -> dict:
+        progress = Progress(folder, index, len(case_indices) + len(run_indices))
+        chosen = [cases[i] for i in case_indices]
+        per_case = asyncio.run(run_cases(chosen, targets, progress.step)) if case_indices else []
+        done = []
+        for j in run_indices:
+            done.append(run_group(*runs[j], settings))
+            progress.step()
         return {"cases": list(zip(case_indices, per_case)), "runs": list(zip(run_indices, done)),
                 "attempts": attempts[seen_attempts:]}
 
-    parts = run_forked([lambda c=c, r=r: work(c, r) for c, r in zip(case_slices, run_slices)])
+    parts = run_forked([lambda i=i, c=c, r=r: work(i, c, r)
+                        for i, (c, r) in enumerate(zip(case_slices, run_slices))])
     by_case: dict[int, list] = {}
     by_run: dict[int, dict] = {}
     for number, part in enumerate(parts):
@@ -263,7 +306,7 @@ def main(argv: list[str]) -> int:
         write(document, request.get("output"))
         return EXIT_RAGAS_IMPORT
     try:
-        score(document, request, attempts)
+        score(document, request, attempts, os.path.dirname(os.path.abspath(request_path)))
     except WorkerFailed as exc:
         print(f"probe worker failed: {exc}", file=sys.stderr)
         return EXIT_WORKER_CRASHED

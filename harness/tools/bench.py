@@ -16,6 +16,9 @@ Ragas is never imported here: whatever touches Ragas runs in a subprocess of ``p
 4. matrix            a warm ``ragas-compat matrix`` over the cached environments / the sum of
                      single-version ``ragas-compat run --python ENV`` (target <= 1.2); otherwise a
                      row "not measured: <reason>".
+5. scale             ``harness.tools.scale_bench``: marginal time per case, peak memory and
+                     report.json size of the bundled suite copied to 2,000 cases, against the
+                     bundled suite's in the same run.
 """
 
 from __future__ import annotations
@@ -31,11 +34,13 @@ import sys
 import tempfile
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 from harness.metrics.context_precision import context_precision_profile, ragas_float_average_precision
 from harness.runner import PROBE_DIR
+from harness.tools.bench_rows import BenchRow, summarize
+from harness.tools.scale_bench import measure_scale
 
 PROBE_BENCHMARK = PROBE_DIR / "probe_benchmark.py"
 BENCH_FORMAT = 1
@@ -44,26 +49,6 @@ RELEVANT_SHARE = 0.5  # share of relevant labels in the scaling benchmark's rand
 
 
 # ---------------------------------------------------------------- pure helpers
-
-@dataclass(frozen=True)
-class Summary:
-    """Median and range of a list of samples (n = how many)."""
-
-    n: int
-    median: float
-    minimum: float
-    maximum: float
-
-    def to_json(self) -> dict:
-        return {"n": self.n, "median": self.median, "min": self.minimum, "max": self.maximum}
-
-
-def summarize(samples: Sequence[float]) -> Summary:
-    """Median and min–max of ``samples``; raises ValueError when there are none."""
-    if not samples:
-        raise ValueError("no samples to summarize")
-    return Summary(len(samples), statistics.median(samples), min(samples), max(samples))
-
 
 def fit_growth_exponent(ks: Sequence[float], seconds: Sequence[float]) -> float:
     """Slope b of the least-squares line log(seconds) = a + b log(K): time grows like K^b.
@@ -103,54 +88,6 @@ def calls_for(function: Callable[[], object], min_seconds: float) -> int:
 
 
 # ---------------------------------------------------------------- rows
-
-@dataclass
-class BenchRow:
-    """One measurement. ``samples`` are the measured side (seconds), ``baseline`` the other side,
-    ``ratios`` measured/baseline per alternated repetition; scaling rows carry ``points`` (per K)
-    and ``exponent``. ``reason`` is set instead when the row could not be measured."""
-
-    id: str
-    measurement: str
-    unit: str = "s"
-    samples: list[float] = field(default_factory=list)
-    baseline: list[float] = field(default_factory=list)
-    ratios: list[float] = field(default_factory=list)
-    target: float | None = None
-    points: list[dict] = field(default_factory=list)
-    exponent: float | None = None
-    tail_exponent: float | None = None
-    reason: str | None = None
-    notes: list[str] = field(default_factory=list)
-    extra: dict = field(default_factory=dict)
-
-    @property
-    def measured(self) -> bool:
-        return self.reason is None
-
-    @property
-    def met(self) -> bool | None:
-        if self.target is None or not self.ratios:
-            return None
-        return summarize(self.ratios).median <= self.target
-
-    def to_json(self) -> dict:
-        data: dict = {"id": self.id, "measurement": self.measurement,
-                      "status": "measured" if self.measured else "not measured", "reason": self.reason}
-        if self.samples:
-            data.update(unit=self.unit, samples=self.samples, summary=summarize(self.samples).to_json())
-        if self.baseline:
-            data.update(baseline_samples=self.baseline, baseline_summary=summarize(self.baseline).to_json())
-        if self.ratios:
-            data.update(ratios=self.ratios, ratio_summary=summarize(self.ratios).to_json(),
-                        target=self.target, met=self.met)
-        if self.points:
-            data.update(points=self.points, exponent=self.exponent, tail_exponent=self.tail_exponent)
-        if self.notes:
-            data["notes"] = self.notes
-        data.update(self.extra)
-        return data
-
 
 def _environment() -> dict[str, str]:
     env = dict(os.environ)
@@ -462,6 +399,8 @@ class BenchPlan:
     min_seconds: float
     matrix_repetitions: int
     warm_up: bool
+    scale_cases: int
+    scale_repetitions: int
 
     @classmethod
     def for_mode(cls, quick: bool) -> BenchPlan:
@@ -469,15 +408,16 @@ class BenchPlan:
             return cls(run_pairs=1, probe_invocations=1, probe_cases=8, probe_rounds=3,
                        ragas_ks=(10, 100, 1_000), reference_ks=(10, 100, 1_000),
                        reference_large_ks=(10, 100, 1_000, 10_000), scaling_repetitions=3,
-                       min_seconds=0.01, matrix_repetitions=0, warm_up=False)
+                       min_seconds=0.01, matrix_repetitions=0, warm_up=False, scale_cases=200, scale_repetitions=1)
         return cls(run_pairs=5, probe_invocations=3, probe_cases=40, probe_rounds=5,
                    ragas_ks=(10, 100, 1_000, 10_000), reference_ks=(10, 100, 1_000, 10_000, 100_000),
                    reference_large_ks=(10, 100, 1_000, 10_000, 100_000, 1_000_000), scaling_repetitions=5,
-                   min_seconds=0.05, matrix_repetitions=2, warm_up=True)
+                   min_seconds=0.05, matrix_repetitions=2, warm_up=True, scale_cases=2_000, scale_repetitions=5)
 
 
 ROW_IDS = ("run_vs_floor", "probe_overhead", "scaling_ragas_legacy", "scaling_reference_random",
-           "scaling_reference_all_relevant", "scaling_reference_float", "matrix_warm_vs_cold")
+           "scaling_reference_all_relevant", "scaling_reference_float", "matrix_warm_vs_cold",
+           "scale_marginal_time", "scale_peak_memory", "report_size")
 
 
 def run_bench(quick: bool, *, python: str = sys.executable,
@@ -512,6 +452,8 @@ def run_bench(quick: bool, *, python: str = sys.executable,
     rows.append(measure_matrix_warm_vs_cold(
         plan.matrix_repetitions, python=python,
         skip="--quick skips the matrix (each repetition is several full audits)" if quick else None))
+    progress(f"scale: {plan.scale_cases:,} cases vs the bundled suite")
+    rows += measure_scale(plan.scale_cases, plan.scale_repetitions, python=python)
     return rows
 
 

@@ -1,0 +1,66 @@
+"""Scoring in forked workers (harness/probe/probe_workers.py) and a probe started ahead of its
+request (harness.runner.StartedProbe): the same output as one process, progress, failures named."""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+import pytest
+
+from harness.cases import load_default_suite
+from harness.probe.probe_protocol import LOCATED_FILE
+from harness.runner import PROBE_DIR, StartedProbe, run_probe
+
+sys.path.insert(0, str(PROBE_DIR))  # the probe's modules import each other by bare name
+import probe_workers
+
+ID_TARGETS = ["legacy:IDBasedContextPrecision", "legacy:IDBasedContextRecall"]
+
+
+def test_split_deals_indices_round_robin_and_never_more_lists_than_items():
+    assert probe_workers.split(5, 2) == [[0, 2, 4], [1, 3]]
+    assert probe_workers.split(1, 4) == [[0]]
+    assert probe_workers.split(0, 3) == [[]]
+
+
+def test_forked_tasks_return_in_task_order_and_a_failing_child_is_named():
+    assert probe_workers.run_forked([lambda: [1], lambda: {"pid": os.getpid()}, lambda: "c"])[0] == [1]
+    results = probe_workers.run_forked([lambda: os.getpid(), lambda: os.getpid(), lambda: os.getpid()])
+    assert results[0] == os.getpid() and len(set(results)) == 3  # each task ran in its own process
+
+    def boom():
+        raise RuntimeError("worker bug")
+
+    with pytest.raises(probe_workers.WorkerFailed, match=r"worker 1 \(pid \d+\) exited with 70"):
+        probe_workers.run_forked([lambda: 0, boom])
+
+
+@pytest.fixture(scope="module")
+def id_cases():
+    return [case.raw for case in load_default_suite().cases if case.raw.get("retrieved_context_ids") is not None]
+
+
+def test_two_workers_give_the_same_output_as_one(id_cases):
+    one = run_probe(id_cases, targets=ID_TARGETS, evaluate=True, workers=1)
+    two = run_probe(id_cases, targets=ID_TARGETS, evaluate=True, workers=2)
+    assert one.ok and two.ok, (one.error, two.error)
+    assert len(one.output["results"]) > 10
+    assert two.output["results"] == one.output["results"]
+    strip = [{k: v for k, v in run.items() if k != "seconds"} for run in one.output["evaluate"]["runs"]]
+    assert [{k: v for k, v in run.items() if k != "seconds"} for run in two.output["evaluate"]["runs"]] == strip
+
+
+def test_a_started_probe_says_where_ragas_is_then_reports_progress_to_the_end(id_cases):
+    seen: list[tuple[int, int]] = []
+    with StartedProbe(timeout=600) as probe:
+        located = probe.located()
+        assert located["found"] is True and Path(located["package_dir"]).name == "ragas"
+        assert (Path(probe.folder.name) / LOCATED_FILE).exists()
+        probe.submit(id_cases, targets=ID_TARGETS, workers=2)
+        run = probe.result(lambda done, total: seen.append((done, total)))
+    assert run.ok, run.error
+    assert seen[-1] == (len(id_cases), len(id_cases))
+    assert all(done <= total for done, total in seen)
+    assert not Path(probe.folder.name).exists()  # closed: the temporary folder is gone
