@@ -1,5 +1,5 @@
 """``python -m harness`` is ``ragas-compat``."""
 
-from harness.cli.launch import main
+from harness.launch import main
 
 main()

@@ -401,7 +401,7 @@ def run_probe(cases: list[dict], *, python: str = sys.executable,
         return probe.result()
 
 
-# -- a probe started before the command line has loaded (harness.cli.launch) -----------------
+# -- a probe started before the command line has loaded (harness.launch) -----------------
 _EARLY: list[StartedProbe] = []
 
 

@@ -52,14 +52,44 @@ def decode_ragas_value(raw: Any) -> RagasValue:
     return value
 
 
+def _decimal(n: int) -> str:
+    """``str(n)`` for any size: Python refuses to print ints of more than 4,300 digits at once (the
+    exact mean of many rows reaches that), so long ones are printed 1,000 digits at a time."""
+    if n < 0:
+        return "-" + _decimal(-n)
+    chunk, parts = 10 ** 1000, []
+    while n >= chunk:
+        n, low = divmod(n, chunk)
+        parts.append(f"{low:01000d}")
+    return str(n) + "".join(reversed(parts))
+
+
+def fraction_text(value: Fraction) -> str:
+    """``"5/6"``, ``"2"``: the exact value, whatever its size."""
+    if value.denominator == 1:
+        return _decimal(value.numerator)
+    return f"{_decimal(value.numerator)}/{_decimal(value.denominator)}"
+
+
+def short_fraction_text(value: Fraction | float | int, max_digits: int = 60) -> str:
+    """The exact value for a sentence: ``"5/6"``, or for a long one ``"0.8571428571428571 (an exact
+    fraction of about 4,400 digits)"``; the reports keep the whole fraction. A float is its repr."""
+    if not isinstance(value, Fraction):
+        return str(value)
+    digits = int((value.numerator.bit_length() + value.denominator.bit_length()) * 0.30103) + 1
+    if digits <= max_digits:
+        return str(value)
+    return f"{float(value)!r} (an exact fraction of about {digits:,} digits)"
+
+
 def encode_fraction(value: Fraction | None) -> str | None:
-    return None if value is None else str(value)
+    return None if value is None else fraction_text(value)
 
 
 def encode_detail(value: Any) -> Any:
     """JSON-ready form of a reference detail (Fractions as strings, floats via encode_float)."""
     if isinstance(value, Fraction):
-        return str(value)
+        return fraction_text(value)
     if isinstance(value, float):
         return encode_float(value)
     if isinstance(value, dict):

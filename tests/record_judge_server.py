@@ -13,7 +13,14 @@ Scripted faults, triggered by markers in the text:
 - ``FLAKY`` in a context: every other asking of that prompt (the 1st, 3rd, ...) fails with HTTP 429
   (rate limited: the error Ragas's own retry covers for ChatOpenAI), so a client that retries once gets
   the reply.
-- ``BROKEN`` in a prompt while ``broken`` is true: HTTP 400 (a request error nobody retries).
+- ``BROKEN`` in a prompt while ``broken`` is true: HTTP 400 (a request error nobody retries);
+- ``GARBLED`` in the reference (context recall) or the response's statements (faithfulness's NLI):
+  the reply is JSON whose label is ``"maybe"``, which Ragas's output model refuses (the format fix
+  echoes it, so the parse fails);
+- ``HUGE`` in the reference: context recall's ``attributed`` is 10**120, which Ragas parses (and
+  counts as attributed) but a case file cannot hold (a number of more than 100 digits);
+- ``DROPCLAIM`` in the response: the NLI reply judges every statement but the last one (a reply
+  Ragas parses and scores over fewer statements than it generated).
 
 ``/v1/models`` lists ``model``. Every request is counted in ``requests``.
 """
@@ -83,7 +90,11 @@ class JudgeServer:
                     self._send(404, {"error": {"message": f"model {body.get('model')!r} not found",
                                                "type": "invalid_request_error", "code": "model_not_found"}})
                     return
-                prompt = body["messages"][-1]["content"]
+                # the last message holding a prompt: instructor's re-ask after a reply it could not parse
+                # ("Correct your JSON ...") is answered as the prompt it repeats, the same way as before
+                prompt = next((m["content"] for m in reversed(body["messages"])
+                               if isinstance(m.get("content"), str) and INPUT_MARKER in m["content"]),
+                              body["messages"][-1]["content"])
                 if server.broken and "BROKEN" in prompt:
                     self._send(400, {"error": {"message": "this request cannot be served", "type": "invalid_request_error"}})
                     return
@@ -130,16 +141,24 @@ class JudgeServer:
             useful = int(bool(words(context) & words(data["answer"])))
             reply = json.dumps({"reason": "overlap" if useful else "unrelated", "verdict": useful})
             return f"```json\n{reply}\n```" if len(context) % 2 else reply
-        if head.startswith("Given a context, and an answer, analyze each sentence"):
+        if head.startswith(("Given a context, and an answer, analyze each sentence",  # legacy
+                            "Given a context and an answer, analyze each statement")):  # collections
             context = words(data["context"])
+            garbled = "GARBLED" in data["answer"]
             return json.dumps({"classifications": [
-                {"statement": s, "reason": "checked", "attributed": int(len(words(s) & context) >= 2)}
+                {"statement": s, "reason": "checked",
+                 "attributed": "maybe" if garbled else 10 ** 120 if "HUGE" in data["answer"]
+                 else int(len(words(s) & context) >= 2)}
                 for s in sentences(data["answer"])]})
         if head.startswith("Given a question and an answer, analyze"):
             return json.dumps({"statements": sentences(data["answer"])})
         if head.startswith("Your task is to judge the faithfulness"):
             context = words(data["context"])
+            statements = data["statements"]
+            if any("DROPCLAIM" in s for s in statements):
+                statements = statements[:-1]
             return json.dumps({"statements": [
-                {"statement": s, "reason": "checked", "verdict": int(len(words(s) & context) >= 2)}
-                for s in data["statements"]]})
+                {"statement": s, "reason": "checked",
+                 "verdict": "maybe" if "GARBLED" in s else int(len(words(s) & context) >= 2)}
+                for s in statements]})
         return "I do not understand the question."

@@ -163,10 +163,14 @@ def _bad_inputs(tmp_path: Path) -> dict[tuple[str, ...], tuple[list[str], int, s
                     "cannot fuzz '[red]x'"),
         ("matrix",): (["matrix", "--versions", "latest", "--out", str(tmp_path / "m")], 2,
                       "neither a Ragas release"),
+        ("bisect",): (["bisect", "--ragas-checkout", str(tmp_path), "--good", "a", "--bad", "b", "--case",
+                       "cp-worked-example", "--target", "legacy:[red]x"], 2, "--target 'legacy:[red]x'"),
         ("bench",): (["bench", "--json", "/proc/ragas-compat/[red]bench.json"], 2,
                      "cannot write /proc/ragas-compat/[red]bench.json"),
         ("record",): (["record", str(tmp_path / "[red]no\x1bsuch.jsonl"), "--out", str(tmp_path / "r.json")], 2,
                       "[red]no\\x1bsuch.jsonl: dataset not found"),
+        ("import",): (["import", str(tmp_path / "[red]no\x1bsuch.jsonl"), str(tmp_path / "l.csv"), "--out",
+                       str(tmp_path / "i.json")], 2, "[red]no\\x1bsuch.jsonl: dataset not found"),
     }
 
 
@@ -206,8 +210,10 @@ INJECTED = {
     ("explain",): ("harness.cli.explain.explain", ["explain", "context-precision", "1,0"]),
     ("fuzz",): ("harness.cli.fuzz.run_fuzz", ["fuzz", "--n", "2"]),
     ("matrix",): ("harness.cli.matrix.parse_entries", ["matrix", "--versions", "0.4.3"]),
+    ("bisect",): ("harness.cli.bisect.bisect_cell", ["bisect", "--ragas-checkout", ".", "--good", "a", "--bad", "b", "--case", "cp-worked-example", "--target", "legacy:Faithfulness"]),
     ("bench",): ("harness.cli.bench.run_bench", ["bench", "--quick"]),
     ("record",): ("harness.cli.record.record", ["record", "d.jsonl", "--out", "rec.json"]),
+    ("import",): ("harness.cli.import_cmd.import_labels", ["import", "d.jsonl", "l.csv", "--out", "imp.json"]),
 }
 
 
@@ -251,6 +257,7 @@ TIMEOUT_COMMANDS = {
     ("explain",): ["explain", "context-precision", "1,0"],
     ("fuzz",): ["fuzz", "--n", "2"],
     ("matrix",): ["matrix", "--versions", "0.4.3"],
+    ("bisect",): ["bisect", "--ragas-checkout", ".", "--good", "a", "--bad", "b", "--case", "cp-worked-example", "--target", "legacy:Faithfulness"],
     ("record",): ["record", "d.jsonl", "--out", "rec.json"],
 }
 
@@ -278,6 +285,7 @@ PYTHON_COMMANDS = {
     ("fuzz",): ["fuzz", "--n", "2", "--metric", "id_context_recall"],
     ("pin", "show"): ["pin", "show"],
     ("record",): ["record", "d.jsonl", "--out", "rec.json", "--metric", "id_context_recall"],
+    ("bisect",): ["bisect", "--ragas-checkout", ".", "--good", "a", "--bad", "b", "--case", "cp-worked-example", "--target", "legacy:Faithfulness"],
 }
 ID_SAMPLE = ('{"user_input": "q", "retrieved_contexts": ["a"], "response": "r", "reference": "x", '
              '"retrieved_context_ids": ["d1"], "reference_context_ids": ["d1"]}\n')

@@ -97,3 +97,24 @@ def test_ulps_between(a, b, d):
 
 def test_same_float_keeps_signed_zero_apart():
     assert not same_float(0.0, -0.0) and same_float(math.nan, math.nan)
+
+
+def test_exact_values_of_any_size_are_written_and_sentences_stay_short():
+    import sys
+    from fractions import Fraction
+
+    from harness.values import encode_fraction, short_fraction_text
+
+    big = sum(Fraction(1, n) for n in range(2, 12000))  # the exact mean of many rows gets this long
+    limit = sys.get_int_max_str_digits()
+    sys.set_int_max_str_digits(0)  # only to compute the expected text here
+    try:
+        expected = str(big)
+    finally:
+        sys.set_int_max_str_digits(limit)
+    assert len(expected.split("/")[1]) > 4300  # str() refuses this under the default limit
+    assert encode_fraction(big) == expected
+    assert encode_fraction(Fraction(5, 6)) == "5/6" and encode_fraction(Fraction(-7)) == "-7"
+    assert encode_fraction(-Fraction(10 ** 5000 + 1, 3)) == "-" + "1" + "0" * 4999 + "1/3"
+    assert short_fraction_text(Fraction(5, 6)) == "5/6"
+    assert "exact fraction of about" in short_fraction_text(big) and len(short_fraction_text(big)) < 80

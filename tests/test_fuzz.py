@@ -253,8 +253,8 @@ def test_end_to_end_real_probe_classifies_every_pair(tmp_path):
     assert (tmp_path / "fuzz.md").read_text(encoding="utf-8").startswith("# Fuzz: Ragas")
     cases = generate_cases(60, 5)
     suite = parse_suite(fuzz_suite_document(cases, 5))
-    expected_pairs = sum(len(spec.targets_of(Api.LEGACY)) for case in suite.cases for spec in all_metrics()
-                         if spec.ragas_targets and spec.applies_to(case))
+    expected_pairs = sum(len(spec.targets_of(Api.LEGACY) or spec.targets_of(Api.COLLECTIONS))  # collections-only
+                         for case in suite.cases for spec in all_metrics() if spec.ragas_targets and spec.applies_to(case))
     assert data["pairs"] == expected_pairs == sum(data["by_classification"].values())
     per_target = Counter()
     for target, counts in data["by_target"].items():

@@ -1,4 +1,4 @@
-"""The console entry starts the audit's probe before the command line loads (harness/cli/launch.py),
+"""The console entry starts the audit's probe before the command line loads (harness/launch.py),
 only for ``run`` on the installed Ragas, with the options it names; ``run`` takes it when they agree."""
 
 from __future__ import annotations
@@ -7,7 +7,7 @@ import sys
 
 import pytest
 
-from harness.cli.launch import early_probe_options
+from harness.launch import early_probe_options
 from harness.runner import start_early_probe, take_early_probe
 
 

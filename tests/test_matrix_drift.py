@@ -197,7 +197,29 @@ def test_a_class_the_judge_cannot_drive_is_not_scripted_not_missing():
 
     not_scripted = Cell(status="error", error_type=NOT_SCRIPTED_ERROR,
                         error_message="ContextPrecision has no prompt interface the scripted judge knows")
-    assert not_scripted.text == "not scripted"
+    assert not_scripted.text == "harness: not scripted" and not_scripted.harness_limit == "not_scripted"
     causes = causes_between(not_scripted, Cell(status="value", value=0.5, classification="identical"),
                             "0.3.9", "0.4.3")
     assert [c.kind for c in causes] == ["not_scripted"] and "0.3.9" in causes[0].text
+
+
+def test_machine_paths_in_what_ragas_said_are_replaced(suite, tmp_path):
+    env_dir = tmp_path / "envs" / "0.2.3"
+    site = f"{env_dir}/lib/python3.11/site-packages/ragas/embeddings/base.py"
+    said = [result("legacy:Faithfulness", "faithfulness",
+                   {"error": {"type": "ImportError", "message": f"cannot import name 'X' from 'ragas' ({site})"}})]
+
+    def probe(cases, *, python, sys_path_prefix, timeout):
+        if python == "broken":
+            return ProbeRun(False, f"Ragas could not be imported: ImportError: {site}", probe_output(None, []), "", 1.0)
+        return ProbeRun(True, None, probe_output("0.2.3", said), "", 1.0)
+
+    envs = [Environment("0.2.3", "release", "0.2.3", "ok", status="built", path=env_dir),
+            Environment("0.2.4", "release", "0.2.4", "broken", status="built", path=env_dir)]
+    columns, _ = run_matrix(envs, suite, probe=probe)
+    reports = render_reports(build_matrix(columns, {"name": suite.name, "source": suite.source, "cases": 1}))
+    for text in reports.values():
+        assert str(tmp_path) not in text
+    assert "<env 0.2.3>/lib/python3.11/site-packages/ragas/embeddings/base.py" in reports["matrix.json"]
+    assert columns[1].error == "Ragas could not be imported: ImportError: <env 0.2.4>/lib/python3.11/" \
+                               "site-packages/ragas/embeddings/base.py"

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import json
+import subprocess
+import sys
 import threading
 import time
 from pathlib import Path
@@ -11,22 +14,32 @@ import pytest
 from harness.errors import HarnessInputError
 from harness.tools.matrix.environments import (
     MARKER_NAME,
+    PROBE_IMPORTS,
+    ImportFailed,
     InstallFailed,
+    PipInstaller,
     ensure_environments,
+    ensure_release,
     first_line,
     load_version_rules,
     newest_matching,
     parse_entries,
+    read_failure,
+    read_marker,
     record_lock,
     requirements_for,
 )
 
 
 class FakeInstaller:
-    """Creates bin/python as a plain file; fails for versions in ``fail``; records every call."""
+    """Creates bin/python as a plain file; fails for versions in ``fail``; its import check fails for
+    versions in ``broken`` (installs, does not import); records every call."""
 
-    def __init__(self, fail: dict[str, str] | None = None, delay: float = 0.0) -> None:
+    def __init__(self, fail: dict[str, str] | None = None, delay: float = 0.0,
+                 broken: dict[str, str] | None = None) -> None:
         self.fail = fail or {}
+        self.broken = broken or {}
+        self.checks: list[tuple[str, tuple[str, ...]]] = []
         self.delay = delay
         self.installs: list[tuple[str, tuple[str, ...], Path | None]] = []
         self.active = 0
@@ -57,6 +70,12 @@ class FakeInstaller:
 
     def freeze(self, python: Path) -> list[str]:
         return ["langchain-community==0.3.31", f"ragas=={python.parent.parent.name}"]
+
+    def check_imports(self, python: Path, modules) -> None:
+        version = python.parent.parent.name
+        self.checks.append((version, tuple(modules)))
+        if version in self.broken:
+            raise ImportFailed(self.broken[version])
 
 
 RULES = load_version_rules()
@@ -128,7 +147,7 @@ def test_failed_install_is_an_unavailable_column_with_the_first_error_line_and_n
     installer = FakeInstaller(fail={"9.9.9": message.split("\n")[0]})
     envs = build(tmp_path, "9.9.9,0.4.3", installer)
     assert envs[0].status == "unavailable" and not envs[0].available
-    assert envs[0].error == "ERROR: Could not find a version that satisfies the requirement ragas==9.9.9"
+    assert envs[0].error == "install: ERROR: Could not find a version that satisfies the requirement ragas==9.9.9"
     assert envs[1].status == "built" and not (tmp_path / "envs" / "9.9.9").exists()
     build(tmp_path, "9.9.9", installer)
     assert [name for name, _, _ in installer.installs].count("9.9.9") == 2
@@ -172,3 +191,85 @@ def test_builds_run_in_parallel_up_to_jobs(tmp_path):
 def test_checkout_that_is_not_a_git_tree_is_unavailable(tmp_path):
     [env] = build(tmp_path, f"checkout:{tmp_path}", FakeInstaller())
     assert env.status == "unavailable" and "not a git working tree" in env.error
+
+
+# ---------------------------------------------------------------- integrity: built means importable
+
+NLTK = "import ragas.metrics: ModuleNotFoundError: No module named 'nltk'"
+
+
+def test_an_environment_that_installs_but_does_not_import_is_not_cached_as_good(tmp_path):
+    installer = FakeInstaller(broken={"0.2.2": NLTK})
+    [env] = build(tmp_path, "0.2.2", installer)
+    assert env.status == "unavailable" and env.error == f"import: {NLTK}" and env.python is None
+    assert installer.checks == [("0.2.2", PROBE_IMPORTS)]
+    env_dir = tmp_path / "envs" / "0.2.2"
+    assert not env_dir.exists() and read_marker(env_dir) is None  # nothing left to be reused
+    kept = read_failure(tmp_path / "envs", "0.2.2")
+    assert kept["stage"] == "import" and kept["reason"] == NLTK and kept["requirements"][0] == "ragas==0.2.2"
+    assert kept["seconds"] >= 0 and kept["size_bytes"] >= 100  # what the failed build cost, measured
+
+    [again] = build(tmp_path, "0.2.2", installer)  # retried (installed again), never reused
+    assert again.status == "unavailable" and [v for v, _, _ in installer.installs] == ["0.2.2", "0.2.2"]
+    assert again.notes == (f"retried: the previous build failed at import: {NLTK}",)
+
+    fixed = FakeInstaller()  # e.g. a version rule now adds nltk
+    [good] = build(tmp_path, "0.2.2", fixed)
+    assert good.status == "built" and read_marker(env_dir)["imports_checked"] == list(PROBE_IMPORTS)
+    assert read_failure(tmp_path / "envs", "0.2.2") is None
+    [reused] = build(tmp_path, "0.2.2", fixed)
+    assert reused.status == "reused" and len(fixed.installs) == 1
+
+
+def test_a_marker_from_before_the_import_check_is_rebuilt(tmp_path):
+    installer = FakeInstaller()
+    build(tmp_path, "0.2.3", installer)
+    env_dir = tmp_path / "envs" / "0.2.3"
+    marker = read_marker(env_dir)
+    old = {k: v for k, v in marker.items() if k != "imports_checked"} | {"format": 1}
+    (env_dir / MARKER_NAME).write_text(json.dumps(old))
+    [env] = build(tmp_path, "0.2.3", installer)
+    assert env.status == "built" and len(installer.installs) == 2 and len(installer.checks) == 2
+
+
+class FakeRagasInstaller(PipInstaller):
+    """A real virtualenv (no pip, so no network) whose "install" writes a tiny ``ragas`` package;
+    the import check is PipInstaller's own, run by the new interpreter."""
+
+    def __init__(self, ragas_init: str) -> None:
+        super().__init__(timeout=120.0)
+        self.ragas_init = ragas_init
+
+    def create(self, env_dir: Path) -> Path:
+        subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(env_dir)], check=True, timeout=120)
+        return env_dir / "bin" / "python"
+
+    def install(self, python: Path, requirements, log: Path, constraints: Path | None = None) -> None:
+        site = python.parent.parent / "lib" / f"python{sys.version_info.major}.{sys.version_info.minor}" / "site-packages"
+        for module in ("ragas", "ragas/metrics", "ragas/llms", "langchain_core"):
+            (site / module).mkdir(parents=True, exist_ok=True)
+            (site / module / "__init__.py").write_text("")
+        for module in ("ragas/llms/base.py", "ragas/run_config.py", "langchain_core/outputs.py"):
+            (site / module).write_text("")
+        (site / "ragas" / "metrics" / "__init__.py").write_text(self.ragas_init)
+        log.write_text("Successfully installed ragas\nWARNING: Location 'file:///x' is ignored\n")
+
+
+def test_real_import_check_in_a_minimal_environment(tmp_path):
+    broken = FakeRagasInstaller("import nltk_not_installed_here\n")
+    env = ensure_release("0.2.2", "0.2.2", tmp_path / "envs", RULES, broken, lock_dir=None)
+    assert env.status == "unavailable"
+    assert env.error == ("import: import ragas.metrics: ModuleNotFoundError: "
+                         "No module named 'nltk_not_installed_here'")
+    assert not (tmp_path / "envs" / "0.2.2").exists()
+    assert read_failure(tmp_path / "envs", "0.2.2")["log_tail"] == ["Successfully installed ragas"]
+
+    good = ensure_release("0.2.2", "0.2.2", tmp_path / "envs", RULES, FakeRagasInstaller(""), lock_dir=None)
+    assert good.status == "built" and Path(good.python).exists()
+    assert read_failure(tmp_path / "envs", "0.2.2") is None
+
+
+def test_import_check_names_the_first_module_that_fails():
+    PipInstaller(timeout=60).check_imports(Path(sys.executable), ["json", "fractions"])
+    with pytest.raises(ImportFailed, match=r"^import no_such_module_x: ModuleNotFoundError"):
+        PipInstaller(timeout=60).check_imports(Path(sys.executable), ["json", "no_such_module_x", "also_missing"])

@@ -88,3 +88,22 @@ def _fake_ragas(tmp_path: Path) -> str:
     (tmp_path / "ragas" / "__init__.py").write_text("")
     (tmp_path / "ragas" / "metrics" / "__init__.py").write_text("")
     return str(tmp_path)
+
+
+def test_an_error_the_probes_own_code_raised_is_marked_as_the_harnesss():
+    import sys
+
+    from harness.runner import PROBE_DIR
+
+    sys.path.insert(0, str(PROBE_DIR))
+    import probe_scoring
+
+    def raise_from(filename: str) -> BaseException:
+        try:
+            exec(compile("raise AttributeError('no such prompt')", filename, "exec"))
+        except AttributeError as exc:
+            return exc
+        raise AssertionError("did not raise")
+
+    assert probe_scoring.raised_by_probe(raise_from(str(PROBE_DIR / "probe_judge_scripts.py")))
+    assert not probe_scoring.raised_by_probe(raise_from("/site-packages/ragas/metrics/_faithfulness.py"))

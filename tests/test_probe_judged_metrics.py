@@ -5,10 +5,7 @@ show exactly as the rules in pinned/expectations.toml describe them."""
 from __future__ import annotations
 
 import pytest
-
-from harness.cases import load_default_suite
-from harness.runner import run_probe
-from harness.values import decode_ragas_value
+from bundled_probe import bundled_values
 
 IDS = ("fc-worked-example", "fc-half-way-precision", "fc-zero-claims", "cer-repeated-entity",
        "ns-worked-example", "ns-zero-response-statements", "ns-zero-reference-statements")
@@ -19,11 +16,7 @@ TARGETS = [f"{api}:{cls}" for api in ("legacy", "collections") for cls in (
 
 @pytest.fixture(scope="module")
 def values():
-    cases = [c.raw for c in load_default_suite().cases if c.id in IDS]
-    run = run_probe(cases, targets=TARGETS)
-    assert run.ok, run.error
-    assert run.output["network_attempts"] == []
-    return {(r["case_id"], r["target"]): decode_ragas_value(r["value"]) for r in run.output["results"]}
+    return bundled_values(IDS.__contains__, TARGETS)
 
 
 @pytest.mark.parametrize("api", ["legacy", "collections"])

@@ -153,8 +153,9 @@ def test_the_probe_modules_import_as_scripts_without_harness_or_ragas():
     assert proc.stdout.strip() == "[]"
 
 
-THIRD_PARTY_FOR_THE_JUDGES = {"ragas", "langchain_core", "pydantic",
-                              "langchain_openai"}  # the stubs' Ragas interfaces; the recorder's judge client
+THIRD_PARTY_FOR_THE_JUDGES = {"ragas", "langchain_core", "pydantic",  # the stubs' Ragas interfaces
+                              "langchain_openai",  # the recorder's legacy judge client
+                              "openai", "httpx"}  # its collections judge client (both Ragas dependencies)
 
 
 @pytest.mark.parametrize("path", sorted(PROBE_DIR.glob("*.py")), ids=lambda p: p.name)

@@ -61,6 +61,7 @@ def test_a_started_probe_says_where_ragas_is_then_reports_progress_to_the_end(id
         probe.submit(id_cases, targets=ID_TARGETS, workers=2)
         run = probe.result(lambda done, total: seen.append((done, total)))
     assert run.ok, run.error
-    assert seen[-1] == (len(id_cases), len(id_cases))
+    done, total = seen[-1]
+    assert done == total >= len(id_cases)  # units: cases (a case scored in two parts counts twice) and runs
     assert all(done <= total for done, total in seen)
     assert not Path(probe.folder.name).exists()  # closed: the temporary folder is gone

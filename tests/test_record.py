@@ -3,7 +3,8 @@
 Real components: a chat-completions server on 127.0.0.1 (``record_judge_server.JudgeServer``, standard
 library, in a thread), LangChain's ``ChatOpenAI`` pointed at it by ``--openai-base-url`` (inside the
 recording probe, through Ragas's ``LangchainLLMWrapper``), Ragas 0.4.3's own metric classes, and
-``GenericFakeChatModel`` for the ``--llm module:factory`` route. Only loopback addresses; every
+``GenericFakeChatModel`` for the ``--llm module:factory`` route; with ``--api collections``, Ragas's
+``llm_factory`` over ``openai.AsyncOpenAI`` at the same server. Only loopback addresses; every
 subprocess and wait has a timeout.
 """
 
@@ -229,6 +230,99 @@ def test_interrupted_recording_resumes_to_the_same_file(recorded, server, tmp_pa
     assert out.read_bytes() == recorded["out"].read_bytes()
 
 
+def _children(pid: int) -> list[int]:
+    """Processes whose parent is ``pid`` (Linux /proc)."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                stat = (entry / "stat").read_text()
+            except OSError:
+                continue
+            if int(stat.rsplit(")", 1)[1].split()[1]) == pid:
+                found.append(int(entry.name))
+    return found
+
+
+def _alive(pid: int) -> bool:
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return False
+    return state != "Z"
+
+
+def test_a_recording_killed_with_sigkill_resumes_to_the_same_file(recorded, server, tmp_path):
+    """SIGKILL (no handler runs): the file on disk is the last complete batch, the orphaned recording
+    probe stops asking the judge on its own, and a rerun ends with the uninterrupted run's file."""
+    out = tmp_path / "killed.json"
+    argv = record_argv(recorded["dataset"], out, server, "--concurrency", "2", "--batch-size", "6")
+    proc = subprocess.Popen(argv, env=env(), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    probes: list[int] = []
+    try:
+        deadline = time.monotonic() + 300
+        while not out.exists() and proc.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.05)
+        while not probes and proc.poll() is None and time.monotonic() < deadline:
+            probes = _children(proc.pid)  # the next batch's recording probe
+            time.sleep(0.02)
+        assert out.exists() and proc.poll() is None and probes, "no batch was in flight"
+        proc.kill()
+        proc.wait(timeout=30)
+        deadline = time.monotonic() + 60
+        while any(_alive(p) for p in probes) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert not any(_alive(p) for p in probes), "the orphaned recording probe went on"
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait(timeout=30)
+        for pid in probes:
+            if _alive(pid):
+                os.kill(pid, signal.SIGKILL)
+    partial = json.loads(out.read_text(encoding="utf-8"))
+    assert 0 < len(partial["cases"]) < 22 and partial["recording"]["complete"] is False
+    resumed = subprocess.run(argv, env=env(), capture_output=True, text=True, timeout=600)
+    assert resumed.returncode == 0, resumed.stderr
+    assert out.read_bytes() == recorded["out"].read_bytes()
+    assert not list(tmp_path.glob(".killed.json.*"))
+
+
+def test_the_recording_probe_ends_when_the_command_is_killed():
+    """record_probe.exit_with_parent: a probe whose parent died (SIGKILL) exits instead of asking the judge
+    on (here it would sleep 120 s)."""
+    from harness.runner import PROBE_DIR
+
+    grandchild = (f"import sys; sys.path.insert(0, {str(PROBE_DIR)!r}); import record_probe, time; "
+                  "record_probe.exit_with_parent(0.05); print('watching', flush=True); time.sleep(120)")
+    parent = subprocess.Popen([sys.executable, "-c", "import subprocess, sys; p = subprocess.Popen([sys.executable, "
+                               f"'-c', {grandchild!r}]); print(p.pid, flush=True); p.wait()"],
+                              stdout=subprocess.PIPE, text=True)
+    pid = int(parent.stdout.readline())
+    try:
+        deadline = time.monotonic() + 60
+        while _alive(pid) and not (Path(f"/proc/{pid}/cmdline").read_bytes().count(b"exit_with_parent")
+                                   and _threads(pid) > 1) and time.monotonic() < deadline:
+            time.sleep(0.05)  # until the watch thread runs
+        parent.kill()
+        parent.wait(timeout=30)
+        deadline = time.monotonic() + 30
+        while _alive(pid) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert not _alive(pid)
+    finally:
+        parent.stdout.close()
+        if _alive(pid):
+            os.kill(pid, signal.SIGKILL)
+
+
+def _threads(pid: int) -> int:
+    try:
+        return len(list(Path(f"/proc/{pid}/task").iterdir()))
+    except OSError:
+        return 0
+
+
 def test_a_sample_whose_judge_failed_is_not_written_and_a_rerun_records_it(tmp_path):
     with JudgeServer() as server:
         dataset = tmp_path / "three.jsonl"
@@ -451,3 +545,181 @@ def test_replay_problems_name_mismatches_and_unreplayable_live_values():
                                                       ("c1", "legacy:LLMContextRecall", None)]
     assert "replay gave 0.25, the live recording 0.5" in problems[0][3]
     assert "not replayed: the judge's reply could not be parsed" in problems[1][3]
+
+
+# --------------------------------------------------------------------------- replies the verdicts cannot hold
+
+def test_claim_list_replies_that_cannot_be_frozen_show_in_the_file_and_the_replay(tmp_path):
+    """Context recall and faithfulness against the live server: an unparseable reply (recall, NLI), a
+    parsed reply the case file cannot hold (a 121-digit label) and a parsed NLI reply that judged fewer
+    statements than Ragas generated. Each is named in the file and reported by the offline replay."""
+    rows = [
+        {"id": "recall-garbled", "user_input": "When was Oakworks founded?",
+         "retrieved_contexts": ["Oakworks was founded in 1900 by Oakson."], "response": "Oakworks was founded in 1900.",
+         "reference": "GARBLED Oakworks was founded in 1900."},
+        {"id": "nli-garbled", "user_input": "When was Elmworks founded?",
+         "retrieved_contexts": ["Elmworks was founded in 1901 by Elmson."],
+         "response": "Elmworks was founded in 1901. GARBLED it has offices.", "reference": "Elmworks was founded in 1901."},
+        {"id": "recall-huge", "user_input": "When was Ashworks founded?",
+         "retrieved_contexts": ["Ashworks was founded in 1903."], "response": "Ashworks was founded in 1903.",
+         "reference": "HUGE Ashworks was founded in 1903."},
+        {"id": "nli-dropped", "user_input": "When was Firworks founded?",
+         "retrieved_contexts": ["Firworks was founded in 1902 by Firson."],
+         "response": "Firworks was founded in 1902. Firson founded Firworks. DROPCLAIM Firworks has 90 staff.",
+         "reference": "Firworks was founded in 1902."},
+    ]
+    dataset = tmp_path / "claims.jsonl"
+    dataset.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    out = tmp_path / "claims.json"
+    with JudgeServer() as server:
+        proc = subprocess.run(record_argv(dataset, out, server, "--metric", "context_recall", "--metric",
+                                          "faithfulness"), env=env(), capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    cases = {c["id"]: c for c in json.loads(out.read_text(encoding="utf-8"))["cases"]}
+    recall, nli = "legacy:LLMContextRecall", "legacy:Faithfulness"
+
+    garbled = cases["recall-garbled"]
+    assert "context_recall" not in garbled["verdicts"]
+    assert garbled["recording"]["live"][recall]["error"]["type"] == "OutputParserException"
+    assert "could not be parsed" in garbled["recording"]["not_replayable"][recall]
+    assert '"attributed": "maybe"' in garbled["recording"]["replies"]["context_recall"][0]["replies"][0]
+
+    assert "faithfulness" not in cases["nli-garbled"]["verdicts"]
+    assert "could not be parsed" in cases["nli-garbled"]["recording"]["not_replayable"][nli]
+
+    huge = cases["recall-huge"]
+    assert huge["recording"]["live"][recall] == 1.0  # Ragas parsed it and counted it as attributed
+    assert "context_recall" not in huge["verdicts"]
+    assert "cannot hold what it parsed" in huge["recording"]["not_replayable"][recall]
+    assert "1" + "0" * 120 in huge["recording"]["replies"]["context_recall"][0]["replies"][0]
+
+    dropped = cases["nli-dropped"]
+    assert dropped["verdicts"]["faithfulness"] == [{"statement": "Firworks was founded in 1902.", "verdict": 1},
+                                                   {"statement": "Firson founded Firworks.", "verdict": 1}]
+    assert dropped["recording"]["live"][nli] == 1.0
+    assert "not judged: ['DROPCLAIM Firworks has 90 staff.']" in dropped["recording"]["not_frozen"][nli]
+    assert "not_frozen" not in cases["recall-huge"]["recording"]
+
+    report = tmp_path / "report"
+    run = subprocess.run([*CLI, "run", "--cases", str(out), "--out", str(report)], capture_output=True, text=True,
+                         timeout=600)
+    assert run.returncode == 1, run.stdout + run.stderr  # replay_mismatch is drift
+    document = json.loads((report / "report.json").read_text(encoding="utf-8"))
+    found = {(f["case_id"], f["target"]): f["message"] for f in document["drift"] if f["kind"] == "replay_mismatch"}
+    assert set(found) == {("recall-garbled", recall), ("nli-garbled", nli), ("recall-huge", recall),
+                          ("nli-dropped", nli)}
+    assert "is not replayed: the judge's reply could not be parsed" in found[("recall-garbled", recall)]
+    assert "is not replayed: Ragas parsed the judge's reply, but the case file cannot hold" in \
+        found[("recall-huge", recall)]
+    assert "reproduces the live value (1.0)" in found[("nli-dropped", nli)]
+    assert "not judged" in found[("nli-dropped", nli)]
+    rows_by = {(r["case_id"], r["ragas_target"]): r for r in document["results"]}
+    assert rows_by[("nli-dropped", nli)]["ragas_value"] == 1.0
+    assert ("recall-huge", recall) not in rows_by and ("recall-huge", nli) in rows_by
+
+
+# --------------------------------------------------------------------------- the collections API
+
+def test_collections_classes_record_and_replay_bit_for_bit(server, tmp_path):
+    """--api collections: Ragas's collections classes score with an instructor LLM (llm_factory over
+    openai.AsyncOpenAI at the server); the raw replies come from the HTTP responses. Every live score
+    the case can hold replays bit for bit; the rest (an unparseable reply instructor gave up on, a
+    class that raised before asking the judge) is named in the file and reported by the replay."""
+    dataset = write_dataset(tmp_path / "rag.jsonl")
+    out = tmp_path / "collections.json"
+    # --max-retries 1: the OpenAI client's own retry covers the FLAKY row's 429 (instructor does not retry HTTP errors)
+    argv = [*record_argv(dataset, out, server, "--concurrency", "8", "--api", "collections", "--limit", "12")]
+    argv[argv.index("--max-retries") + 1] = "1"
+    proc = subprocess.run(argv, env=env(), capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, proc.stderr
+    document = json.loads(out.read_text(encoding="utf-8"))
+    provenance = document["recording"]
+    assert provenance["judge"]["api"] == "collections"
+    assert provenance["judge"]["client"]["class"] == "ragas.llms.base.InstructorLLM"
+    assert provenance["metrics"]["faithfulness"] == "ragas.metrics.collections.faithfulness.metric.Faithfulness"
+    assert provenance["metrics"]["id_context_recall"] == "ragas.metrics._context_recall.IDBasedContextRecall"
+    cases = document["cases"]
+    assert len(cases) == 12 and max(MALFORMED_ROW, EMPTY_RESPONSE_ROW, FLAKY_ROW) < 12
+    assert cases[0]["verdicts"]["context_precision_with_reference"] == [1, 0, 1]
+    replies = [r for c in cases for calls in c["recording"]["replies"].values() for call in calls for r in call["replies"]]
+    assert any(r.startswith("```json") for r in replies)  # raw text as the server sent it
+    flaky = [a for calls in cases[FLAKY_ROW]["recording"]["replies"].values() for call in calls
+             for a in call.get("failed_attempts", [])]
+    assert flaky and all(a.startswith("HTTP 429") for a in flaky)
+    malformed = cases[MALFORMED_ROW]["recording"]
+    cpr = "collections:ContextPrecisionWithReference"
+    assert malformed["live"][cpr]["error"]["type"] == "InstructorRetryException"
+    assert "instructor parsed it" in malformed["not_replayable"][cpr]
+    assert "context_precision_with_reference" not in cases[MALFORMED_ROW]["verdicts"]
+    assert '"verdict": yes' in malformed["replies"]["context_precision_with_reference"][0]["replies"][0]
+    empty = cases[EMPTY_RESPONSE_ROW]["recording"]
+    assert "Ragas raised before asking the judge anything (ValueError: response is missing" in \
+        empty["not_replayable"]["collections:Faithfulness"]
+
+    report = tmp_path / "report"
+    run = subprocess.run([*CLI, "run", "--cases", str(out), "--out", str(report), "--fail-on", "none"],
+                         capture_output=True, text=True, timeout=900)
+    assert run.returncode == 0, run.stderr
+    replayed = json.loads((report / "report.json").read_text(encoding="utf-8"))
+    rows = {(r["case_id"], r["ragas_target"]): r for r in replayed["results"]}
+    reported = {(f["case_id"], f["target"]) for f in replayed["drift"] if f["kind"] == "replay_mismatch"}
+    matched = 0
+    for case in cases:
+        for target, value in case["recording"]["live"].items():
+            if target in case["recording"].get("not_replayable", {}):
+                assert (case["id"], target) in reported and (case["id"], target) not in rows
+                continue
+            assert same_value(decode_ragas_value(value), decode_ragas_value(rows[(case["id"], target)]["ragas_value"]))
+            matched += 1
+    not_replayable = sum(len(c["recording"].get("not_replayable", {})) for c in cases)
+    assert len(reported) == not_replayable == 4  # the malformed reply (2 classes), the empty response (2 classes)
+    assert matched >= 60
+    assert {t for c in cases for t in c["recording"]["live"]} >= {
+        cpr, "collections:ContextPrecisionWithoutReference", "collections:ContextRecall", "collections:Faithfulness"}
+
+
+INSTRUCTOR_FACTORY = '''
+import httpx
+from openai import AsyncOpenAI
+from ragas.llms import llm_factory
+from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
+
+
+def make_judge():
+    client = AsyncOpenAI(base_url="{base_url}", api_key="sk-loopback", max_retries=0,
+                         http_client=httpx.AsyncClient(trust_env=False))
+    return llm_factory("{model}", client=client)
+
+
+def make_langchain_judge():
+    return GenericFakeChatModel(messages=iter([]))
+'''
+
+
+def test_collections_factory_route_and_its_refusals(server, tmp_path):
+    (tmp_path / "instructor_judges.py").write_text(
+        INSTRUCTOR_FACTORY.format(base_url=server.base_url, model=server.model), encoding="utf-8")
+    dataset = tmp_path / "two.jsonl"
+    dataset.write_text("".join(json.dumps(sample(i)) + "\n" for i in (1, 3)), encoding="utf-8")
+    base = [*CLI, "record", str(dataset), "--metric", "context_recall", "--api", "collections"]
+    run_env = {**os.environ, "SOURCE_DATE_EPOCH": EPOCH}
+    out = tmp_path / "factory.json"
+    proc = subprocess.run([*base, "--out", str(out), "--llm", "instructor_judges:make_judge", "--allow-endpoint",
+                           f"127.0.0.1:{server.port}"], cwd=tmp_path, env=run_env, capture_output=True, text=True,
+                          timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    document = json.loads(out.read_text(encoding="utf-8"))
+    assert document["recording"]["judge"]["factory"] == "instructor_judges:make_judge"
+    assert [list(c["recording"]["live"]) for c in document["cases"]] == [["collections:ContextRecall"]] * 2
+    assert all(c["recording"]["replies"]["context_recall"][0]["replies"] for c in document["cases"])
+    # the legacy classes do not take an instructor LLM; the collections classes do not take a LangChain model
+    for api, factory, message in (
+            ("legacy", "make_judge", "the legacy classes do not take it; record the collections classes with "
+                                     "--api collections"),
+            ("collections", "make_langchain_judge", "the collections classes take a Ragas instructor LLM")):
+        argv = [*base, "--out", str(tmp_path / f"{factory}.json"), "--llm", f"instructor_judges:{factory}"]
+        argv[argv.index("--api") + 1] = api
+        refused = subprocess.run(argv, cwd=tmp_path, env=run_env, capture_output=True, text=True, timeout=300)
+        assert refused.returncode == 2, refused.stderr
+        assert message in " ".join(refused.stderr.split())
+        assert not (tmp_path / f"{factory}.json").exists()

@@ -8,6 +8,7 @@ from fractions import Fraction
 import pytest
 
 from harness.cases import load_default_suite, parse_suite
+from harness.compare.verdict import value_range
 from harness.errors import HarnessInputError
 from harness.metrics.outcome import ReferenceOutcome
 from harness.metrics.registry import all_metrics, metric, metric_names
@@ -79,7 +80,8 @@ def test_every_applicable_pair_yields_an_outcome_or_a_refusal(case, spec):
         assert isinstance(out.value, Fraction)
         assert out.undefined_reason is None
         if spec.name != "judge_audit":
-            assert 0 <= out.value <= 1
+            low, high = value_range(spec.name)  # [0, 1] unless the metric scores on another scale
+            assert low <= out.value <= high
     if spec.name in AP_METRICS and out.refused is None:
         assert isinstance(out.alternatives["epsilon"], float)
     if spec.name.startswith("id_"):

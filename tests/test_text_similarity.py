@@ -71,10 +71,25 @@ def test_an_absent_oracle_is_named_not_fatal(monkeypatch: pytest.MonkeyPatch):
     out = metric("chrf").outcome(case("a cat", "a cat"))
     assert out.value == 1
     assert "absent" in out.details["oracle"] and "value" not in out.details["oracle"]
-    assert oracles.oracle_status() == {"sacrebleu": None, "rouge-score": None, "rapidfuzz": None}
+    assert oracles.oracle_status() == {"sacrebleu": None, "rouge-score": None, "rapidfuzz": None, "datacompy": None}
 
 
 def test_present_oracles_agree_with_the_reference_on_a_worked_example():
     pytest.importorskip("sacrebleu")
     out = metric("chrf").outcome(case("The capital of France is Paris.", "Paris is the capital of France."))
     assert out.details["oracle"]["value"] == pytest.approx(float(out.value), abs=1e-12)
+
+
+def test_string_metrics_and_semantic_similarity_fuzzed_together_score_the_same_texts():
+    # regression: SemanticSimilarity's fuzz inputs used to overwrite every case's texts with two fixed
+    # strings, so a fuzz run of all metrics scored BLEU, ROUGE ... on one constant pair of texts
+    from harness.tools.fuzz.generator import generate_case
+
+    texts = set()
+    for i in range(40):
+        together = generate_case(7, i, ["bleu", "rouge_1_recall", "semantic_similarity"])
+        alone = generate_case(7, i, ["bleu"])
+        assert (together["reference"], together["response"]) == (alone["reference"], alone["response"])
+        assert {together["reference"] or " ", together["response"] or " "} <= set(together["embeddings"])
+        texts.add(together["reference"])
+    assert len(texts) > 30

@@ -90,8 +90,12 @@ def test_out_of_range(value, expected):
     assert out_of_range("faithfulness", value) is expected
 
 
-def test_every_registered_metric_has_the_unit_range():
-    assert all(value_range(name) == (0.0, 1.0) for name in metric_names())
+def test_every_registered_metric_has_the_unit_range_unless_it_states_another():
+    from harness.compare.verdict import RANGE_OVERRIDES
+
+    assert set(RANGE_OVERRIDES) <= set(metric_names())  # no override for a metric that does not exist
+    assert all(value_range(name) == RANGE_OVERRIDES.get(name, (0.0, 1.0)) for name in metric_names())
+    assert value_range("faithfulness") == (0.0, 1.0) and value_range("rubrics_score") == (1.0, 5.0)
     assert value_range("not-a-metric") is None and not out_of_range("not-a-metric", 7.0)
 
 

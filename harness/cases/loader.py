@@ -355,8 +355,11 @@ def _build_case(raw: dict[str, Any]) -> Case:
         reference_context_ids=_opt_tuple(raw, "reference_context_ids"),
         corpus_relevant_count=raw.get("corpus_relevant_count"),
         string_metrics=True if raw.get("string_metrics") is True else None,
+        table_metrics=True if raw.get("table_metrics") is True else None,
+        quoted_spans=True if raw.get("quoted_spans") is True else None,
         embeddings=None if raw.get("embeddings") is None else MappingProxyType(
             {text: tuple(vector) for text, vector in raw["embeddings"].items()}),
+        rubrics=None if raw.get("rubrics") is None else MappingProxyType(dict(raw["rubrics"])),
         verdicts=MappingProxyType(frozen_verdicts),
         judge_replies=MappingProxyType({key: MappingProxyType({int(i): text for i, text in by_index.items()})
                                         for key, by_index in raw.get("judge_replies", {}).items()}),

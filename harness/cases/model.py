@@ -39,6 +39,12 @@ class Case:
     string_metrics: bool | None = None
     # text -> frozen embedding vector (case key "embeddings"), as given, or None
     embeddings: Mapping[str, tuple[float, ...]] | None = None
+    # True: DataCompyScore reads response and reference as CSV tables (case key "table_metrics")
+    table_metrics: bool | None = None
+    # True: QuotedSpansAlignment scores the response's quoted spans (case key "quoted_spans")
+    quoted_spans: bool | None = None
+    # the case's own rubric (case key "rubrics": "scoreN_description" -> text) for InstanceRubrics, or None
+    rubrics: Mapping[str, str] | None = None
     # verdict key -> tuple of labels (label lists) or tuple of claim dicts (claim lists), as given:
     # a label may be a number, a boolean or a string ("1"); the reference refuses anything but 0/1
     verdicts: Mapping[str, tuple[Any, ...]] = field(default_factory=lambda: MappingProxyType({}))

@@ -11,9 +11,9 @@ from __future__ import annotations
 import typer
 
 from harness import __version__
-from harness.cli import bench, expect, explain, fuzz, matrix, pin, record, run
+from harness.cli import bench, bisect, expect, explain, fuzz, import_cmd, matrix, pin, record, run
 
-COMMAND_MODULES = (run, expect, pin, explain, fuzz, matrix, bench, record)
+COMMAND_MODULES = (run, expect, pin, explain, fuzz, matrix, bisect, bench, record, import_cmd)
 
 app = typer.Typer(add_completion=True, no_args_is_help=True,
                   help="Verify Ragas metric semantics against reference implementations on frozen verdicts.")

@@ -29,6 +29,11 @@ from harness.tools.bench import BenchRow, bench_to_json, run_bench, summarize, w
 
 
 def _seconds(value: float, unit: str) -> str:
+    """A sample in its unit: seconds (scaled to ms or µs), ms, KiB of memory (as MiB) or bytes (as kB, MB)."""
+    if unit == "KiB":
+        return f"{value / 1024:.0f} MiB"
+    if unit == "bytes":
+        return f"{value / 1e6:.2f} MB" if value >= 1e6 else f"{value / 1e3:.1f} kB"
     if unit == "ms":
         return f"{value:.3f} ms"
     if value >= 1:

@@ -29,6 +29,7 @@ from harness.errors import ExitCode
 from harness.pipeline import DEFAULT_OUT
 from harness.report.atomic import check_writable
 from harness.report.markdown.table import markdown_table
+from harness.tools.fuzz.delta_debug import DEFAULT_SHRINK_ROUNDS, check_shrink_rounds, shrink_fuzz_run
 from harness.tools.fuzz.generator import fuzz_metrics
 from harness.tools.fuzz.report import FUZZ_FILES, fuzz_to_json, write_fuzz_reports
 from harness.tools.fuzz.runner import UNEXPLAINED, FuzzRun, default_workers, run_fuzz
@@ -75,7 +76,9 @@ def print_fuzz_summary(run: FuzzRun, out: Path, output: OutputFormat = OutputFor
     console.print(pruned(table))
     for name, row in smallest_per_classification(run.rows, UNEXPLAINED).items():
         style = "bold red" if name == "divergence" else "yellow"
-        console.print(f"[{style}]{name}[/] smallest: {shown(row.case.id)} × {shown(row.target)}: "
+        shrunk = run.shrunk.get((name, row.target))
+        how = f" (shrunk to size {shrunk.size}, {shrunk.status})" if shrunk is not None else ""
+        console.print(f"[{style}]{name}[/] smallest: {shown(row.case.id)} × {shown(row.target)}{how}: "
                       f"{shown(row.classification.explanation)}", highlight=False)
     rate = run.contexts_scored / run.seconds if run.seconds else 0.0
     console.print(f"{len(run.rows)} pairs, {run.contexts_scored} scored contexts in {run.seconds:.1f} s "
@@ -86,6 +89,10 @@ def print_fuzz_summary(run: FuzzRun, out: Path, output: OutputFormat = OutputFor
 
 def _progress(done: int, total: int, probe_run) -> None:
     stderr().print(f"probe process {done}/{total} finished ({probe_run.seconds:.1f} s)", highlight=False)
+
+
+def _shrink_progress(number: int, findings: int, candidates: int) -> None:
+    stderr().print(f"shrink round {number}: {findings} findings, {candidates} candidate cases", highlight=False)
 
 
 @exits_on_harness_errors()
@@ -101,19 +108,26 @@ def fuzz(
     python: str = typer.Option(sys.executable, "--python", help="Interpreter whose Ragas the probe runs."),
     timeout: Optional[float] = typer.Option(None, "--timeout", callback=positive_seconds,
                                             help="Seconds per probe process (default max(600, 2 per case))."),
+    shrink_rounds: int = typer.Option(
+        DEFAULT_SHRINK_ROUNDS, "--shrink-rounds",
+        help="Probe rounds to shrink the unexplained findings to 1-minimal cases (0: only select the smallest)."),
     check_cases: bool = typer.Option(False, "--check-cases",
                                      help="Validate every generated case with the case-file loader (~5 ms/case)."),
     output: OutputFormat = format_option(),
     quiet: bool = quiet_option(),
 ) -> None:
-    """Generate cases from a seed, run them through Ragas and the reference, classify every pair."""
+    """Generate cases from a seed, run them through Ragas and the reference, classify every pair, and
+    shrink each unexplained finding to a 1-minimal case (delta debugging, re-run through Ragas)."""
     metric = resolve_metrics(metric) or None
     from harness.tools.fuzz.runner import check_fuzz_arguments  # (issue 16) --n, --workers bounded
 
     check_fuzz_arguments(n, workers)  # before the output folder is touched
+    check_shrink_rounds(shrink_rounds)
     check_writable(out, FUZZ_FILES)
     run = run_fuzz(n, seed, metric, workers=workers, batch_size=batch_size, python=python,
                    timeout=timeout, validate=check_cases, on_batch=None if quiet else _progress)
+    run = shrink_fuzz_run(run, max_rounds=shrink_rounds, python=python, timeout=timeout,
+                          on_round=None if quiet else _shrink_progress)
     write_fuzz_reports(run, out)
     print_fuzz_summary(run, out, output, quiet)
     raise typer.Exit(int(ExitCode.DRIFT if run.divergence else ExitCode.OK))

@@ -1,8 +1,11 @@
 """``ragas-compat matrix``: the same frozen cases across Ragas releases (typer + rich).
 
-``register(app)`` adds the command. Exit codes: 0 the matrix was written (columns may be
-unavailable; that is part of the report); 2 bad input or usage. Timings and environment
-build/reuse go to the console only, so the report files stay deterministic.
+``register(app)`` adds the command. Exit codes: 0 the matrix was written and no finding of a
+``--fail-on`` kind shows (columns may be unavailable; that is part of the report, not a finding);
+1 a Ragas change between adjacent columns of a ``--fail-on`` kind (``harness.tools.matrix.verdict``;
+the harness's own limits never count); 2 bad input or usage. ``--format table|md|json`` as for
+``run``. Timings and environment build/reuse go to the console only, so the report files stay
+deterministic.
 """
 
 from __future__ import annotations
@@ -16,15 +19,18 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from harness.cli.common import exits_on_harness_errors, positive_seconds, shown, stdout
-from harness.errors import ExitCode
+from harness.cli.common import exits_on_harness_errors, positive_seconds, shown, stderr, stdout
+from harness.cli.output import OutputFormat, format_option, print_json, print_markdown
+from harness.compare.verdict import DRIFT_KINDS, parse_fail_on
 from harness.pipeline import load_suite
 from harness.report.atomic import check_writable
+from harness.report.markdown.table import markdown_table
 from harness.resources import DEFAULT_REPORT_DIR, display_path
 from harness.tools.matrix.drift import Matrix, build_matrix
 from harness.tools.matrix.environments import (
     DEFAULT_LOCK_DIR,
     DEFAULT_VERSIONS_FILE,
+    Environment,
     PipInstaller,
     default_cache_dir,
     ensure_environments,
@@ -33,9 +39,50 @@ from harness.tools.matrix.environments import (
     record_lock,
 )
 from harness.tools.matrix.report import REPORT_FILES, cases_text, write_matrix_reports
-from harness.tools.matrix.run import run_matrix
+from harness.tools.matrix.run import VersionColumn, run_matrix
+from harness.tools.matrix.verdict import MatrixFinding, matrix_exit_code, matrix_findings
 
 DEFAULT_MATRIX_OUT = DEFAULT_REPORT_DIR / "matrix"  # in the current folder; the committed one: --out reports/matrix
+
+
+def _column_json(env: Environment, column: VersionColumn) -> dict:
+    return {"label": env.label, "ragas_version": column.version, "environment": env.status,
+            "build_seconds": env.build_seconds, "size_bytes": env.size_bytes, "probe_seconds": column.probe_seconds,
+            "available": column.available, "error": column.error, "notes": list(env.notes)}
+
+
+def summary_json(matrix: Matrix, environments: list, columns: list, found: list[MatrixFinding],
+                 fail_on: frozenset[str], out: Path, timings: dict) -> dict:
+    return {"columns": [_column_json(env, column) for env, column in zip(environments, columns, strict=True)],
+            "drifts": [{"from": d.before, "to": d.after, "kind": d.kind, "by": d.by, "cause": d.text,
+                        "rows": len(d.rows)} for d in matrix.drifts],
+            "findings": [{"kind": f.kind, "from": f.before, "to": f.after, "case_id": f.case_id, "target": f.target,
+                          "message": f.message, "fails": f.kind in fail_on} for f in found],
+            "seconds": {name: round(value, 1) for name, value in timings.items()},
+            "reports": [str(out / name) for name in REPORT_FILES]}
+
+
+def summary_markdown(matrix: Matrix, environments: list, columns: list, found: list[MatrixFinding],
+                     fail_on: frozenset[str], out: Path) -> list[str]:
+    lines = ["## Ragas version matrix", ""]
+    lines += markdown_table(["column", "Ragas", "environment", "build s", "size MB", "status"],
+                            [[env.label, column.version or "?", env.status,
+                              "" if env.build_seconds is None else f"{env.build_seconds:.0f}",
+                              "" if env.size_bytes is None else f"{env.size_bytes / 1e6:.0f}",
+                              "ok" if column.available else f"unavailable: {column.error}"]
+                             for env, column in zip(environments, columns, strict=True)])
+    total = matrix.suite.get("cases") or 0
+    for by, title in (("ragas", "Ragas drifts"), ("harness", "Not compared (the harness's limits)")):
+        drifts = [d for d in matrix.drifts if d.by == by]
+        if drifts:
+            lines += ["", f"### {title}", ""]
+            lines += markdown_table(["from → to", "cause", "what", "cases"],
+                                    [[f"{d.before} → {d.after}", d.kind, d.text,
+                                      cases_text([case for case, _ in d.rows], total)] for d in drifts])
+    failing = sum(1 for f in found if f.kind in fail_on)
+    lines += ["", f"Findings: {len(found)} ({failing} of a --fail-on kind).", "",
+              f"Reports: {', '.join(f'`{out / name}`' for name in REPORT_FILES)}"]
+    return lines
 
 
 def _print_summary(console: Console, matrix: Matrix, environments: list, columns: list, timings: dict) -> None:
@@ -49,12 +96,16 @@ def _print_summary(console: Console, matrix: Matrix, environments: list, columns
                       "" if column.probe_seconds is None else f"{column.probe_seconds:.1f}",
                       "ok" if column.available else shown(f"unavailable: {column.error}"))
     console.print(table)
+    for env in environments:
+        for note in env.notes:
+            console.print(f"[dim]{shown(env.label)}: {shown(note)}[/]", highlight=False)
     total = matrix.suite.get("cases") or 0
     for drift in matrix.drifts:
         cases = cases_text([case for case, _ in drift.rows], total)
         if len(cases) > 80:
             cases = cases[:77] + "..."
-        console.print(f"[yellow]drift[/] {shown(drift.before)} → {shown(drift.after)} {drift.kind}: "
+        label = "[yellow]drift[/]" if drift.by == "ragas" else "[dim]not compared (harness)[/]"
+        console.print(f"{label} {shown(drift.before)} → {shown(drift.after)} {drift.kind}: "
                       f"{shown(drift.text[:120])} [dim]({len(drift.rows)} rows; {shown(cases)})[/]",
                       soft_wrap=True, highlight=False)
     console.print(f"environments {timings['environments']:.1f} s, probes {timings['probes']:.1f} s, "
@@ -84,9 +135,14 @@ def matrix_command(
                                   help="pip constraints per release (<version>.txt), used when present."),
     record_locks: bool = typer.Option(False, "--record-locks",
                                       help="Write each built release's pip freeze to --lock-dir."),
+    fail_on: Optional[list[str]] = typer.Option(None, "--fail-on",
+                                                help="Finding kinds that make the exit code 1, comma-separated or "
+                                                     f"repeated: all (default), none, {', '.join(DRIFT_KINDS)}."),
+    output: OutputFormat = format_option(),
 ) -> None:
-    console = stdout()
+    console = stdout() if output is OutputFormat.TABLE else stderr()  # progress; stdout keeps md/json clean
     started = time.perf_counter()
+    kinds = parse_fail_on(fail_on)
     entries = parse_entries(versions)
     rules = load_version_rules(versions_file)
     suite = load_suite(list(cases or []))
@@ -115,11 +171,18 @@ def matrix_command(
                   ", ".join(display_path(p) for p in cases), "cases": len(suite.cases)}
     matrix = build_matrix(columns, suite_info)
     write_matrix_reports(matrix, out)
-    _print_summary(console, matrix, environments, columns,
-                   {"environments": env_seconds, "probes": probe_seconds,
-                    "total": time.perf_counter() - started})
-    console.print(f"reports written to {shown(out)}/ ({', '.join(REPORT_FILES)})", highlight=False)
-    raise typer.Exit(int(ExitCode.OK))
+    found = matrix_findings(matrix)
+    timings = {"environments": env_seconds, "probes": probe_seconds, "total": time.perf_counter() - started}
+    if output is OutputFormat.JSON:
+        print_json(summary_json(matrix, environments, columns, found, kinds, out, timings))
+    elif output is OutputFormat.MD:
+        print_markdown(summary_markdown(matrix, environments, columns, found, kinds, out))
+    else:
+        _print_summary(console, matrix, environments, columns, timings)
+        failing = sum(1 for f in found if f.kind in kinds)
+        console.print(f"findings: {len(found)} ({failing} of a --fail-on kind)", highlight=False)
+        console.print(f"reports written to {shown(out)}/ ({', '.join(REPORT_FILES)})", highlight=False)
+    raise typer.Exit(int(matrix_exit_code(found, kinds)))
 
 
 def register(app: typer.Typer) -> None:

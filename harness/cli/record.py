@@ -1,6 +1,7 @@
 """``ragas-compat record``: run Ragas once with a live judge and write a case file that replays offline.
 
 ``register(app)`` adds the command. This is the only command that talks to a model, and it says so.
+``--api collections`` records Ragas's collections classes (an instructor LLM judge) instead of the legacy ones.
 Exit codes: 0 every selected sample recorded; 1 some samples could not be recorded (the judge was
 unreachable for them; rerun to continue); 2 bad input or usage (bad dataset, missing key, unreachable
 endpoint, unknown model: before any sample is scored, nothing written); 3 Ragas could not be run.
@@ -34,23 +35,28 @@ def _settings(values: list[str] | None) -> dict:
     return out
 
 
+API_CHOICES = ("legacy", "collections")
+
+
 def _judge(llm: str | None, base_url: str | None, model: str | None, api_key_env: str,
            settings: list[str] | None, request_timeout: float, max_retries: int,
-           allow: list[str] | None) -> Judge | None:
+           allow: list[str] | None, api: str = "legacy") -> Judge | None:
     if llm and (base_url or model):
         raise HarnessInputError("give the judge either as --llm module:factory or as --openai-base-url and --model",
                                 field="--llm")
+    if api not in API_CHOICES:
+        raise HarnessInputError(f"--api {api!r}: expected one of {', '.join(API_CHOICES)}", field="--api", value=api)
     allowed = []
     for item in allow or []:
         allowed.append(endpoint(item) if "://" in item else endpoint(f"http://{item}"))
     if llm:
-        return Judge("factory", spec=llm, allow=tuple(allowed))
+        return Judge("factory", spec=llm, allow=tuple(allowed), api=api)
     if base_url or model:
         if not (base_url and model):
             raise HarnessInputError("--openai-base-url and --model go together", field="--model")
         return Judge("openai", model=model, base_url=base_url, api_key_env=api_key_env, settings=_settings(settings),
                      request_timeout=request_timeout, max_retries=max_retries,
-                     allow=(endpoint(base_url), *allowed))
+                     allow=(endpoint(base_url), *allowed), api=api)
     return None
 
 
@@ -73,13 +79,18 @@ def record_command(
     api_key_env: str = typer.Option("OPENAI_API_KEY", "--api-key-env",
                                     help="Environment variable holding the endpoint's key."),
     judge_setting: Optional[list[str]] = typer.Option(None, "--judge-setting",
-                                                      help="key=value passed to ChatOpenAI (repeatable)."),
+                                                      help="key=value passed to ChatOpenAI (with --api collections: "
+                                                           "to llm_factory) (repeatable)."),
     request_timeout: float = typer.Option(120.0, "--request-timeout", callback=positive_seconds,
                                           help="Seconds per judge request (ChatOpenAI timeout)."),
     max_retries: int = typer.Option(2, "--max-retries", min=0, help="ChatOpenAI's own retries per request."),
     allow_endpoint: Optional[list[str]] = typer.Option(None, "--allow-endpoint",
                                                        help="host:port the --llm judge may connect to (repeatable); "
                                                             "every other connection is blocked and recorded."),
+    api: str = typer.Option("legacy", "--api", help="Which Ragas classes score the judged metrics: legacy "
+                                                    "(LLMContextRecall ..., the judge wrapped in LangchainLLMWrapper) "
+                                                    "or collections (ragas.metrics.collections, an instructor "
+                                                    "LLM from llm_factory)."),
     metrics: Optional[list[str]] = typer.Option(None, "--metric", help="Metrics to record (repeatable); default: "
                                                                        "every recordable metric the columns allow."),
     limit: Optional[int] = typer.Option(None, "--limit", help="Record only the first N samples (a trial run)."),
@@ -93,7 +104,7 @@ def record_command(
     """Record a live Ragas run: the judge's replies, the verdicts Ragas parsed and the live scores,
     as a case file that `ragas-compat run --cases FILE` replays offline (and checks bit for bit)."""
     judge = _judge(llm, openai_base_url, model, api_key_env, judge_setting, request_timeout, max_retries,
-                   allow_endpoint)
+                   allow_endpoint, api)
     err = stderr()
     result = record(dataset, out, judge=judge, metrics=list(metrics or []) or None, python=python, limit=limit,
                     concurrency=concurrency, batch_size=batch_size, timeout=timeout, suite=suite,

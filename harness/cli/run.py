@@ -14,7 +14,6 @@ from pathlib import Path
 from typing import Optional
 
 import typer
-from rich.console import Console
 from rich.progress import (
     BarColumn,
     MofNCompleteColumn,
@@ -25,7 +24,7 @@ from rich.progress import (
 )
 from rich.table import Table
 
-from harness.cli.common import exits_on_harness_errors, positive_seconds, shown, stdout
+from harness.cli.common import exits_on_harness_errors, positive_seconds, shown, stderr, stdout
 from harness.cli.output import (
     OutputFormat,
     format_option,
@@ -79,7 +78,7 @@ def summary_markdown(audit: Audit, out: Path) -> list[str]:
 def scoring_progress(*, enabled: bool):
     """A progress bar on stderr (a terminal only) with counts and an ETA while the probe scores;
     yields its update callback, or None."""
-    console = Console(stderr=True)
+    console = stderr()
     if not enabled or not console.is_terminal:
         yield None
         return

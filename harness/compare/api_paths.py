@@ -33,7 +33,7 @@ from fractions import Fraction
 from typing import Any
 
 from harness.cases import Case
-from harness.compare.classify import Diagnosis, classify, same_float
+from harness.compare.classify import FLOAT_TOLERANCE, Diagnosis, classify, same_float
 from harness.compare.expectations import IDENTICAL, Expectation, Expectations
 from harness.compare.rows import AuditRow
 from harness.metrics.outcome import ReferenceOutcome
@@ -95,8 +95,11 @@ def _epsilon_counterpart(legacy_value: float, reference: ReferenceOutcome) -> fl
 def legacy_as_reference(legacy: AuditRow) -> ReferenceOutcome:
     """The legacy row's value as a ReferenceOutcome (see the module docstring)."""
     value = legacy.ragas_value
-    base = {"metric": legacy.spec.name, "details": {"legacy_target": legacy.target},
-            "denominator": legacy.reference.denominator}
+    details: dict[str, object] = {"legacy_target": legacy.target}
+    tolerance = legacy.reference.details.get(FLOAT_TOLERANCE)
+    if isinstance(tolerance, float):  # two float evaluations, each within the tolerance of the exact value
+        details[FLOAT_TOLERANCE] = 2 * tolerance
+    base = {"metric": legacy.spec.name, "details": details, "denominator": legacy.reference.denominator}
     if isinstance(value, RagasError):
         return ReferenceOutcome(value=None, undefined_reason=None, alternatives={},
                                 refused=f"the legacy path raised {value.type}: {value.message}", **base)

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 
 from harness.metrics.outcome import ReferenceOutcome
-from harness.values import RagasError, RagasValue
+from harness.values import RagasError, RagasValue, short_fraction_text
 from harness.vocabulary import Classification
 
 CLASSIFICATIONS: tuple[Classification, ...] = tuple(Classification)  # in the order checked
@@ -41,6 +41,11 @@ def _semantics(reference: ReferenceOutcome, name: str, default: str) -> str:
     return own.get(name, default) if isinstance(own, dict) else default
 
 
+# A metric whose Ragas side evaluates irrational quantities in doubles (cosines) may state an absolute
+# tolerance (details["float_tolerance"]): within it of the exact value is rounding, even where a result
+# near 0 (0.75 F + 0.25 cos cancelling) puts the float many ulps away.
+FLOAT_TOLERANCE = "float_tolerance"
+
 # Named variants of a metric's definition (Ragas's own preprocessing): alternatives keyed
 # "variant:<name>", described in details["variants"][<name>]; a match is within ROUNDING_ULPS.
 VARIANT_PREFIX = "variant:"
@@ -49,8 +54,11 @@ VARIANT_PREFIX = "variant:"
 def matching_variant(ragas: object, reference: ReferenceOutcome) -> str | None:
     """The name of the first named variant whose recomputed value is within ``ROUNDING_ULPS`` of
     Ragas's float (None when Ragas raised or none matches)."""
-    if not isinstance(ragas, float) or math.isnan(ragas):
+    if not isinstance(ragas, float):
         return None
+    if math.isnan(ragas):  # a variant that is itself NaN (e.g. a zero vector it reads) matches NaN
+        return next((key.removeprefix(VARIANT_PREFIX) for key, value in reference.alternatives.items()
+                     if key.startswith(VARIANT_PREFIX) and isinstance(value, float) and math.isnan(value)), None)
     for key, value in reference.alternatives.items():
         if key.startswith(VARIANT_PREFIX) and value is not None and ulps_between(ragas, float(value)) <= ROUNDING_ULPS:
             return key.removeprefix(VARIANT_PREFIX)
@@ -120,6 +128,12 @@ def classify(ragas: RagasValue, reference: ReferenceOutcome) -> Diagnosis:
             return Diagnosis(Classification.EMPTY_AS_ZERO,
                 f"reference undefined ({reason}); Ragas returns 0.0, indistinguishable from a real zero",
             )
+        variant = matching_variant(ragas, reference)
+        if variant is not None:  # e.g. AnswerCorrectness: no statement -> factuality 1.0
+            return Diagnosis(Classification.VARIANT,
+                             f"reference undefined ({reason}); {variant_description(reference, variant)}: "
+                             f"recomputed {float(reference.alternatives[VARIANT_PREFIX + variant])!r}, "  # type: ignore[arg-type]
+                             f"Ragas {ragas!r}")
         return Diagnosis(Classification.DIVERGENCE, f"reference undefined ({reason}) but Ragas returned {ragas!r}"
         )
 
@@ -132,9 +146,14 @@ def classify(ragas: RagasValue, reference: ReferenceOutcome) -> Diagnosis:
         return Diagnosis(Classification.COERCION,
                          f"Ragas's sample coerced the inputs before scoring ({', '.join(sorted(received))} "
                          f"arrived as {received}); recomputed on what it received: {coerced!r}, bit-equal to "
-                         f"Ragas{coincidence}, against {reference.value}")
+                         f"Ragas{coincidence}, against {short_fraction_text(reference.value)}")
     if math.isnan(ragas):
-        return Diagnosis(Classification.DIVERGENCE, f"Ragas returned NaN where the reference is defined ({reference.value})"
+        nan_variant = matching_variant(ragas, reference)
+        if nan_variant is not None:  # e.g. legacy ResponseRelevancy embeds an empty question whose vector is zero
+            return Diagnosis(Classification.VARIANT,
+                             f"{variant_description(reference, nan_variant)}: recomputed NaN, as Ragas, against the "
+                             f"textbook {short_fraction_text(reference.value)}")
+        return Diagnosis(Classification.DIVERGENCE, f"Ragas returned NaN where the reference is defined ({short_fraction_text(reference.value)})"
         )
     if same_float(ragas, exact):
         return Diagnosis(Classification.IDENTICAL, "bit-equal to the reference value")
@@ -147,7 +166,7 @@ def classify(ragas: RagasValue, reference: ReferenceOutcome) -> Diagnosis:
                 f"{distance} ulp(s) from Ragas's {ragas!r} (summation order)")
             return Diagnosis(Classification.EPSILON,
                 f"{_semantics(reference, 'epsilon', 'Ragas divides by (hits + 1e-10)')}; recomputing that gives {epsilon_value!r}, "
-                f"{closeness}, against the exact {reference.value}",
+                f"{closeness}, against the exact {short_fraction_text(reference.value)}",
             )
 
     for name, semantics in RECOMPUTED_SEMANTICS.items():
@@ -155,14 +174,20 @@ def classify(ragas: RagasValue, reference: ReferenceOutcome) -> Diagnosis:
         if alternative is not None and same_float(ragas, alternative):
             return Diagnosis(
                 Classification(name), f"{_semantics(reference, name, semantics)}: recomputed {alternative!r}, "
-                f"bit-equal to Ragas, against {reference.value}"
+                f"bit-equal to Ragas, against {short_fraction_text(reference.value)}"
             )
 
     distance = ulps_between(ragas, exact)
     if distance <= ROUNDING_ULPS:
         return Diagnosis(Classification.ROUNDING,
-            f"{distance} ulp(s) from the exact {reference.value}: float summation order, not meaning",
+            f"{distance} ulp(s) from the exact {short_fraction_text(reference.value)}: float summation order, not meaning",
         )
+    tolerance = reference.details.get(FLOAT_TOLERANCE)
+    if isinstance(tolerance, float) and abs(ragas - exact) <= tolerance:
+        return Diagnosis(Classification.ROUNDING,
+                         f"{abs(ragas - exact):.3g} from the exact {short_fraction_text(reference.value)}, within the metric's stated "
+                         f"absolute tolerance {tolerance:.3g} for its float evaluation (a cosine's rounding error "
+                         f"does not shrink with a result near 0)")
     variant = matching_variant(ragas, reference)
     if variant is not None:
         value = float(reference.alternatives[VARIANT_PREFIX + variant])  # type: ignore[arg-type]
@@ -170,6 +195,6 @@ def classify(ragas: RagasValue, reference: ReferenceOutcome) -> Diagnosis:
             f"{ulps_between(ragas, value)} ulp(s) from Ragas's {ragas!r}")
         return Diagnosis(Classification.VARIANT,
                          f"{variant_description(reference, variant)}: recomputed {value!r}, {closeness}, "
-                         f"against the textbook {reference.value} ({exact!r})")
-    return Diagnosis(Classification.DIVERGENCE, f"Ragas {ragas!r} against reference {reference.value} ({exact!r})"
+                         f"against the textbook {short_fraction_text(reference.value)} ({exact!r})")
+    return Diagnosis(Classification.DIVERGENCE, f"Ragas {ragas!r} against reference {short_fraction_text(reference.value)} ({exact!r})"
     )

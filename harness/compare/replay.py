@@ -8,7 +8,10 @@ NaN, or the same error type and message. ``replay_problems(audit)`` lists, as
 
 - a replayed row whose value differs from the recorded live value;
 - a recorded live value the case cannot replay (``recording.not_replayable``, e.g. an unparseable
-  reply to a claim-list prompt), whose target therefore has no row.
+  reply to a claim-list prompt), whose target therefore has no row;
+- a replayed row whose live run the verdicts do not hold completely (``recording.not_frozen``, e.g.
+  faithfulness statements the NLI reply did not judge): the replay may reproduce the score, but not
+  the live prompts, so it is reported too (with the value comparison).
 
 A live target with no row and no such reason is not a problem (the run was limited with
 ``--metric``). ``harness.compare.verdict`` turns each into a ``replay_mismatch`` finding.
@@ -51,6 +54,7 @@ def replay_problems(audit: Any) -> list[tuple[str, str, str | None, str]]:
         if not isinstance(recording, dict):
             continue
         not_replayable = recording.get("not_replayable") or {}
+        not_frozen = recording.get("not_frozen") or {}
         for target, encoded in (recording.get("live") or {}).items():
             live = decode_ragas_value(encoded)
             row = rows.get((case.id, target))
@@ -62,4 +66,8 @@ def replay_problems(audit: Any) -> list[tuple[str, str, str | None, str]]:
             if not same_value(live, row.ragas_value):
                 out.append((case.id, target, str(row.classification.name),
                             f"the offline replay gave {_shown(row.ragas_value)}, the live recording {_shown(live)}"))
+            elif target in not_frozen:
+                out.append((case.id, target, str(row.classification.name),
+                            f"the offline replay reproduces the live value ({_shown(live)}) from the verdicts Ragas "
+                            f"scored, but part of the live run is not in them: {not_frozen[target]}"))
     return out

@@ -238,9 +238,30 @@ INPUT_FACTS: dict[str, InputFact] = {fact.name: fact for fact in (
               "the row's verdict lists no statement taken from the reference (\"from\": \"reference\")",
               lambda s: not any(isinstance(i, Mapping) and i.get("from") == "reference"
                                 for i in s.case.verdicts.get(verdict_key(s.metric), ()))),
+    InputFact("verdict_statement_empty",
+              "the row's verdict lists a statement (claim, entity or generated question) that is the empty string",
+              lambda s: any(isinstance(i, Mapping) and i.get("statement") == ""
+                            for i in s.case.verdicts.get(verdict_key(s.metric), ()))),
+    InputFact("datacompy_reads_no_match",
+              "DataCompyScore: under pandas' and datacompy's reading of the two CSV tables no row (rows mode) or "
+              "no column (columns mode) matches, so Ragas's F1 is 2PR/(P+R) with P = R = 0",
+              lambda s: s.reference.details.get("datacompy_reads_no_match") is True),
     InputFact("judge_reply_replaced",
               "the case replaces a judge reply for this metric with raw text (judge_replies)",
               lambda s: bool(s.case.judge_replies.get(s.metric))),
+    InputFact("rating_first_template_unread",
+              "a two-template rating metric (AnswerAccuracy, ContextRelevance, ResponseGroundedness): the legacy "
+              "class reads no rating from any of template 1's replies in its attempts (its max(nan, s2) is NaN)",
+              lambda s: s.reference.details.get("legacy_first_template_unread") is True),
+    InputFact("rating_legacy_reads_other_ratings",
+              "a two-template rating metric: the legacy class reads another rating than the definition from a "
+              "template's replies (a digit in an off-scale reply or a text; no retry)",
+              lambda s: s.reference.details.get("legacy_reads_other_ratings") is True),
+    InputFact("rating_legacy_shortcut",
+              "a two-template rating metric: the legacy class returns a fixed score without asking the judge "
+              "(a blank text; ContextRelevance: the question equals or contains the joined contexts; "
+              "ResponseGroundedness: the response is contained in them)",
+              lambda s: s.reference.details.get("legacy_shortcut") is not None),
 )}
 
 

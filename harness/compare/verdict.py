@@ -40,7 +40,18 @@ FAIL_ON_DEFAULT: frozenset[str] = frozenset(DRIFT_KINDS)
 # Every current metric is a share or a mean of 0/1 quantities: [0, 1]. Kept here, per metric name of
 # the registry, rather than in the metric registry; a metric with another range goes in RANGE_OVERRIDES.
 UNIT_INTERVAL: tuple[float, float] = (0.0, 1.0)
-RANGE_OVERRIDES: dict[str, tuple[float, float]] = {}
+RANGE_OVERRIDES: dict[str, tuple[float, float]] = {
+    # integer scores: SimpleCriteriaScore on a scale its definition text names; RubricsScore on its
+    # default 1..5 rubric; InstanceRubrics on each case's own rubric (the reference refuses a score off it)
+    **{name: (-math.inf, math.inf) for name in ("simple_criteria", "simple_criteria_strictness_2",
+                                                "simple_criteria_strictness_3", "instance_rubrics")},
+    "rubrics_score": (1.0, 5.0),
+    # a mean of cosines is in [-1, 1]; AnswerCorrectness blends F in [0, 1] with a cosine: 0.75 F + 0.25 cos
+    "answer_relevancy": (-1.0, 1.0), "answer_relevancy_strictness_1": (-1.0, 1.0),
+    "answer_correctness": (-0.25, 1.0),
+    # a cosine is in [-1, 1]: SemanticSimilarity returns it unclipped (its collections docstring says 0.0-1.0)
+    "semantic_similarity": (-1.0, 1.0),
+}
 
 
 def _metric_names() -> tuple[str, ...]:

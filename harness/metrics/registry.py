@@ -11,21 +11,28 @@ from __future__ import annotations
 
 from harness.errors import HarnessInputError
 from harness.metrics import (
+    answer_correctness,
+    answer_relevancy,
     context_entity_recall,
     context_precision,
     context_recall,
+    criteria_votes,
+    datacompy_score,
     factual_correctness,
     faithfulness,
     id_overlap,
     judge_audit,
     noise_sensitivity,
+    nvidia_ratings,
+    quoted_spans,
+    rubrics_score,
     semantic_similarity,
     text_similarity,
 )
 from harness.metrics.spec import MetricSpec
 from harness.vocabulary import TargetId
 
-FAMILIES = (context_precision, context_recall, id_overlap, faithfulness, judge_audit, factual_correctness, context_entity_recall, noise_sensitivity, text_similarity, semantic_similarity)
+FAMILIES = (context_precision, context_recall, id_overlap, faithfulness, judge_audit, factual_correctness, context_entity_recall, noise_sensitivity, text_similarity, semantic_similarity, criteria_votes, rubrics_score, nvidia_ratings, answer_correctness, answer_relevancy, datacompy_score, quoted_spans)
 
 _REGISTRY: dict[str, MetricSpec] = {}
 

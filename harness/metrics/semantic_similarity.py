@@ -24,6 +24,7 @@ from typing import Any
 from harness.cases.model import Case
 from harness.metrics.outcome import ReferenceOutcome
 from harness.metrics.spec import ExplainAdapter, ExplainInput, FuzzDraw, MetricSpec, Quantity, targets
+from harness.metrics.text_similarity import shared_texts
 from harness.vocabulary import Api
 
 FIELDS = ("reference", "response")
@@ -97,13 +98,18 @@ def _outcome(case: Case, threshold: bool) -> ReferenceOutcome:
 
 
 def fuzz_embeddings(draw: FuzzDraw) -> dict[str, Any]:
-    """Small integer vectors (cosines such as exactly 0.5 are frequent), sometimes identical or zero."""
+    """Small integer vectors (cosines such as exactly 0.5 are frequent), sometimes identical or zero, for the
+    case's shared texts (``text_similarity.shared_texts``: the string metrics fuzzed in the same case score
+    the same texts). Equal texts get one vector (the frozen model answers by content); an empty text is
+    embedded as " "."""
     rng = draw.rng
+    reference, response = shared_texts(draw)
     size = rng.randint(1, 6)
     ref = [float(rng.randint(-2, 3)) for _ in range(size)]
-    resp = list(ref) if rng.random() < 0.1 else [float(rng.randint(-2, 3)) for _ in range(size)]
-    return {"reference": "fuzz reference text", "response": "fuzz response text",
-            "embeddings": {"fuzz reference text": ref, "fuzz response text": resp}}
+    resp = list(ref) if rng.random() < 0.1 or (reference or " ") == (response or " ") else [
+        float(rng.randint(-2, 3)) for _ in range(size)]
+    return {"reference": reference, "response": response,
+            "embeddings": {reference or " ": ref, response or " ": resp}}
 
 
 def _component(x: object) -> float:

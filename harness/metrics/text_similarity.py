@@ -168,9 +168,17 @@ def _text(rng: random.Random) -> str:
     return rng.choice((". ", ". ", " ", "\n")).join(sentences) + rng.choice(("", "", "."))
 
 
-def fuzz_texts(draw: FuzzDraw) -> dict[str, Any]:
-    """A response and a reference: independent, identical, one inside the other, or a small edit."""
-    rng = draw.rng
+def _shared_rng(draw: FuzzDraw) -> random.Random:
+    """A generator every text metric of one fuzz case shares (seeded by the case's common draw, not the
+    metric's private ``draw.rng``): the string metrics and SemanticSimilarity fuzzed together set the same
+    ``reference`` and ``response``, so none overwrites the texts another one scores."""
+    return random.Random("ragas-compat-fuzz-texts:" + repr((draw.retrieved_contexts, draw.reference_contexts,
+                                                              draw.retrieved_ids, draw.reference_ids)))
+
+
+def shared_texts(draw: FuzzDraw) -> tuple[str, str]:
+    """(reference, response) of a fuzz case: independent, identical, one inside the other, or a small edit."""
+    rng = _shared_rng(draw)
     reference = _text(rng)
     shape = rng.random()
     if shape < 0.15:
@@ -182,6 +190,12 @@ def fuzz_texts(draw: FuzzDraw) -> dict[str, Any]:
         response = reference[:i] + rng.choice(("", "a", " ", "é")) + reference[i + 1:]
     else:
         response = _text(rng)
+    return reference, response
+
+
+def fuzz_texts(draw: FuzzDraw) -> dict[str, Any]:
+    """The case's shared texts (``shared_texts``) for the string metrics."""
+    reference, response = shared_texts(draw)
     return {"string_metrics": True, "reference": reference, "response": response}
 
 

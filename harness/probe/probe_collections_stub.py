@@ -8,7 +8,8 @@ book, and the same layout, as the legacy judge), and validates the frozen reply 
 ``true`` stays ``true``): whatever the response model does with them is Ragas's behaviour.
 When pydantic rejects a reply, the ``ValidationError`` propagates (the target records it as
 the result's error) and is also kept in :attr:`FrozenInstructorJudge.rejected`, so a rejection
-is reported even if Ragas swallowed the exception.
+is reported even if Ragas swallowed the exception (not for a prompt the book knows by its whole
+text, ``PromptBook.expect_text``: its unusable replies are scripted on purpose).
 
 Import only after RAGAS_DO_NOT_TRACK is set (it imports Ragas).
 """
@@ -40,7 +41,8 @@ class FrozenInstructorJudge(InstructorBaseRagasLLM):
         try:
             return response_model.model_validate_json(text)
         except ValidationError as exc:
-            self.rejected.append(f"{response_model.__name__} refused the frozen reply {text}: {exc}")
+            if not self.book.scripted_text(prompt):  # a raw-prompt script scripts its rejected replies
+                self.rejected.append(f"{response_model.__name__} refused the frozen reply {text}: {exc}")
             raise
 
     def generate(self, prompt: str, response_model: type[Model]) -> Model:

@@ -1,7 +1,8 @@
 """A frozen, content-keyed embedding model for the probe: the vector a case gives for each text.
 
 Ragas's SemanticSimilarity (both APIs) embeds the reference and the response (an empty text as
-" "); this model answers from the case's ``embeddings`` table and raises ``LookupError`` for a text
+" "), AnswerCorrectness the response and the reference, ResponseRelevancy the user input and the generated
+questions; this model answers from the case's ``embeddings`` table and raises ``LookupError`` for a text
 it does not hold, so no network and no model weights are involved. It is a modern
 ``BaseRagasEmbedding`` (the collections classes accept nothing else; the legacy class takes either).
 """
@@ -31,4 +32,18 @@ class FrozenEmbeddings(BaseRagasEmbedding):
         return [self.embed_text(text) for text in texts]
 
     async def aembed_texts(self, texts: list[str], **kwargs: t.Any) -> list[list[float]]:
+        return self.embed_texts(texts)
+
+    # The legacy (langchain-style) names: legacy ResponseRelevancy calls embed_query / embed_documents,
+    # which a modern BaseRagasEmbedding does not have (a user must pass a legacy BaseRagasEmbeddings there).
+    def embed_query(self, text: str) -> list[float]:
+        return self.embed_text(text)
+
+    def embed_documents(self, texts: list[str]) -> list[list[float]]:
+        return self.embed_texts(texts)
+
+    async def aembed_query(self, text: str) -> list[float]:
+        return self.embed_text(text)
+
+    async def aembed_documents(self, texts: list[str]) -> list[list[float]]:
         return self.embed_texts(texts)

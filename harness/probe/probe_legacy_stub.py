@@ -32,8 +32,10 @@ class FrozenJudgeLLM(BaseRagasLLM):
         self.run_config = NO_RETRY
 
     def _reply(self, prompt: t.Any, n: int) -> LLMResult:
-        reply = self.book.answer_prompt(prompt)
-        return LLMResult(generations=[[Generation(text=reply) for _ in range(max(n, 1))]])
+        """The call's ``n`` generations: a prompt's frozen reply ``n`` times, or its first ``n``
+        frozen samples (``PromptBook.expect_samples``)."""
+        replies = self.book.prompt_generations(prompt, max(n, 1))
+        return LLMResult(generations=[[Generation(text=reply) for reply in replies]])
 
     def generate_text(self, prompt, n=1, temperature=0.01, stop=None, callbacks=None) -> LLMResult:
         return self._reply(prompt, n)

@@ -10,6 +10,11 @@ recorded in :attr:`PromptBook.problems`, so it is reported even if the caller sw
 exception) when the prompt is not in the book, is asked more often than the book expects,
 or is ambiguous (the same prompt must receive different replies, which no judge that
 answers by content can do). :meth:`PromptBook.unasked` lists expected prompts never asked.
+
+Raw-prompt mode (:meth:`PromptBook.expect_text`): a prompt that is a plain string template
+(Ragas's NVIDIA-style rating metrics) is recognised by its whole rendered text and answered with
+its scripted replies in asking order (a retry asks the same text again); any other text still
+fails as above.
 """
 
 from __future__ import annotations
@@ -51,11 +56,30 @@ def split_prompt(prompt_text: str) -> tuple[str, object]:
     return head, data
 
 
+def _prompt_text(prompt: object) -> str:
+    if isinstance(prompt, str):
+        return prompt
+    return prompt.to_string() if hasattr(prompt, "to_string") else str(prompt)
+
+
 @dataclass
 class _Entry:
     label: str
     replies: list[str] = field(default_factory=list)
     asked: int = 0
+    samples: bool = False  # one asking, answered with the replies as its generations (expect_samples)
+    in_order: bool = False  # one asking per reply, answered in order (expect_in_order)
+
+
+@dataclass
+class _TextEntry:
+    """A prompt known by its whole text (:meth:`PromptBook.expect_text`): replies in asking order."""
+
+    kind: str
+    label: str
+    replies: list[str]
+    asked: int = 0
+    ambiguous: bool = False
 
 
 class PromptBook:
@@ -66,6 +90,7 @@ class PromptBook:
         self._entries: dict[tuple[str, str], _Entry] = {}
         self._lock = threading.Lock()
         self.asked: list[dict[str, object]] = []  # one record per prompt received
+        self._texts: dict[str, _TextEntry] = {}  # raw-prompt mode: whole prompt text -> its replies
         self.problems: list[str] = []  # every mismatch, in the order found
 
     # -- building -----------------------------------------------------------------
@@ -104,13 +129,70 @@ class PromptBook:
                                            "output_string": output_string}))
         self._add(key, json.dumps({"text": fixed_text}, ensure_ascii=False), label)
 
+    def expect_samples(self, kind: str, instruction: str, prompt_input: dict, replies: list[dict],
+                       label: str) -> None:
+        """Expect ONE asking of prompt ``kind`` on ``prompt_input`` whose generations are ``replies``
+        in order (a judge sampled several times, e.g. a ``strictness`` vote): a call for ``n``
+        generations gets the first ``n``; a call for more than given is a mismatch; a plain
+        :meth:`answer` (one generation) gets the first."""
+        if not replies:
+            raise ValueError("expect_samples needs at least one reply")
+        known = self._kinds.setdefault(instruction, kind)
+        if known != kind:
+            raise ValueError(f"instruction registered for both {known!r} and {kind!r}")
+        key = (kind, canonical(prompt_input))
+        if key in self._entries:
+            raise ValueError(f"{kind} prompt ({label}) is already expected")
+        self._entries[key] = _Entry(label=label, replies=[json.dumps(r, ensure_ascii=False) for r in replies],
+                                    samples=True)
+
+    def expect_text(self, kind: str, prompt_text: str, replies: list[str], label: str) -> None:
+        """Raw-prompt mode, for a prompt that is a plain string template (no input block): the
+        prompt is recognised by its whole rendered text, and its k-th asking gets ``replies[k]``
+        verbatim (the last one again when asked more often: a judge asked again after a reply its
+        caller could not use). Call order matters only among askings of this one text, which Ragas
+        makes one after another (a retry). Replies never asked are not a mismatch (the caller
+        stops at the first reply it can use). The same text expected again with other replies, or
+        with replies that change from asking to asking, is ambiguous and fails when asked."""
+        if not replies:
+            raise ValueError("expect_text needs at least one reply")
+        entry = self._texts.get(prompt_text)
+        if entry is None:
+            self._texts[prompt_text] = _TextEntry(kind, label, list(replies))
+        elif entry.replies != replies or len(set(replies)) > 1:
+            entry.ambiguous = True
+
+    def scripted_text(self, prompt: object) -> bool:
+        """True when the prompt is expected by its whole text (:meth:`expect_text`): every reply to
+        it is scripted as given, including replies its caller rejects."""
+        return _prompt_text(prompt) in self._texts
+
+    def _answer_text(self, entry: _TextEntry) -> str:
+        self.asked.append({"kind": entry.kind, "input": None})
+        if entry.ambiguous:
+            raise self._fail(f"{entry.kind} prompt ({entry.label}) is ambiguous: the same prompt text is "
+                             f"expected with different replies")
+        reply = entry.replies[min(entry.asked, len(entry.replies) - 1)]
+        entry.asked += 1
+        return reply
+
+    def expect_in_order(self, kind: str, instruction: str, prompt_input: dict, replies: list[dict],
+                        label: str) -> None:
+        """Expect ``len(replies)`` askings of one prompt, the k-th answered with ``replies[k]``: a judge
+        sampled by asking the same prompt again (collections AnswerRelevancy awaits its ``strictness``
+        calls one after another), so identical content with different replies is not ambiguous here."""
+        for reply in replies:
+            self.expect(kind, instruction, prompt_input, reply, label)
+        if replies:
+            self._entries[(kind, canonical(prompt_input))].in_order = True
+
     def _add(self, key: tuple[str, str], reply_text: str, label: str) -> None:
         entry = self._entries.setdefault(key, _Entry(label=label))
         entry.replies.append(reply_text)
 
     @property
     def expected_count(self) -> int:
-        return sum(len(e.replies) for e in self._entries.values())
+        return sum(1 if e.samples else len(e.replies) for e in self._entries.values()) + len(self._texts)
 
     # -- answering ----------------------------------------------------------------
     def _kind_of(self, head: str) -> str | None:
@@ -126,13 +208,22 @@ class PromptBook:
     def answer_prompt(self, prompt: object) -> str:
         """:meth:`answer` for a prompt as either Ragas API hands it to its LLM: the rendered string
         (collections) or a prompt value with ``to_string()`` (legacy)."""
-        if not isinstance(prompt, str):
-            prompt = prompt.to_string() if hasattr(prompt, "to_string") else str(prompt)
-        return self.answer(prompt)
+        return self.answer(_prompt_text(prompt))
+
+    def prompt_generations(self, prompt: object, n: int) -> list[str]:
+        """:meth:`answer_generations` for a prompt as :meth:`answer_prompt` takes it."""
+        return self.answer_generations(_prompt_text(prompt), n)
 
     def answer(self, prompt_text: str) -> str:
         """Return the frozen reply (JSON text) for a rendered prompt, or raise StubMismatch."""
+        return self.answer_generations(prompt_text, 1)[0]
+
+    def answer_generations(self, prompt_text: str, n: int) -> list[str]:
+        """The ``n`` generations of one call: the first ``n`` samples of an :meth:`expect_samples`
+        entry, else the entry's next reply ``n`` times; StubMismatch as :meth:`answer`."""
         with self._lock:
+            if prompt_text in self._texts:
+                return [self._answer_text(self._texts[prompt_text])] * n
             try:
                 head, data = split_prompt(prompt_text)
             except StubMismatch as exc:
@@ -149,13 +240,22 @@ class PromptBook:
             entry = self._entries.get((kind, self._content_key(kind, data)))
             if entry is None:
                 raise self._fail(f"no frozen answer for {kind} prompt with input {canonical(data)[:300]}")
+            if entry.samples:
+                entry.asked += 1
+                if entry.asked > 1:
+                    raise self._fail(f"{kind} prompt ({entry.label}) asked {entry.asked} times; "
+                                     "the frozen samples answer one call")
+                if n > len(entry.replies):
+                    raise self._fail(f"{kind} prompt ({entry.label}) asked for {n} generations; "
+                                     f"the frozen verdicts provide {len(entry.replies)} samples")
+                return entry.replies[:n]
             if entry.asked >= len(entry.replies):
                 entry.asked += 1
                 raise self._fail(
                     f"{kind} prompt ({entry.label}) asked {entry.asked} times; "
                     f"the frozen verdicts provide {len(entry.replies)}"
                 )
-            if len(set(entry.replies)) > 1:
+            if len(set(entry.replies)) > 1 and not entry.in_order:
                 entry.asked += 1
                 raise self._fail(
                     f"{kind} prompt ({entry.label}) is ambiguous: identical prompt content must "
@@ -163,7 +263,7 @@ class PromptBook:
                 )
             reply = entry.replies[entry.asked]
             entry.asked += 1
-            return reply
+            return [reply] * n
 
     def _content_key(self, kind: str, data: object) -> str:
         """The lookup key of a prompt's input; a format-fix request is keyed by the original
@@ -181,7 +281,7 @@ class PromptBook:
         """Expected prompts Ragas never asked (one line per missing asking)."""
         out = []
         for (kind, _), entry in self._entries.items():
-            missing = len(entry.replies) - entry.asked
+            missing = (1 if entry.samples else len(entry.replies)) - entry.asked
             if missing > 0:
                 out.append(f"{kind} prompt ({entry.label}) expected {len(entry.replies)} "
                            f"time(s), asked {entry.asked}")

@@ -8,6 +8,13 @@
   asks is recorded with the output *Ragas's own output model parsed* (``model_dump()``: what the
   metric scored) or the exception the parse raised, and the raw replies the judge gave for it
   (a "fix output format" retry prompt is kept inside the prompt it repairs).
+- Collections API (``ragas.metrics.collections``): :class:`RecordingInstructorLLM` is an
+  ``InstructorBaseRagasLLM`` around the user's instructor LLM (``llm_factory``); each
+  ``agenerate(prompt, response_model)`` is one prompt call, with the response model instructor
+  parsed (what the metric scored) or the exception. Instructor parses the reply itself, so the raw
+  reply text is taken where it arrives: :func:`keep_http_reply` is an ``httpx`` response hook on the
+  OpenAI client's HTTP client that keeps each response's message content (and each HTTP error
+  status as a failed attempt).
 
 What belongs to which (sample, metric) scoring travels in a ``contextvars`` variable, so samples
 scored concurrently never mix.
@@ -18,6 +25,7 @@ Import only after RAGAS_DO_NOT_TRACK is set and the network guard is installed.
 from __future__ import annotations
 
 import contextvars
+import json
 import typing as t
 from dataclasses import dataclass, field
 
@@ -150,3 +158,109 @@ class RecordingLLM(BaseRagasLLM):
 
     def is_finished(self, response: t.Any) -> bool:
         return self.inner.is_finished(response)
+
+
+# -- the collections API ---------------------------------------------------------------------------
+# the response models of the recordable collections classes -> the prompt kind (as for the legacy prompts)
+KIND_BY_RESPONSE_MODEL = {
+    "ContextPrecisionOutput": "context_precision",
+    "ContextRecallOutput": "context_recall_classification",
+    "StatementGeneratorOutput": "statement_generator",
+    "NLIStatementOutput": "nli_statements",
+}
+
+
+def _record_reply(text: str) -> None:
+    call, scoring = _CALL.get(), _SCORING.get()
+    if call is not None:
+        call.replies.append(text)
+    elif scoring is not None:
+        scoring.stray_replies.append(text)
+
+
+async def keep_http_reply(response: t.Any) -> None:
+    """``httpx`` response event hook: keep the judge's reply text (or the failed attempt)."""
+    if _SCORING.get() is None:
+        return
+    await response.aread()
+    if response.status_code >= 400:
+        record = {"type": f"HTTP {response.status_code}", "message": response.text[:500]}
+        call, scoring = _CALL.get(), _SCORING.get()
+        if call is not None:
+            call.failed_attempts.append(record)
+        scoring.transport_errors.append(record)
+        return
+    try:
+        body = json.loads(response.content)
+        texts = [choice["message"]["content"] for choice in body["choices"]]
+    except (ValueError, KeyError, TypeError):
+        texts = [response.text]
+    for text in texts:
+        _record_reply(text if isinstance(text, str) else json.dumps(text))
+
+
+try:
+    from ragas.llms.base import InstructorBaseRagasLLM
+except ImportError:  # a Ragas without the collections API: nothing to record there
+    InstructorBaseRagasLLM = None  # type: ignore[assignment,misc]
+
+if InstructorBaseRagasLLM is not None:
+    class RecordingInstructorLLM(InstructorBaseRagasLLM):  # type: ignore[valid-type,misc]
+        """The user's instructor LLM, unchanged; each call recorded with what instructor parsed."""
+
+        def __init__(self, inner: t.Any) -> None:
+            self.inner = inner
+
+        def _call(self, response_model: t.Any) -> PromptCall | None:
+            scoring = _SCORING.get()
+            if scoring is None:
+                return None
+            call = PromptCall(kind=KIND_BY_RESPONSE_MODEL.get(response_model.__name__, response_model.__name__))
+            scoring.calls.append(call)
+            return call
+
+        @staticmethod
+        def _parsed(call: PromptCall | None, result: t.Any) -> t.Any:
+            if call is not None:
+                call.output = [jsonable(result.model_dump()) if hasattr(result, "model_dump") else jsonable(result)]
+            return result
+
+        def generate(self, prompt: str, response_model: t.Any) -> t.Any:
+            call = self._call(response_model)
+            token = _CALL.set(call)
+            try:
+                result = self.inner.generate(prompt, response_model)
+            except Exception as exc:
+                if call is not None:
+                    call.error = error_record(exc)
+                raise
+            finally:
+                _CALL.reset(token)
+            return self._parsed(call, result)
+
+        async def agenerate(self, prompt: str, response_model: t.Any) -> t.Any:
+            call = self._call(response_model)
+            token = _CALL.set(call)
+            try:
+                result = await self.inner.agenerate(prompt, response_model)
+            except Exception as exc:
+                if call is not None:
+                    call.error = error_record(exc)
+                raise
+            finally:
+                _CALL.reset(token)
+            return self._parsed(call, result)
+
+
+def observe_http(llm: t.Any) -> bool:
+    """Hook :func:`keep_http_reply` into the HTTP client under an instructor LLM (``llm.client`` is
+    instructor's client, its ``client`` the OpenAI client, whose ``_client`` is an ``httpx`` client);
+    False when there is none to observe."""
+    openai_client = getattr(getattr(llm, "client", None), "client", None)
+    http = getattr(openai_client, "_client", None)
+    hooks = getattr(http, "event_hooks", None)
+    if not isinstance(hooks, dict) or not isinstance(hooks.get("response"), list):
+        return False
+    if keep_http_reply not in hooks["response"]:
+        hooks["response"].append(keep_http_reply)
+    return True

@@ -19,6 +19,7 @@ from __future__ import annotations
 import enum
 import importlib
 import inspect
+import os
 import types
 import typing as t
 import warnings
@@ -62,9 +63,29 @@ def _new_result(case: dict, target: Target) -> ProbeResult:
     return new_result(case, target.name, target.api, target.metric, target.fields_read)
 
 
+HARNESS_ORIGIN = "harness"  # an error's "origin" when the probe's own code raised it (matrix: a harness limit)
+_PROBE_FOLDER = os.path.dirname(os.path.abspath(__file__))
+
+
 def _failure_value(book: PromptBook, exc: Exception) -> EncodedScore:
-    """The value of a run that raised: the judge's mismatches if there were any, else the exception."""
-    return error_record(StubMismatch("; ".join(book.problems))) if book.problems else error_record(exc)
+    """The value of a run that raised: the judge's mismatches if there were any, else the exception,
+    with ``"origin": "harness"`` when the probe's own code raised it (its innermost frame is here)."""
+    if book.problems:
+        return error_record(StubMismatch("; ".join(book.problems)))
+    record = error_record(exc)
+    if raised_by_probe(exc):
+        record["error"]["origin"] = HARNESS_ORIGIN  # type: ignore[typeddict-unknown-key]
+    return record
+
+
+def raised_by_probe(exc: BaseException) -> bool:
+    """Was ``exc`` raised in a file of the probe's folder (the harness's code, not Ragas's)?"""
+    tb = exc.__traceback__
+    if tb is None:
+        return False
+    while tb.tb_next is not None:
+        tb = tb.tb_next
+    return os.path.dirname(os.path.abspath(tb.tb_frame.f_code.co_filename)) == _PROBE_FOLDER
 
 
 def _checked_value(value: EncodedScore, problems: list[str]) -> EncodedScore:
@@ -186,6 +207,10 @@ async def run_legacy_target(target: Target, case: dict) -> ProbeResult:
             if target.row.embeddings:
                 options["embeddings"] = frozen_embeddings(case)
             metric = cls(llm=judge_cls(book), **options) if target.needs_judge else cls(**options)
+            if target.row.embeddings and target.needs_judge:
+                # as evaluate() does: AnswerCorrectness builds its AnswerSimilarity only in init(); scored
+                # without it, it raises "AnswerSimilarity must be set" (ragas#1336)
+                metric.init(_probe_module("probe_legacy_stub").NO_RETRY)
             result["exported"] = getattr(importlib.import_module("ragas.metrics"), cls.__name__, None) is cls
             result["required_columns"] = declared_columns(metric)
             target.expect_prompts(metric, case, book)

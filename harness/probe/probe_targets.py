@@ -26,6 +26,7 @@ import typing as t
 from dataclasses import dataclass
 
 try:
+    from .probe_answer_scripts import answer_correctness_script, answer_relevancy_script
     from .probe_judge_scripts import (
         PROMPTS_BY_API,
         PromptAdapter,
@@ -37,9 +38,12 @@ try:
         faithfulness_script,
         noise_sensitivity_script,
     )
+    from .probe_judge_scripts_criteria import rubrics_script, votes_script
     from .probe_prompt_book import PromptBook
     from .probe_protocol import API_COLLECTIONS, API_LEGACY, target_name
+    from .probe_rating_scripts import rating_script
 except ImportError:  # run_probe.py: the script's folder is on sys.path
+    from probe_answer_scripts import answer_correctness_script, answer_relevancy_script  # type: ignore[no-redef]
     from probe_judge_scripts import (  # type: ignore[no-redef]
         PROMPTS_BY_API,
         PromptAdapter,
@@ -51,8 +55,10 @@ except ImportError:  # run_probe.py: the script's folder is on sys.path
         faithfulness_script,
         noise_sensitivity_script,
     )
+    from probe_judge_scripts_criteria import rubrics_script, votes_script  # type: ignore[no-redef]
     from probe_prompt_book import PromptBook  # type: ignore[no-redef]
     from probe_protocol import API_COLLECTIONS, API_LEGACY, target_name  # type: ignore[no-redef]
+    from probe_rating_scripts import rating_script  # type: ignore[no-redef]
 
 COLLECTIONS_MODULE = "ragas.metrics.collections"
 
@@ -73,6 +79,11 @@ def has_verdict(key: str) -> t.Callable[[dict], bool]:
 
 def has_fields(*names: str) -> t.Callable[[dict], bool]:
     return lambda case: all(case.get(n) is not None for n in names)
+
+
+def has_verdict_and_embeddings(key: str) -> t.Callable[[dict], bool]:
+    """The verdict and the frozen embeddings (case key ``embeddings``) are present."""
+    return lambda case: key in (case.get("verdicts") or {}) and case.get("embeddings") is not None
 
 
 # -- the table -----------------------------------------------------------------------------
@@ -157,6 +168,10 @@ _CPR = "context_precision_with_reference"
 _CPN = "context_precision_without_reference"
 
 _TEXTS = ("reference", "response")
+_JUDGED = ("user_input", "response", "retrieved_contexts", "reference")
+# the criterion the AspectCritic / SimpleCriteriaScore instances judge (their prompt's instruction names it;
+# the frozen votes stand for the judge's answers, so the reference does not read it)
+CRITERIA_DEFINITION = "Is the response supported by the retrieved contexts and free of errors?"
 _STR = "ragas.metrics._string"
 
 
@@ -209,6 +224,43 @@ TARGET_ROWS: tuple[TargetRow, ...] = (
       for _metric, _options, _variant in (
           ("noise_sensitivity_relevant", (), ""),
           ("noise_sensitivity_irrelevant", (("mode", "irrelevant"),), "[mode=irrelevant]"))),
+    # issue 18: the NVIDIA-style rating metrics (two string templates, retried; raw-prompt judge scripts)
+    *(TargetRow(_key, _key, _fields, has_verdict(_key), (_cls,), "ragas.metrics._nv_metrics", (_cls,),
+                rating_script(_key))
+      for _key, _cls, _fields in (
+          ("answer_accuracy", "AnswerAccuracy", ("user_input", "response", "reference")),
+          ("context_relevance", "ContextRelevance", ("user_input", "retrieved_contexts")),
+          ("response_groundedness", "ResponseGroundedness", ("response", "retrieved_contexts")))),
+    # issue 18: criteria votes (legacy only: no collections class at 0.4.3) and rubric scores
+    *(TargetRow(_key if _s == 1 else f"{_key}_strictness_{_s}", _key, _JUDGED, has_verdict(_key), (_cls,),
+                _module, (), votes_script(_key, _s),
+                (("name", _key), ("definition", CRITERIA_DEFINITION), ("strictness", _s)),
+                "" if _s == 1 else f"[strictness={_s}]")
+      for _key, _cls, _module in (("aspect_critic", "AspectCritic", "ragas.metrics._aspect_critic"),
+                                  ("simple_criteria", "SimpleCriteriaScore", "ragas.metrics._simple_criteria"))
+      for _s in (1, 2, 3)),
+    TargetRow("rubrics_score", "rubrics_score", _JUDGED, has_verdict("rubrics_score"), ("RubricsScore",),
+              "ragas.metrics._domain_specific_rubrics", ("DomainSpecificRubrics",), rubrics_script("rubrics_score")),
+    TargetRow("instance_rubrics", "instance_rubrics", (*_JUDGED, "rubrics"),
+              lambda case: "instance_rubrics" in (case.get("verdicts") or {}) and case.get("rubrics") is not None,
+              ("InstanceRubrics",), "ragas.metrics._instance_specific_rubrics", ("InstanceSpecificRubrics",),
+              rubrics_script("instance_rubrics")),
+    # issue 18: AnswerCorrectness and ResponseRelevancy: judged and embedded (frozen embeddings, case key
+    # "embeddings"); a configuration of the class is its own metric and row
+    *(TargetRow(_metric, "answer_correctness", ("user_input", "response", "reference"), _applies,
+                ("AnswerCorrectness",), "ragas.metrics._answer_correctness",
+                ("AnswerCorrectness",), answer_correctness_script, _options, _variant, embeddings=True)
+      for _metric, _applies, _options, _variant in (
+          ("answer_correctness", has_verdict_and_embeddings("answer_correctness"), (), ""),
+          ("answer_correctness_factuality", has_verdict("answer_correctness"), (("weights", (1.0, 0.0)),),
+           "[weights=1.0,0.0]"))),
+    *(TargetRow(_metric, "answer_relevancy", ("user_input", "response"),
+                has_verdict_and_embeddings("answer_relevancy"),
+                ("ResponseRelevancy", "AnswerRelevancy"), "ragas.metrics._answer_relevance", ("AnswerRelevancy",),
+                answer_relevancy_script, _options, _variant, embeddings=True)
+      for _metric, _options, _variant in (
+          ("answer_relevancy", (), ""),
+          ("answer_relevancy_strictness_1", (("strictness", 1),), "[strictness=1]"))),
     # issue 19: string, n-gram and edit-similarity metrics (no LLM); they read response and reference
     # and run on cases with "string_metrics": true. A parameter of the class is its own metric and row.
     *(TargetRow(_metric, None, _TEXTS, wants_string_metrics, _legacy, _module, _collections, None, _options,
@@ -229,6 +281,16 @@ TARGET_ROWS: tuple[TargetRow, ...] = (
     TargetRow("semantic_similarity_threshold", None, _TEXTS, has_fields("embeddings"), ("SemanticSimilarity",),
               "ragas.metrics._answer_similarity", ("SemanticSimilarity",), None, (("threshold", 0.5),),
               "[threshold=0.5]", embeddings=True),
+    # issue 19: DataCompyScore (response and reference as CSV tables; needs datacompy and pandas), one
+    # row per mode and metric, on cases with "table_metrics": true
+    *(TargetRow(f"datacompy_{_mode}_{_score}", None, _TEXTS, lambda case: case.get("table_metrics") is True,
+                ("DataCompyScore",), "ragas.metrics._datacompy_score", ("DataCompyScore",), None,
+                (("mode", _mode), ("metric", _score)), f"[mode={_mode},metric={_score}]")
+      for _mode in ("rows", "columns") for _score in ("precision", "recall", "f1")),
+    # issue 19: QuotedSpansAlignment, collections API only (no legacy class at 0.4.3), on cases with
+    # "quoted_spans": true
+    TargetRow("quoted_spans_alignment", None, ("response", "retrieved_contexts"),
+              lambda case: case.get("quoted_spans") is True, (), "", ("QuotedSpansAlignment",)),
 )
 
 _ALL = tuple(target for row in TARGET_ROWS for target in row.targets())

@@ -13,6 +13,7 @@ Ragas's analytics thread is idle then and is not copied into the children).
 
 from __future__ import annotations
 
+import gc
 import json
 import os
 import sys
@@ -35,6 +36,9 @@ def run_forked(tasks: t.Sequence[t.Callable[[], t.Any]]) -> list[t.Any]:
     children: list[tuple[int, int, str]] = []
     sys.stdout.flush()
     sys.stderr.flush()
+    # keep the collector off the objects every process shares: traversing them would copy their pages
+    gc.collect()
+    gc.freeze()
     try:
         for index, task in enumerate(tasks[1:], start=1):
             path = os.path.join(folder, f"worker-{index}.json")
@@ -64,6 +68,7 @@ def run_forked(tasks: t.Sequence[t.Callable[[], t.Any]]) -> list[t.Any]:
             with open(path, encoding="utf-8") as handle:
                 results.append(json.load(handle))
         children = []
+        gc.unfreeze()
         if failures:
             raise WorkerFailed("; ".join(failures))
         return results

@@ -9,8 +9,8 @@ REQUEST (JSON)::
                   "reference_contexts", "retrieved_context_ids", "reference_context_ids"}, ...],
      "metrics": ["context_precision_with_reference", ...],   # our metric names (probe_targets rows)
      "judge": {"kind": "openai", "base_url", "model", "api_key_env", "timeout", "max_retries",
-               "settings": {...}}
-            | {"kind": "factory", "spec": "package.module:factory"},
+               "settings": {...}, "api": "legacy" | "collections"}
+            | {"kind": "factory", "spec": "package.module:factory", "api": ...},
      "allow": [[host, port], ...],      # the judge's endpoint: the only connections let through
      "sys_path": [...],                 # prepended (the user's folder, for --llm)
      "concurrency": 4,                  # samples scored at once
@@ -21,7 +21,15 @@ Each sample is scored by the first legacy class of each requested metric's row i
 ``IDBasedContextPrecision`` ...) exactly as a user runs it: ``await metric.single_turn_ascore(
 SingleTurnSample(...))`` with the judge wrapped in ``probe_recorder.RecordingLLM``.
 
-Standard library, Ragas and LangChain only. Before Ragas is imported it sets RAGAS_DO_NOT_TRACK=true
+With ``"api": "collections"`` the judged metrics are scored by the first collections class of
+their row instead (``ragas.metrics.collections.ContextPrecisionWithReference`` ...), as a user runs
+it: ``await metric.ascore(**inputs)`` with an instructor LLM (``llm_factory(model,
+client=AsyncOpenAI(...))``, or the factory's own) wrapped in ``probe_recorder.RecordingInstructorLLM``;
+the raw replies are read from the OpenAI client's HTTP responses (``probe_recorder.observe_http``).
+Judge-free metrics have no collections class and keep their legacy class.
+
+Standard library, Ragas and its dependencies only (LangChain; openai and httpx for --api collections).
+Before Ragas is imported it sets RAGAS_DO_NOT_TRACK=true
 and installs the network guard with the judge's endpoint as its only exception; every other
 connection attempt is blocked and listed in the output's ``network_attempts``.
 
@@ -41,6 +49,7 @@ import importlib
 import json
 import platform
 import sys
+import threading
 import time
 import warnings
 
@@ -113,7 +122,9 @@ def _load_factory(spec: str):
 
 def build_judge(judge: dict) -> tuple[object, dict]:
     """``(ragas_llm, description)``: the user's judge as a Ragas LLM (LangChain models wrapped in
-    Ragas's ``LangchainLLMWrapper``), and what it is."""
+    Ragas's ``LangchainLLMWrapper``), and what it is; for ``"api": "collections"`` an instructor LLM."""
+    if judge.get("api") == "collections":
+        return build_instructor_judge(judge)
     from langchain_core.language_models import BaseLanguageModel
     from ragas.llms.base import BaseRagasLLM, LangchainLLMWrapper
     from ragas.run_config import RunConfig
@@ -121,22 +132,14 @@ def build_judge(judge: dict) -> tuple[object, dict]:
     if judge.get("kind") == "openai":
         from langchain_openai import ChatOpenAI
 
-        key = os.environ.get(judge.get("api_key_env") or "OPENAI_API_KEY")
-        if not key:
-            raise Refused(f"the environment has no {judge.get('api_key_env') or 'OPENAI_API_KEY'}")
-        client = ChatOpenAI(model=judge["model"], base_url=judge["base_url"], api_key=key,
+        client = ChatOpenAI(model=judge["model"], base_url=judge["base_url"], api_key=_key(judge),
                             timeout=judge.get("timeout"), max_retries=judge.get("max_retries", 2),
                             **(judge.get("settings") or {}))
     elif judge.get("kind") == "factory":
         client = _load_factory(str(judge.get("spec")))
     else:
         raise Refused(f"unknown judge kind {judge.get('kind')!r}")
-    described = {"class": f"{type(client).__module__}.{type(client).__qualname__}"}
-    for attribute in ("model_name", "model"):
-        value = getattr(client, attribute, None)
-        if isinstance(value, str):
-            described["model"] = value
-            break
+    described = _described(client)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", DeprecationWarning)
         if isinstance(client, BaseRagasLLM):
@@ -151,25 +154,85 @@ def build_judge(judge: dict) -> tuple[object, dict]:
         from ragas.llms.base import InstructorBaseRagasLLM
 
         if isinstance(client, InstructorBaseRagasLLM):
-            raise Refused("the judge is a Ragas instructor LLM (llm_factory): its replies are parsed by "
-                          "instructor, not by Ragas's prompts, so they cannot be recorded; return a LangChain "
-                          "chat model or a BaseRagasLLM instead")
+            raise Refused("the judge is a Ragas instructor LLM (llm_factory): the legacy classes do not take it; "
+                          "record the collections classes with --api collections, or return a LangChain chat "
+                          "model or a BaseRagasLLM")
     except ImportError:
         pass
     raise Refused(f"the judge factory returned {described['class']}, neither a LangChain chat model "
                   "nor a Ragas LLM (ragas.llms.BaseRagasLLM)")
 
 
-# -- scoring -------------------------------------------------------------------------------
-async def score_sample(sample: dict, metrics: list[str], judge) -> dict:
+def _key(judge: dict) -> str:
+    key = os.environ.get(judge.get("api_key_env") or "OPENAI_API_KEY")
+    if not key:
+        raise Refused(f"the environment has no {judge.get('api_key_env') or 'OPENAI_API_KEY'}")
+    return key
+
+
+def _described(client: object) -> dict:
+    described = {"class": f"{type(client).__module__}.{type(client).__qualname__}"}
+    for attribute in ("model_name", "model"):
+        value = getattr(client, attribute, None)
+        if isinstance(value, str):
+            described["model"] = value
+            break
+    return described
+
+
+def build_instructor_judge(judge: dict) -> tuple[object, dict]:
+    """The collections API's judge: an instructor LLM whose HTTP replies the recorder observes."""
     import probe_recorder
-    from probe_scoring import _single_turn_sample, adapt_inputs, resolve_legacy_class
-    from probe_targets import Target
+
+    try:
+        from ragas.llms.base import InstructorBaseRagasLLM, llm_factory
+    except ImportError as exc:
+        raise Refused(f"this Ragas has no collections API judge (ragas.llms.base.llm_factory): {exc}") from None
+    if getattr(probe_recorder, "RecordingInstructorLLM", None) is None:
+        raise Refused("this Ragas has no instructor LLM interface (ragas.llms.base.InstructorBaseRagasLLM)")
+    if judge.get("kind") == "openai":
+        import httpx
+        from openai import AsyncOpenAI
+
+        timeout = judge.get("timeout")
+        client = AsyncOpenAI(base_url=judge["base_url"], api_key=_key(judge), timeout=timeout,
+                             max_retries=judge.get("max_retries", 2),
+                             http_client=httpx.AsyncClient(timeout=timeout, trust_env=False))
+        llm = llm_factory(judge["model"], client=client, **(judge.get("settings") or {}))
+        described = {**_described(llm), "client": "openai.AsyncOpenAI"}
+    elif judge.get("kind") == "factory":
+        llm = _load_factory(str(judge.get("spec")))
+        described = _described(llm)
+        if not isinstance(llm, InstructorBaseRagasLLM):
+            raise Refused(f"--api collections: the judge factory returned {described['class']}; the collections "
+                          "classes take a Ragas instructor LLM (ragas.llms.llm_factory(model, client=...))")
+    else:
+        raise Refused(f"unknown judge kind {judge.get('kind')!r}")
+    if not probe_recorder.observe_http(llm):
+        raise Refused(f"--api collections: the judge {described['class']} has no OpenAI client with an httpx "
+                      "client the recorder can observe (llm.client.client._client), so its raw replies could "
+                      "not be kept; build it with llm_factory(model, client=openai.AsyncOpenAI(...))")
+    return llm, {**described, "api": "collections", "raw_replies": "HTTP response bodies (httpx response hook)"}
+
+
+# -- scoring -------------------------------------------------------------------------------
+async def score_sample(sample: dict, metrics: list[str], judge, api: str = "legacy") -> dict:
+    import probe_recorder
+    from probe_scoring import (
+        _metric_value,
+        _single_turn_sample,
+        adapt_inputs,
+        resolve_collections_class,
+        resolve_legacy_class,
+    )
+    from probe_targets import COLLECTIONS_MODULE, Target
 
     out: dict = {"id": sample.get("id"), "metrics": {}}
     for metric_name in metrics:
         row = _row(metric_name)
-        target = Target("legacy", row.legacy_classes[0], row.legacy_module, row)
+        collections = api == "collections" and row.needs_judge
+        target = Target("collections", row.collections_classes[0], COLLECTIONS_MODULE, row) if collections \
+            else Target("legacy", row.legacy_classes[0], row.legacy_module, row)
         record: dict = {"target": target.name, "ragas_class": None, "value": None, "calls": []}
         out["metrics"][metric_name] = record
         if not all(sample.get(f) is not None for f in row.fields_read):
@@ -179,16 +242,22 @@ async def score_sample(sample: dict, metrics: list[str], judge) -> dict:
             continue
         started = time.perf_counter()
         scoring = None
+        raised = None
         try:
-            cls = resolve_legacy_class(target)
+            cls = resolve_collections_class(target) if collections else resolve_legacy_class(target)
             record["ragas_class"] = f"{cls.__module__}.{cls.__qualname__}"
             metric = cls(llm=judge) if row.needs_judge else cls()
             kinds = {id(getattr(metric, attribute)): kind
                      for attribute, kind in PROMPT_KINDS.items() if hasattr(metric, attribute)}
             scoring = probe_recorder.start_scoring(kinds)
-            built, _, _ = adapt_inputs(_single_turn_sample(), {f: sample[f] for f in row.fields_read if f in sample})
-            value = encode_score(await metric.single_turn_ascore(built))
+            if collections:
+                value = _metric_value(await metric.ascore(**{f: sample[f] for f in row.fields_read}))
+            else:
+                built, _, _ = adapt_inputs(_single_turn_sample(),
+                                           {f: sample[f] for f in row.fields_read if f in sample})
+                value = encode_score(await metric.single_turn_ascore(built))
         except Exception as exc:
+            raised = exc
             value = error_record(exc)
         record["value"] = value
         record["seconds"] = round(time.perf_counter() - started, 3)
@@ -199,15 +268,27 @@ async def score_sample(sample: dict, metrics: list[str], judge) -> dict:
             if isinstance(value, dict) and scoring.transport_errors and \
                     value["error"]["type"] == scoring.transport_errors[-1]["type"]:
                 record["transport_error"] = True  # the judge could not be reached: not a verdict
+            if collections and raised is not None and _is_transport_error(raised):
+                record["transport_error"] = True
     return out
 
 
-async def score_all(samples: list[dict], metrics: list[str], judge, concurrency: int) -> list[dict]:
+def _is_transport_error(exc: BaseException) -> bool:
+    """The OpenAI client could not get a reply (connection, timeout, HTTP error status)."""
+    try:
+        import openai
+    except ImportError:
+        return False
+    return isinstance(exc, (openai.APIConnectionError, openai.APIStatusError))
+
+
+async def score_all(samples: list[dict], metrics: list[str], judge, concurrency: int,
+                    api: str = "legacy") -> list[dict]:
     gate = asyncio.Semaphore(max(1, concurrency))
 
     async def one(sample: dict) -> dict:
         async with gate:
-            result = await score_sample(sample, metrics, judge)
+            result = await score_sample(sample, metrics, judge, api)
             print(f"recorded {sample.get('id')}", file=sys.stderr, flush=True)
             return result
 
@@ -221,8 +302,23 @@ def write(document: dict, output: str) -> None:
     os.replace(partial, output)
 
 
+def exit_with_parent(interval: float = 0.5) -> None:
+    """End this process when the command that started it is gone (killed with SIGKILL, say): an
+    orphaned recording would go on asking (and paying) the judge for a file nobody writes."""
+    parent = os.getppid()
+
+    def watch() -> None:
+        while True:
+            time.sleep(interval)
+            if os.getppid() != parent:
+                os._exit(EXIT_BAD_REQUEST)
+
+    threading.Thread(target=watch, name="exit-with-parent", daemon=True).start()
+
+
 def main(argv: list[str]) -> int:
     faulthandler.enable()
+    exit_with_parent()
     if len(argv) != 2:
         print("record error: usage: record_probe.py REQUEST.json", file=sys.stderr)
         return EXIT_BAD_REQUEST
@@ -267,14 +363,18 @@ def main(argv: list[str]) -> int:
             import probe_recorder
 
             inner, document["judge"] = build_judge(request["judge"])
-            probe_recorder.capture_prompts()
-            judge = probe_recorder.RecordingLLM(inner)
+            if request["judge"].get("api") == "collections":
+                judge = probe_recorder.RecordingInstructorLLM(inner)
+            else:
+                probe_recorder.capture_prompts()
+                judge = probe_recorder.RecordingLLM(inner)
     except Refused as exc:
         print(f"record error: {exc}", file=sys.stderr)
         return EXIT_BAD_REQUEST
     warnings.simplefilter("ignore")  # deprecation chatter; not task-safe to scope per sample
+    api = (request.get("judge") or {}).get("api") or "legacy"
     document["samples"] = asyncio.run(score_all(request["samples"], metrics, judge,
-                                                int(request.get("concurrency") or 1)))
+                                                int(request.get("concurrency") or 1), api))
     for sample in document["samples"]:
         for record in sample["metrics"].values():
             record["calls"] = jsonable(record["calls"])

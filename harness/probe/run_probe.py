@@ -153,35 +153,50 @@ def flush_telemetry() -> None:
         pass
 
 
-async def run_cases(cases: list[dict], targets: list[str] | None,
-                    case_done: t.Callable[[], None] = lambda: None) -> list[list[ProbeResult]]:
-    """Per case, the result of every chosen target that applies to it (``case_done`` after each case)."""
-    from probe_scoring import run_target
-    from probe_selftest_targets import run_selftest_target
+Pair = tuple[int, str]  # (case index, target name)
+
+
+def scored_pairs(cases: list[dict], targets: list[str] | None) -> list[Pair]:
+    """Every (case, chosen target) to score, in output order: case by case, targets in table order."""
     from probe_targets import TARGETS, TARGETS_BY_NAME
 
     chosen = [t.name for t in TARGETS] if targets is None else targets
-    per_case = []
-    for case in cases:
-        results = []
-        for name in chosen:
-            if name.startswith(SELFTEST_PREFIX):
-                results.append(run_selftest_target(name, case))
-                continue
-            target = TARGETS_BY_NAME[name]
-            if target.applies(case):
-                results.append(await run_target(target, case))
-        per_case.append(results)
-        case_done()
-    return per_case
+    return [(i, name) for i, case in enumerate(cases) for name in chosen
+            if name.startswith(SELFTEST_PREFIX) or TARGETS_BY_NAME[name].applies(case)]
+
+
+def first_uses(pairs: list[Pair]) -> list[Pair]:
+    """Each target's first pair, in output order: where a serial run first builds each class."""
+    first: dict[str, Pair] = {}
+    for pair in pairs:
+        first.setdefault(pair[1], pair)
+    return [pair for pair in pairs if first[pair[1]] == pair]
+
+
+async def run_pairs(cases: list[dict], pairs: list[Pair],
+                    case_done: t.Callable[[], None] = lambda: None) -> list[ProbeResult]:
+    """The result of each pair, in the given order (``case_done`` after the last pair of each case)."""
+    from probe_scoring import run_target
+    from probe_selftest_targets import run_selftest_target
+    from probe_targets import TARGETS_BY_NAME
+
+    results = []
+    for number, (i, name) in enumerate(pairs):
+        if name.startswith(SELFTEST_PREFIX):
+            results.append(run_selftest_target(name, cases[i]))
+        else:
+            results.append(await run_target(TARGETS_BY_NAME[name], cases[i]))
+        if number + 1 == len(pairs) or pairs[number + 1][0] != i:
+            case_done()
+    return results
 
 
 class Progress:
-    """Worker ``index``'s count of finished units (cases and evaluation runs) in
+    """Worker ``index``'s (or the first uses') count of finished units (cases and evaluation runs) in
     ``<folder>/progress-<index>.txt`` ("done total"), rewritten at most every 0.2 s and at the end;
     the host sums the files for its progress bar."""
 
-    def __init__(self, folder: str, index: int, total: int) -> None:
+    def __init__(self, folder: str, index: str, total: int) -> None:
         self.path = os.path.join(folder, f"{PROGRESS_PREFIX}{index}.txt")
         self.done, self.total, self.written = 0, total, 0.0
 
@@ -197,40 +212,56 @@ class Progress:
 
 def score(document: ProbeOutput, request: ProbeRequest, attempts: list[dict], folder: str) -> None:
     """Fill ``document``'s results (and evaluate section) for the request, in ``workers`` processes
-    (progress files in ``folder``)."""
-    cases, targets = request["cases"], request.get("targets")
+    (progress files in ``folder``).
+
+    First, here, each target's first pair and the first evaluation run (``first_uses``): whatever
+    Ragas does once per process (lazy imports, caches, warnings shown once) happens before the
+    fork, on the rows where a serial run meets it, so the output does not depend on ``workers``
+    and the workers do not repeat it. The other pairs are dealt to the workers case by case."""
+    cases = request["cases"]
+    pairs = scored_pairs(cases, request.get("targets"))
     settings, runs = None, []
     if request.get("evaluate"):
         from probe_evaluate import planned_runs, run_group
 
         settings, runs = planned_runs(cases, request["evaluate"])
-    workers = max(1, min(request.get("workers", 1), max(len(cases), len(runs), 1)))
-    case_slices, run_slices = split(len(cases), workers), split(len(runs), workers)
+    warm = first_uses(pairs)
+    warm_runs = runs[:1]
+    progress = Progress(folder, "first", len({i for i, _ in warm}) + len(warm_runs))
+    results: dict[Pair, ProbeResult] = dict(zip(warm, asyncio.run(run_pairs(cases, warm, progress.step))))
+    by_run: dict[int, dict] = {}
+    for j, run in enumerate(warm_runs):
+        by_run[j] = run_group(*run, settings)
+        progress.step()
+    rest = [pair for pair in pairs if pair not in results]
+    rest_cases = sorted({i for i, _ in rest})
+    workers = max(1, min(request.get("workers", 1), max(len(rest_cases), len(runs) - len(warm_runs), 1)))
+    case_slices = [[rest_cases[k] for k in part] for part in split(len(rest_cases), workers)]
+    run_slices = [[j + len(warm_runs) for j in part] for part in split(len(runs) - len(warm_runs), workers)]
     case_slices += [[]] * (workers - len(case_slices))
     run_slices += [[]] * (workers - len(run_slices))
     seen_attempts = len(attempts)
 
     def work(index: int, case_indices: list[int], run_indices: list[int]) -> dict:
-        progress = Progress(folder, index, len(case_indices) + len(run_indices))
-        chosen = [cases[i] for i in case_indices]
-        per_case = asyncio.run(run_cases(chosen, targets, progress.step)) if case_indices else []
+        progress = Progress(folder, str(index), len(case_indices) + len(run_indices))
+        mine = set(case_indices)
+        chosen = [pair for pair in rest if pair[0] in mine]
+        scored = asyncio.run(run_pairs(cases, chosen, progress.step)) if chosen else []
         done = []
         for j in run_indices:
             done.append(run_group(*runs[j], settings))
             progress.step()
-        return {"cases": list(zip(case_indices, per_case)), "runs": list(zip(run_indices, done)),
-                "attempts": attempts[seen_attempts:]}
+        return {"pairs": [[i, name, result] for (i, name), result in zip(chosen, scored)],
+                "runs": list(zip(run_indices, done)), "attempts": attempts[seen_attempts:]}
 
     parts = run_forked([lambda i=i, c=c, r=r: work(i, c, r)
                         for i, (c, r) in enumerate(zip(case_slices, run_slices))])
-    by_case: dict[int, list] = {}
-    by_run: dict[int, dict] = {}
     for number, part in enumerate(parts):
-        by_case.update((int(i), results) for i, results in part["cases"])
+        results.update(((int(i), name), result) for i, name, result in part["pairs"])
         by_run.update((int(j), record) for j, record in part["runs"])
         if number:  # the first part ran here: its attempts are in ``attempts`` already
             attempts.extend(part["attempts"])
-    document["results"] = [result for i in range(len(cases)) for result in by_case.get(i, [])]
+    document["results"] = [results[pair] for pair in pairs]
     if settings is not None:
         document["evaluate"] = {"settings": settings, "runs": [by_run[j] for j in range(len(runs))]}
 

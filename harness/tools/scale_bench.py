@@ -58,11 +58,11 @@ def _measured_run(python: str, case_file: Path, out: Path, workers: int) -> tupl
 
 def measure_scale(cases: int, repetitions: int, *, workers: int = 2, python: str = sys.executable) -> list[BenchRow]:
     """The three rows of the module docstring, small and big runs alternated ``repetitions`` times."""
-    marginal = BenchRow("scale_marginal_time", f"marginal time per case at {cases:,} cases ({workers} workers) / "
-                        "the bundled suite's time per case", unit="s", target=MARGINAL_TARGET)
-    memory = BenchRow("scale_peak_memory", f"peak memory at {cases:,} cases / the bundled suite's", unit="KiB",
+    marginal = BenchRow("scale_marginal_time", f"marginal s/case at {cases:,} cases / bundled", unit="s",
+                        target=MARGINAL_TARGET)
+    memory = BenchRow("scale_peak_memory", f"peak memory at {cases:,} cases / bundled", unit="KiB",
                       target=MEMORY_TARGET)
-    size = BenchRow("report_size", f"report.json / case file, {cases:,} cases", unit="bytes",
+    size = BenchRow("report_size", f"report.json / case file at {cases:,} cases", unit="bytes",
                     target=REPORT_SIZE_TARGET)
     with tempfile.TemporaryDirectory(prefix="ragas-compat-scale-") as tmp:
         small_doc, big_doc = copied_suite(0), copied_suite(cases)

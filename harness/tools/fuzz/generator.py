@@ -60,8 +60,10 @@ ALPHABET: tuple[str, ...] = tuple(ch for ch in map(chr, range(0x41, 0x800)) if c
 
 
 def targets_for(metrics: Sequence[str]) -> list[str]:
-    """The legacy probe targets (``legacy:ClassName``) of our metric names, in registry order."""
-    return [target for spec in all_metrics() if spec.name in metrics for target in spec.targets_of(Api.LEGACY)]
+    """The legacy probe targets (``legacy:ClassName``) of our metric names, in registry order; a metric
+    with no legacy class (QuotedSpansAlignment) is fuzzed through its collections class."""
+    return [target for spec in all_metrics() if spec.name in metrics
+            for target in (spec.targets_of(Api.LEGACY) or spec.targets_of(Api.COLLECTIONS))]
 
 
 def check_metrics(metrics: Sequence[str] | None) -> tuple[str, ...]:
@@ -236,6 +238,8 @@ def generate_case(seed: int, index: int, metrics: Sequence[str] | None = None) -
         for key, value in spec.fuzz_inputs(own).items():
             if key == "verdicts":
                 verdicts.update(value)
+            elif key == "embeddings":  # text -> vector tables of several metrics are one table
+                case.setdefault("embeddings", {}).update(value)
             else:
                 case[key] = value
     if verdicts:

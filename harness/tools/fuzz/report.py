@@ -27,8 +27,12 @@ FUZZ_FILES = ("fuzz.json", "fuzz.md")
 STRING_TARGETS_NOTE = ("every generated context is one letter repeated, a different letter per context of a case, so "
                        "Levenshtein similarity is exactly 1 (equal) or 0 (different): the NonLLM string targets' fuzzy "
                        "match and the reference's exact match agree by construction, and those targets are fuzzed")
-SHRINKING = ("selection: the smallest generated example per classification (total list length of the "
-             "inputs the metric reads, then canonical JSON); no hypothesis shrinking, no new cases")
+SHRINKING = ("selection, then delta debugging: the smallest generated example per classification and Ragas "
+             "target (total list length of the inputs the metric reads, then canonical JSON) is the start; "
+             "harness.tools.fuzz.delta_debug removes contexts (with their labels), claims, reference contexts, "
+             "IDs and R, and cuts context texts to one character, while Ragas still shows the same target, "
+             "metric and classification (errors: the same exception and message), re-running every candidate "
+             "through the probe, until no single removal or cut keeps it (1-minimal) or the probe rounds run out")
 
 
 def _counts(rows: list[AuditRow] | tuple[AuditRow, ...]) -> dict[str, int]:
@@ -53,8 +57,26 @@ def error_kinds(run: FuzzRun) -> list[dict[str, Any]]:
             for (t, e, m), c in sorted(counter.items(), key=lambda kv: (-kv[1], kv[0]))]
 
 
-def example_json(row: AuditRow) -> dict[str, Any]:
+def _values_json(row: AuditRow) -> dict[str, Any]:
+    return {"ragas_value": encode_ragas_value(row.ragas_value),
+            "reference_value": reference_value_json(row.reference),
+            "reference_exact": encode_fraction(row.reference.value),
+            "explanation": row.classification.explanation}
+
+
+def shrunk_json(shrunk: Any) -> dict[str, Any]:
+    """A ``delta_debug.Shrunk``: how the search ended, what it cost, and the shrunk case with its values."""
+    return {"status": shrunk.status, "minimal": shrunk.minimal, "rounds": shrunk.rounds,
+            "candidates": shrunk.candidates, "start_size": shrunk.start_size, "size": shrunk.size,
+            **({"detail": shrunk.detail} if shrunk.detail else {}),
+            **(_values_json(shrunk.row) if shrunk.row is not None else {}),
+            "case": shrunk.case}
+
+
+def example_json(row: AuditRow, shrunk: Any = None) -> dict[str, Any]:
+    """The selected example of ``row`` (the shrinker's start) and, when given, its ``shrunk`` form."""
     example = example_case(row)
+    extra = {"shrunk": shrunk_json(shrunk)} if shrunk is not None else {}
     return {
         "case_id": row.case.id,
         "metric": row.spec.name,
@@ -67,6 +89,7 @@ def example_json(row: AuditRow) -> dict[str, Any]:
         "reference_alternatives": encode_detail(dict(row.reference.alternatives)),
         "explanation": row.classification.explanation,
         "case": example,
+        **extra,
     }
 
 
@@ -77,7 +100,7 @@ def fuzz_to_json(run: FuzzRun) -> dict[str, Any]:
         "encoding": {"NaN": "the string \"NaN\"", "undefined": "null",
                      "error": "an object with key \"error\"", "exact": "a fraction string such as \"5/6\""},
         "settings": {"seed": run.seed, "cases": run.cases, "metrics": list(run.metrics),
-                     "targets": list(run.targets),
+                     "targets": list(run.targets), "shrink_rounds": run.shrink_rounds,
                      "generator": "harness.tools.fuzz.generator (seeded random.Random per case)"},
         "provenance": run.provenance,
         "explained_classifications": list(EXPLAINED),
@@ -92,8 +115,9 @@ def fuzz_to_json(run: FuzzRun) -> dict[str, Any]:
         "shrinking": SHRINKING,
         "string_targets": STRING_TARGETS_NOTE,
         "smallest_examples": {
-            name: {**example_json(row),
-                   "by_target": {t: example_json(r) for t, r in smallest_per_target(run.rows, name).items()}}
+            name: {**example_json(row, run.shrunk.get((name, row.target))),
+                   "by_target": {t: example_json(r, run.shrunk.get((name, t)))
+                                 for t, r in smallest_per_target(run.rows, name).items()}}
             for name, row in sorted(unexplained.items(), key=lambda kv: CLASSIFICATIONS.index(kv[0]))
         },
     }
@@ -103,6 +127,20 @@ def _md_value(value: Any) -> str:
     if isinstance(value, dict) and "error" in value:
         return f"error {value['error']['type']}: {value['error']['message']}"
     return json.dumps(value, ensure_ascii=False)
+
+
+def _md_shrunk(shrunk: dict[str, Any] | None) -> str:
+    """How the shown example was shrunk (after the selected example's case and size)."""
+    if shrunk is None:
+        return ""
+    how = f"shrunk to size {shrunk['size']} in {shrunk['rounds']} probe rounds, {shrunk['candidates']} candidate cases"
+    if shrunk["status"] == "1-minimal":
+        return f"; {how}; 1-minimal: no single removal or cut keeps the finding"
+    if shrunk["status"] == "round bound":
+        return f"; {how}; stopped by the round bound before 1-minimality (raise --shrink-rounds)"
+    if "ragas_value" in shrunk:
+        return f"; {how}; stopped, {shrunk['status']}: {shrunk.get('detail', '')}"
+    return f"; not shrunk, {shrunk['status']}: {shrunk.get('detail', '')}"
 
 
 def fuzz_to_markdown(data: dict[str, Any]) -> str:
@@ -131,9 +169,12 @@ def fuzz_to_markdown(data: dict[str, Any]) -> str:
     for name, example in data["smallest_examples"].items():
         lines += [f"### {name}", ""]
         for target, ex in example["by_target"].items():
-            lines += [f"**{target}** (case `{ex['case_id']}`, size {ex['size']}): Ragas {_md_value(ex['ragas_value'])}, "
-                      f"reference {_md_value(ex['reference_value'])}. {ex['explanation']}", "",
-                      "```json", json.dumps(ex["case"], ensure_ascii=False, indent=1), "```", ""]
+            shrunk = ex.get("shrunk")
+            shown = shrunk if shrunk is not None and "ragas_value" in shrunk else ex  # shrunk once re-run
+            lines += [f"**{target}** (case `{ex['case_id']}`, size {ex['size']}{_md_shrunk(shrunk)}): "
+                      f"Ragas {_md_value(shown['ragas_value'])}, reference {_md_value(shown['reference_value'])}. "
+                      f"{shown['explanation']}", "",
+                      "```json", json.dumps(shown["case"], ensure_ascii=False, indent=1), "```", ""]
     return "\n".join(lines).rstrip("\n") + "\n"
 
 

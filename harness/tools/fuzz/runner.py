@@ -19,7 +19,7 @@ import sys
 import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor, as_completed
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from harness.cases.loader import Suite, _build_case, parse_suite
@@ -63,6 +63,8 @@ class FuzzRun:
     provenance: dict[str, Any]
     seconds: float                         # wall time of generation + probes + classification
     probe_seconds: float                   # sum of the probe processes' wall times
+    shrink_rounds: int = 0                 # probe rounds allowed to shrink the findings (delta_debug)
+    shrunk: dict[tuple[str, str], Any] = field(default_factory=dict)  # (classification, target) -> delta_debug.Shrunk
 
     @property
     def contexts_scored(self) -> int:
@@ -123,6 +125,11 @@ def _pair(suite: Suite, start: int, stop: int, output: dict[str, Any],
                             NO_EXPECTATIONS, {}, metrics=metrics)
         rows.extend(audit.rows)
     return tuple(rows)
+
+
+def classify_results(suite: Suite, output: dict[str, Any], metrics: Sequence[str]) -> tuple[AuditRow, ...]:
+    """Every (case, target) result of one probe output over all of ``suite``, classified (see ``_pair``)."""
+    return _pair(suite, 0, len(suite.cases), output, metrics)
 
 
 def _provenance(runs: Sequence[ProbeRun]) -> dict[str, Any]:

@@ -1,6 +1,7 @@
 """Pick the smallest example of a classification among the pairs a fuzz run produced.
 
-This is *selection*, not hypothesis-style shrinking: no new case is generated. Each pair is
+This is *selection*: no new case is generated here. The selected example is the starting point
+of the shrinker (``harness.tools.fuzz.delta_debug``), which reduces it further. Each pair is
 reduced to the inputs its metric reads (the ``example_case``: a valid case holding only those
 inputs, so it can be run alone with ``ragas-compat run --cases``), and the smallest one wins:
 

@@ -8,8 +8,12 @@ named:
 
 * ``unavailable``      - one of the two versions could not be installed or imported;
 * ``class_missing`` / ``class_added`` - the target class does not exist in one of them;
-* ``not_scripted``     - the class exists in one of them but asks its judge through an interface the
-  probe's scripted judge cannot answer (0.3.x collections API): not scored there, not a Ragas change;
+* ``not_scripted`` / ``stub_mismatch`` / ``harness_error`` - the harness cannot drive the class in one
+  of them: it asks its judge through an interface the scripted judge does not know (0.3.x collections
+  API), the scripted judge could not answer its prompts (``StubMismatch``: the frozen verdicts are laid
+  out for another prompt generation), or the harness's own code failed (an error the probe marks
+  ``origin: harness``). These are the harness's limits, never a Ragas drift: such a cell is labelled
+  ``harness: ...``, drawn in a neutral colour, and its changes are listed apart (``Drift.by``);
 * ``field_dropped``    - a field the target reads is not a ``SingleTurnSample`` field of that version
   (it was silently dropped or renamed), so the metric received something else;
 * ``exception`` / ``exception_fixed`` / ``exception_changed`` - Ragas raised in one of them;
@@ -37,7 +41,18 @@ from harness.values import RagasError
 
 MISSING_CLASS_ERROR = "TargetUnavailable"
 NOT_SCRIPTED_ERROR = "TargetNotScripted"  # the class exists; the probe's scripted judge cannot drive it
-NOT_RUN_LABELS = {MISSING_CLASS_ERROR: "missing class", NOT_SCRIPTED_ERROR: "not scripted"}
+STUB_MISMATCH_ERROR = "StubMismatch"  # the scripted judge was asked a prompt its frozen verdicts do not answer
+HARNESS_ORIGIN = "harness"  # an error record's "origin" when the harness's own code raised it
+
+# Why a cell was not scored: a fact about Ragas (the class does not exist) or a limit of the harness.
+MISSING_CLASS = "missing_class"
+HARNESS_LIMITS: dict[str, str] = {
+    "not_scripted": "harness: not scripted",
+    "stub_mismatch": "harness: judge cannot answer",
+    "harness_error": "harness: own error",
+}
+NOT_RUN_LABELS = {MISSING_CLASS: "missing class", **HARNESS_LIMITS}
+HARNESS_CAUSES = frozenset(HARNESS_LIMITS)  # cause kinds that are the harness's, never Ragas drift
 
 
 @dataclass(frozen=True)
@@ -54,14 +69,38 @@ class Cell:
     received: dict[str, Any] = field(default_factory=dict)
     fields_dropped: tuple[str, ...] = ()
     prompts: int | None = None
+    error_origin: str | None = None  # "harness" when the harness's own code raised the error
+
+    @property
+    def not_run(self) -> str | None:
+        """Why the class was not scored: ``missing_class`` or a ``HARNESS_LIMITS`` key; None otherwise."""
+        if self.status != "error":
+            return None
+        if self.error_type == NOT_SCRIPTED_ERROR:
+            return "not_scripted"
+        if self.error_type == MISSING_CLASS_ERROR:
+            return MISSING_CLASS
+        if self.error_type == STUB_MISMATCH_ERROR:
+            return "stub_mismatch"
+        if self.error_origin == HARNESS_ORIGIN:
+            return "harness_error"
+        return None
+
+    @property
+    def harness_limit(self) -> str | None:
+        """The ``HARNESS_LIMITS`` key when the harness could not drive this cell, else None."""
+        return self.not_run if self.not_run in HARNESS_LIMITS else None
 
     @property
     def text(self) -> str:
-        """Short display text: the value (6 significant digits), ``NaN``, the error type, or status."""
+        """Short display text: the value (6 significant digits), ``NaN``, the error type, or status;
+        a cell the harness could not drive says so in the harness's name."""
         if self.status == "value":
             return "NaN" if math.isnan(self.value) else f"{self.value:.6g}"
         if self.status == "error":
-            return NOT_RUN_LABELS.get(self.error_type, f"error: {self.error_type}")
+            if self.not_run == "harness_error":
+                return f"{HARNESS_LIMITS['harness_error']} ({self.error_type})"
+            return NOT_RUN_LABELS.get(self.not_run, f"error: {self.error_type}")
         return self.status
 
 
@@ -118,6 +157,11 @@ class Drift:
     text: str
     rows: tuple[tuple[str, str], ...]  # (case_id, target)
 
+    @property
+    def by(self) -> str:
+        """``harness`` for a limit of the harness (never a Ragas drift), else ``ragas``."""
+        return "harness" if self.kind in HARNESS_CAUSES else "ragas"
+
 
 @dataclass(frozen=True)
 class Matrix:
@@ -142,8 +186,9 @@ def cell_from(row: AuditRow, result: dict) -> Cell:
                   ragas_class=result.get("ragas_class"), received=dict(result.get("received") or {}),
                   fields_dropped=tuple(result.get("fields_dropped") or ()), prompts=result.get("prompts"))
     if isinstance(row.ragas_value, RagasError):
+        error = result.get("value", {}).get("error", {}) if isinstance(result.get("value"), dict) else {}
         return Cell("error", None, row.ragas_value.type, row.ragas_value.message.splitlines()[0]
-                    if row.ragas_value.message else "", **common)
+                    if row.ragas_value.message else "", error_origin=error.get("origin"), **common)
     return Cell("value", row.ragas_value, **common)
 
 
@@ -179,13 +224,12 @@ def causes_between(before: Cell, after: Cell, before_label: str, after_label: st
         causes.append(Cause("class_missing", f"{after_label} has no such class"))
     elif missing_before and not missing_after:
         causes.append(Cause("class_added", f"the class first exists in {after_label}"))
-    not_scripted_before = before.error_type == NOT_SCRIPTED_ERROR
-    not_scripted_after = after.error_type == NOT_SCRIPTED_ERROR
-    if not_scripted_before != not_scripted_after:
-        which = before_label if not_scripted_before else after_label
-        causes.append(Cause("not_scripted", f"the harness's scripted judge cannot drive {which}'s class "
-                                            "(a different prompt interface): not scored there, not a Ragas change"))
-    if missing_before or missing_after or not_scripted_before or not_scripted_after:
+    limit_before, limit_after = before.harness_limit, after.harness_limit
+    if limit_before != limit_after:
+        for limit, which, cell in ((limit_before, before_label, before), (limit_after, after_label, after)):
+            if limit is not None:
+                causes.append(Cause(limit, harness_limit_text(limit, which, cell)))
+    if missing_before or missing_after or limit_before or limit_after:
         return tuple(causes)
     for name in sorted(set(after.fields_dropped) - set(before.fields_dropped)):
         causes.append(Cause("field_dropped", f"SingleTurnSample of {after_label} has no field {name!r} "
@@ -210,6 +254,18 @@ def causes_between(before: Cell, after: Cell, before_label: str, after_label: st
             and before.status == after.status == "value"):
         causes.append(Cause("prompts_changed", f"judge prompts {before.prompts} -> {after.prompts}"))
     return tuple(causes)
+
+
+def harness_limit_text(limit: str, label: str, cell: Cell) -> str:
+    """Why the harness could not drive ``label``'s class, in the harness's name (never "Ragas raised")."""
+    if limit == "not_scripted":
+        return (f"the harness's scripted judge cannot drive {label}'s class (a prompt interface it does not "
+                "know): not compared there, not a Ragas change")
+    if limit == "stub_mismatch":
+        return (f"the harness's scripted judge could not answer {label}'s prompts (its frozen verdicts are laid "
+                "out for another prompt generation): not compared there, not a Ragas change")
+    return (f"the harness's own code failed on {label} ({cell.error_type}): not compared there, "
+            "not a Ragas change")
 
 
 def _api_cell(results: list[dict]) -> ApiCell:

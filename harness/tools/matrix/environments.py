@@ -3,10 +3,13 @@
 An environment lives in ``<cache>/<version>/`` (default cache ``~/.cache/ragas-compat/envs``).
 It is built with ``python -m venv`` and one ``pip install ragas==<version> <extras>``, where the
 extras come from the rules in ``pinned/versions.toml`` (pip's own download/wheel cache is used as
-usual, so a rebuild downloads nothing). A marker file written last records a successful build;
-an environment without it (a build that was interrupted) or whose recorded requirements differ
-from today's rules is deleted and built again. A failed build is not cached: it is retried on the
-next run. Builds of different versions run in parallel (``jobs``); builds of the same version by
+usual, so a rebuild downloads nothing). A build succeeds only when, after the install, the new
+interpreter imports Ragas and the modules the probe needs (``PROBE_IMPORTS``); only then is the marker
+file written, last. An environment without it (a build that was interrupted, or one that installed
+but does not import) or whose recorded requirements differ from today's rules is deleted and built
+again. A failed build is never reused: its folder is removed, it is retried on the next run, and
+its reason (stage, first error line, the tail of pip's log) is kept in ``<cache>/.failed/<version>.json``
+until a build of that version succeeds. Builds of different versions run in parallel (``jobs``); builds of the same version by
 two processes are serialised by a lock file.
 
 A matrix entry is a release specifier (``0.3.9``, ``==0.3.9``, ``>=0.3,<0.4``: a range is resolved
@@ -40,7 +43,12 @@ from harness.resources import pinned
 DEFAULT_VERSIONS_FILE = pinned("versions.toml")
 DEFAULT_LOCK_DIR = pinned("matrix-locks")
 MARKER_NAME = "ragas-compat-env.json"
-MARKER_FORMAT = 1
+MARKER_FORMAT = 2  # 2: written only after the import check; format-1 markers predate it and are rebuilt
+FAILED_DIR = ".failed"
+# What must import in a built environment before it is marked built: Ragas, its metrics, and what the
+# probe's scripted judge subclasses (run_probe.py, probe_legacy_stub.py).
+PROBE_IMPORTS: tuple[str, ...] = ("ragas", "ragas.metrics", "ragas.llms.base", "ragas.run_config",
+                                  "langchain_core.outputs")
 CHECKOUT_PREFIX = "checkout:"
 
 
@@ -186,6 +194,27 @@ def pip_index_versions(python: str = sys.executable, timeout: float = 120.0) -> 
 class InstallFailed(Exception):
     """Creating the virtualenv or installing into it failed; ``str()`` is the error's first line."""
 
+    stage = "install"
+
+
+class ImportFailed(InstallFailed):
+    """The environment installed but a module the probe needs does not import in it."""
+
+    stage = "import"
+
+
+# Run by the new environment's interpreter (``-I``: no user site, no PYTHONPATH): import each module
+# in order, stop at the first failure, print one JSON line {"module", "error"} for it, exit 1.
+_IMPORT_CHECK = """
+import importlib, json, sys
+for name in sys.argv[1:]:
+    try:
+        importlib.import_module(name)
+    except BaseException as exc:
+        print(json.dumps({"module": name, "error": f"{type(exc).__name__}: {exc}".splitlines()[0]}))
+        sys.exit(1)
+"""
+
 
 class Installer(Protocol):
     def create(self, env_dir: Path) -> Path:
@@ -197,6 +226,9 @@ class Installer(Protocol):
 
     def freeze(self, python: Path) -> list[str]:
         """``name==version`` of every distribution installed in the environment."""
+
+    def check_imports(self, python: Path, modules: Sequence[str]) -> None:
+        """Import ``modules`` with that interpreter; raise ImportFailed naming the first that fails."""
 
 
 def first_line(text: str) -> str:
@@ -242,6 +274,30 @@ class PipInstaller:
         return sorted((line.strip() for line in proc.stdout.splitlines()
                        if "==" in line and not line.startswith(("pip==", "setuptools==", "wheel=="))),
                       key=str.lower)
+
+    def check_imports(self, python: Path, modules: Sequence[str]) -> None:
+        env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "PYTHONHOME")}
+        env["RAGAS_DO_NOT_TRACK"] = "true"
+        try:
+            proc = subprocess.run([str(python), "-I", "-c", _IMPORT_CHECK, *modules], capture_output=True,
+                                  text=True, check=False, timeout=self.timeout, env=env, stdin=subprocess.DEVNULL)
+        except subprocess.TimeoutExpired:
+            raise ImportFailed(f"import check timed out after {self.timeout:g} s") from None
+        if proc.returncode == 0:
+            return
+        raise ImportFailed(import_failure_text(proc.stdout, proc.stderr))
+
+
+def import_failure_text(stdout: str, stderr: str) -> str:
+    """``import ragas.metrics: ModuleNotFoundError: No module named 'nltk'`` from the check's output."""
+    for line in reversed((stdout or "").splitlines()):
+        try:
+            found = json.loads(line)
+        except json.JSONDecodeError:
+            continue
+        if isinstance(found, dict) and "module" in found:
+            return f"import {found['module']}: {found.get('error')}"
+    return f"import check failed: {first_line(stderr or stdout)}"
 
 
 # ---------------------------------------------------------------- environments
@@ -308,6 +364,7 @@ def marker_is_current(marker: dict | None, requirements: Sequence[str], env_dir:
                       lock: Path | None = None) -> bool:
     return (marker is not None and marker.get("format") == MARKER_FORMAT
             and marker.get("requirements") == list(requirements) and marker.get("python") == _python_tag()
+            and marker.get("imports_checked") == list(PROBE_IMPORTS)
             and marker.get("lock") == lock_digest(lock) and (env_dir / "bin" / "python").exists())
 
 
@@ -349,11 +406,48 @@ class _Lock:
         self.handle.close()
 
 
+def failure_record_path(cache_dir: Path, version: str) -> Path:
+    return cache_dir / FAILED_DIR / f"{version}.json"
+
+
+def read_failure(cache_dir: Path, version: str) -> dict | None:
+    """The kept reason of the last failed build of ``version`` (None after a success or never failed)."""
+    try:
+        found = json.loads(failure_record_path(cache_dir, version).read_text(encoding="utf-8"))
+    except (OSError, json.JSONDecodeError):
+        return None
+    return found if isinstance(found, dict) else None
+
+
+def _log_tail(log: Path, lines: int = 40) -> list[str]:
+    """The last ``lines`` lines of pip's log that are not ``WARNING:`` lines (pip writes its warnings last)."""
+    try:
+        text = log.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return []
+    return [line for line in text.splitlines() if not line.startswith("WARNING:")][-lines:]
+
+
+def _keep_failure(cache_dir: Path, version: str, requirements: Sequence[str], stage: str, reason: str,
+                  log: Path, seconds: float) -> None:
+    record = failure_record_path(cache_dir, version)
+    record.parent.mkdir(parents=True, exist_ok=True)
+    partial = record.with_suffix(".partial")
+    partial.write_text(json.dumps({"version": version, "requirements": list(requirements), "stage": stage,
+                                   "reason": reason, "python": _python_tag(), "seconds": seconds,
+                                   "size_bytes": tree_size(log.parent), "log_tail": _log_tail(log)},
+                                  indent=1), encoding="utf-8")
+    os.replace(partial, record)
+
+
 def ensure_release(label: str, version: str, cache_dir: Path, rules: Sequence[VersionRule],
                    installer: Installer, lock_dir: Path | None = DEFAULT_LOCK_DIR) -> Environment:
     """The environment for one release: reused when its marker is current, else (re)built (under
-    ``<lock_dir>/<version>.txt`` as pip constraints when that lock exists).
-    Never raises for an install failure: the result is then ``unavailable`` with pip's first line."""
+    ``<lock_dir>/<version>.txt`` as pip constraints when that lock exists) and import-checked.
+
+    Never raises for a failed build: the result is then ``unavailable`` with the stage and the first
+    error line (``install: ERROR: ...`` or ``import: import ragas.metrics: ModuleNotFoundError: ...``),
+    the folder is removed (so the next run retries) and the reason is kept (``read_failure``)."""
     requirements = requirements_for(version, rules)
     env_dir = cache_dir / version
     lock = lock_dir / f"{version}.txt" if lock_dir is not None else None
@@ -363,24 +457,34 @@ def ensure_release(label: str, version: str, cache_dir: Path, rules: Sequence[Ve
         if marker_is_current(marker, requirements, env_dir, lock):
             return Environment(label, "release", version, str(env_dir / "bin" / "python"), (), "reused", None,
                                requirements, marker.get("seconds"), marker.get("size_bytes"), env_dir)
+        previous = read_failure(cache_dir, version)
+        notes = (f"retried: the previous build failed at {previous.get('stage')}: {previous.get('reason')}",) \
+            if previous else ()
         if env_dir.exists():
-            shutil.rmtree(env_dir)  # half-built, or built for other requirements
+            shutil.rmtree(env_dir)  # half-built, never import-checked, or built for other requirements
         started = time.perf_counter()
+        log = env_dir / "pip-install.log"
         try:
             env_dir.mkdir(parents=True)
             python = installer.create(env_dir)
-            installer.install(python, requirements, env_dir / "pip-install.log", lock)
+            installer.install(python, requirements, log, lock)
+            installer.check_imports(python, PROBE_IMPORTS)
         except (InstallFailed, OSError, subprocess.SubprocessError) as exc:
+            stage = getattr(exc, "stage", "install")
+            reason = (str(exc).splitlines() or [type(exc).__name__])[0]
+            _keep_failure(cache_dir, version, requirements, stage, reason, log,
+                          round(time.perf_counter() - started, 1))
             shutil.rmtree(env_dir, ignore_errors=True)
-            return Environment(label, "release", version, None, (), "unavailable", str(exc).splitlines()[0]
-                               if str(exc) else type(exc).__name__, requirements, path=env_dir)
+            return Environment(label, "release", version, None, (), "unavailable", f"{stage}: {reason}",
+                               requirements, path=env_dir, notes=notes)
         seconds = round(time.perf_counter() - started, 1)
         size = tree_size(env_dir)
         _write_marker(env_dir, {"format": MARKER_FORMAT, "version": version, "requirements": list(requirements),
-                                "python": _python_tag(), "lock": lock_digest(lock), "seconds": seconds,
-                                "size_bytes": size})
+                                "python": _python_tag(), "lock": lock_digest(lock),
+                                "imports_checked": list(PROBE_IMPORTS), "seconds": seconds, "size_bytes": size})
+        failure_record_path(cache_dir, version).unlink(missing_ok=True)
         return Environment(label, "release", version, str(python), (), "built", None, requirements, seconds, size,
-                           env_dir)
+                           env_dir, notes)
 
 
 def checkout_environment(entry: MatrixEntry, python: str = sys.executable) -> Environment:

@@ -2,18 +2,25 @@
 
 The three files are deterministic for the same columns: no timestamps, no absolute paths, no
 environment build state (built vs reused) and no timings - those go to the console only.
+
+A cell the harness could not drive (``Cell.harness_limit``) says so in the harness's name, is drawn in
+a neutral colour (never the Ragas-error colour), and its changes are listed apart from Ragas's drift.
+Values are shown with 6 significant digits, except where that would hide a difference between
+adjacent columns: there the exact double (``repr``) is shown (``cell_texts``).
 """
 
 from __future__ import annotations
 
 import html
 import json
+import math
+import struct
 from pathlib import Path
 from typing import Any
 
-from harness.compare.classify import CLASSIFICATIONS
+from harness.compare.classify import CLASSIFICATIONS, same_float
 from harness.report.atomic import write_reports_atomically
-from harness.tools.matrix.drift import ApiCell, Cell, Matrix, MatrixRow
+from harness.tools.matrix.drift import MISSING_CLASS, ApiCell, Cell, Drift, Matrix, MatrixRow
 from harness.values import encode_float
 
 MATRIX_FORMAT = 1
@@ -32,6 +39,10 @@ def _cell_json(cell: Cell, causes: tuple) -> dict:
         out["value"] = _value_json(cell)
     if cell.status == "error":
         out["error"] = {"type": cell.error_type, "message": cell.error_message}
+        if cell.error_origin:
+            out["error"]["origin"] = cell.error_origin
+    if cell.not_run is not None:
+        out["not_run"] = {"why": cell.not_run, "by": "harness" if cell.harness_limit else "ragas"}
     if cell.status == "unavailable":
         out["reason"] = cell.error_message
     if cell.classification is not None:
@@ -64,7 +75,7 @@ def matrix_to_json(matrix: Matrix) -> dict:
                      "error": c.error, "sample_fields": list(c.sample_fields),
                      "import_warnings": list(c.import_warnings), "network_attempts": c.network_attempts}
                     for c in matrix.columns],
-        "drifts": [{"from": d.before, "to": d.after, "kind": d.kind, "cause": d.text,
+        "drifts": [{"from": d.before, "to": d.after, "kind": d.kind, "by": d.by, "cause": d.text,
                     "rows": [{"case_id": case, "target": target} for case, target in d.rows]}
                    for d in matrix.drifts],
         "rows": [{"case_id": r.case_id, "category": r.category, "metric": r.metric, "target": r.target,
@@ -93,15 +104,35 @@ def cases_text(cases: list[str], total: int) -> str:
     return f"all {total} cases" if total and len(unique) == total else ", ".join(unique)
 
 
-def _cell_label(cell: Cell) -> str:
+def exact_text(number: float) -> str:
+    """The double exactly: ``repr`` (shortest round-trip text); a NaN by its bit pattern."""
+    if math.isnan(number):
+        return f"NaN 0x{struct.unpack('<Q', struct.pack('<d', number))[0]:016x}"
+    return repr(number)
+
+
+def cell_texts(row: MatrixRow) -> list[str]:
+    """Each cell's display text: ``Cell.text``, but the exact double (``repr``) for a value whose
+    6-significant-digit text equals an adjacent column's while the doubles differ (0.9999999999 vs 1)."""
+    texts = [cell.text for cell in row.cells]
+    exact = [False] * len(texts)
+    for i in range(1, len(texts)):
+        a, b = row.cells[i - 1], row.cells[i]
+        if a.status == b.status == "value" and texts[i - 1] == texts[i] and not same_float(a.value, b.value):
+            exact[i - 1] = exact[i] = True
+    return [exact_text(cell.value) if shown_exact else text
+            for cell, text, shown_exact in zip(row.cells, texts, exact, strict=True)]
+
+
+def _cell_label(cell: Cell, text: str) -> str:
     if cell.classification is None or cell.status != "value":
-        return cell.text
-    return f"{cell.text} {cell.classification}"
+        return text
+    return f"{text} {cell.classification}"
 
 
-def _cell_md(row: MatrixRow, index: int) -> str:
+def _cell_md(row: MatrixRow, index: int, texts: list[str] | None = None) -> str:
     cell = row.cells[index]
-    text = _cell_label(cell)
+    text = _cell_label(cell, (texts or cell_texts(row))[index])
     if index and row.changes[index - 1]:
         return f"**{_md(text)}** Δ"
     return _md(text)
@@ -123,32 +154,48 @@ def _api_md(cell: ApiCell | None) -> str:
     return _md("; ".join(parts))
 
 
+def _drift_tables_md(drifts: list[Drift], suite: dict) -> list[str]:
+    out: list[str] = []
+    for pair in dict.fromkeys((d.before, d.after) for d in drifts):
+        out += [f"### {pair[0]} → {pair[1]}", "", "| cause | what | rows | cases |", "|---|---|---|---|"]
+        for d in (d for d in drifts if (d.before, d.after) == pair):
+            cases = cases_text([case for case, _ in d.rows], suite.get("cases") or 0)
+            out.append(f"| {d.kind} | {_md(d.text)} | {len(d.rows)} | {_md(cases)} |")
+        out.append("")
+    return out
+
+
 def render_markdown(matrix: Matrix) -> str:
     labels = [c.label for c in matrix.columns]
     suite = matrix.suite
     out = [f"# Ragas version matrix: suite {suite.get('name')} ({suite.get('cases')} cases)", "",
-           "Each cell: Ragas's value (6 significant digits; exact doubles in matrix.json) and its classification "
-           "against the reference. **Bold** with Δ: changed from the previous column.", "",
+           "Each cell: Ragas's value (6 significant digits, or the exact double where 6 digits would hide a "
+           "difference from the next column; exact doubles always in matrix.json) and its classification "
+           "against the reference. **Bold** with Δ: changed from the previous column. `harness: ...`: the "
+           "harness could not drive the class there (its limit, not Ragas's).", "",
            "## Versions", "", "| column | Ragas | status | fields accepted | import warnings |",
            "|---|---|---|---|---|"]
     for c in matrix.columns:
         status = "ok" if c.available else f"unavailable: {c.error}"
         out.append(f"| {_md(c.label)} | {_md(c.version or '?')} | {_md(status)} | "
                    f"{_md(', '.join(c.sample_fields) or '—')} | {len(c.import_warnings)} |")
+    ragas = [d for d in matrix.drifts if d.by == "ragas"]
+    harness = [d for d in matrix.drifts if d.by == "harness"]
     out += ["", "## Drifts between adjacent versions", ""]
-    if not matrix.drifts:
-        out.append("No cell changes between adjacent versions.")
-    for pair in dict.fromkeys((d.before, d.after) for d in matrix.drifts):
-        out += [f"### {pair[0]} → {pair[1]}", "", "| cause | what | rows | cases |", "|---|---|---|---|"]
-        for d in (d for d in matrix.drifts if (d.before, d.after) == pair):
-            cases = cases_text([case for case, _ in d.rows], suite.get("cases") or 0)
-            out.append(f"| {d.kind} | {_md(d.text)} | {len(d.rows)} | {_md(cases)} |")
-        out.append("")
-    out += ["## Matrix", "", "| case | metric | target | reference | " + " | ".join(map(_md, labels)) + " |",
+    if not ragas:
+        out.append("No Ragas change between adjacent versions.")
+    out += _drift_tables_md(ragas, suite)
+    if harness:
+        out += ["", "## Not compared: the harness's limits", "",
+                "Cells the harness could not drive in one of two adjacent versions. These are limits of the "
+                "harness (its scripted judge or its own code), not Ragas drift.", ""]
+        out += _drift_tables_md(harness, suite)
+    out += ["", "## Matrix", "", "| case | metric | target | reference | " + " | ".join(map(_md, labels)) + " |",
             "|---|---|---|---|" + "---|" * len(labels)]
     for row in matrix.rows:
+        texts = cell_texts(row)
         out.append(f"| {_md(row.case_id)} | {row.metric} | {_md(row.target)} | {_md(row.reference)} | "
-                   + " | ".join(_cell_md(row, i) for i in range(len(labels))) + " |")
+                   + " | ".join(_cell_md(row, i, texts) for i in range(len(labels))) + " |")
     out += ["", "## API drift", "", "Per target and version: where the class comes from, the SingleTurnSample "
             "fields it was given and accepted, those the version dropped, the columns the class declares it "
             "reads, and warnings raised while scoring.", "",
@@ -179,7 +226,10 @@ _COLORS = {
     "identical": "#c8e6c9", "epsilon": "#dcedc8", "rounding": "#f0f4c3", "undefined_nan": "#fff9c4",
     "empty_as_zero": "#ffe0b2", "dedup": "#e1bee7", "coercion": "#d1c4e9", "variant": "#b3e5fc", "divergence": "#ffcdd2",
     "error": "#ef9a9a", "unavailable": "#e0e0e0", "absent": "#f5f5f5",
+    # neutral: not scored, and not a Ragas error
+    "harness": "#eceff1", "missing": "#fafafa",
 }
+_LEGEND_EXTRA = {"unavailable": "unavailable", "harness": "harness: could not drive", "missing": "missing class"}
 _CSS = """
 body{font-family:system-ui,-apple-system,Segoe UI,Roboto,sans-serif;margin:1.5em;color:#212121}
 table{border-collapse:collapse;font-size:13px;margin-bottom:1.5em}
@@ -191,6 +241,7 @@ span.c{display:block;font-size:11px;color:#424242;font-weight:normal}
 span.why{display:block;font-size:11px;color:#b71c1c;font-weight:normal;white-space:normal;max-width:22em}
 .legend span{display:inline-block;padding:2px 6px;margin:2px;border:1px solid #bdbdbd}
 code{font-size:12px}
+td.k-harness,td.k-missing{color:#546e7a;font-style:italic}
 """ + "".join(f"td.k-{name}{{background:{color}}}\n" for name, color in _COLORS.items())
 
 
@@ -198,18 +249,39 @@ def _e(text: Any) -> str:
     return html.escape(str(text), quote=True)
 
 
-def _cell_html(row: MatrixRow, index: int) -> str:
+def _cell_kind(cell: Cell) -> str:
+    """The colour class: the classification, but neutral for a cell that was not scored."""
+    if cell.harness_limit:
+        return "harness"
+    if cell.not_run == MISSING_CLASS:
+        return "missing"
+    return cell.classification or cell.status
+
+
+def _cell_html(row: MatrixRow, index: int, texts: list[str] | None = None) -> str:
     cell = row.cells[index]
-    kind = cell.classification or cell.status
+    kind = _cell_kind(cell)
     causes = row.changes[index - 1] if index else ()
     classes = f"v k-{kind}" + (" changed" if causes else "")
     title = cell.explanation or cell.error_message or ""
-    body = f"{_e(cell.text)}"
+    if cell.harness_limit and cell.error_message:
+        title = f"the harness could not drive this class: {cell.error_type}: {cell.error_message}"
+    body = f"{_e((texts or cell_texts(row))[index])}"
     if cell.classification and cell.status == "value":
         body += f'<span class="c">{_e(cell.classification)}</span>'
     if causes:
         body += "".join(f'<span class="why">{_e(c.kind)}: {_e(c.text)}</span>' for c in causes)
     return f'<td class="{classes}" title="{_e(title)}">{body}</td>'
+
+
+def _drift_table_html(drifts: list[Drift], suite: dict) -> list[str]:
+    parts = ["<table><tr><th>from → to</th><th>cause</th><th>what</th><th>cases</th></tr>"]
+    for d in drifts:
+        cases = cases_text([case for case, _ in d.rows], suite.get("cases") or 0)
+        parts.append(f"<tr><td>{_e(d.before)} → {_e(d.after)}</td><td>{_e(d.kind)}</td><td>{_e(d.text)}</td>"
+                     f"<td>{_e(cases)} ({len(d.rows)} rows)</td></tr>")
+    parts.append("</table>")
+    return parts
 
 
 def render_html(matrix: Matrix) -> str:
@@ -219,7 +291,8 @@ def render_html(matrix: Matrix) -> str:
              f"<title>Ragas version matrix: {_e(suite.get('name'))}</title>", f"<style>{_CSS}</style></head><body>",
              f"<h1>Ragas version matrix: suite {_e(suite.get('name'))} ({_e(suite.get('cases'))} cases)</h1>",
              '<p class="legend">' + "".join(f'<span style="background:{_COLORS[k]}">{_e(k)}</span>'
-                                             for k in (*CLASSIFICATIONS, "unavailable")),
+                                             for k in CLASSIFICATIONS)
+             + "".join(f'<span style="background:{_COLORS[k]}">{_e(text)}</span>' for k, text in _LEGEND_EXTRA.items()),
              ' &nbsp; <span style="outline:3px solid #d32f2f;outline-offset:-3px">changed from the previous column</span></p>',
              "<h2>Versions</h2><table><tr><th>column</th><th>Ragas</th><th>status</th><th>fields accepted</th></tr>"]
     for c in matrix.columns:
@@ -227,20 +300,19 @@ def render_html(matrix: Matrix) -> str:
         parts.append(f"<tr><td>{_e(c.label)}</td><td>{_e(c.version or '?')}</td><td>{_e(status)}</td>"
                      f"<td>{_e(', '.join(c.sample_fields) or '—')}</td></tr>")
     parts.append("</table><h2>Drifts between adjacent versions</h2>")
-    if matrix.drifts:
-        parts.append("<table><tr><th>from → to</th><th>cause</th><th>what</th><th>cases</th></tr>")
-        for d in matrix.drifts:
-            cases = cases_text([case for case, _ in d.rows], suite.get("cases") or 0)
-            parts.append(f"<tr><td>{_e(d.before)} → {_e(d.after)}</td><td>{_e(d.kind)}</td><td>{_e(d.text)}</td>"
-                         f"<td>{_e(cases)} ({len(d.rows)} rows)</td></tr>")
-        parts.append("</table>")
-    else:
-        parts.append("<p>No cell changes between adjacent versions.</p>")
+    ragas = [d for d in matrix.drifts if d.by == "ragas"]
+    harness = [d for d in matrix.drifts if d.by == "harness"]
+    parts += _drift_table_html(ragas, suite) if ragas else ["<p>No Ragas change between adjacent versions.</p>"]
+    if harness:
+        parts.append("<h2>Not compared: the harness's limits</h2><p>Cells the harness could not drive in one of "
+                     "two adjacent versions: limits of the harness, not Ragas drift.</p>")
+        parts += _drift_table_html(harness, suite)
     parts.append("<h2>Matrix</h2><table><tr><th>case</th><th>metric</th><th>target</th><th>reference</th>"
                  + "".join(f"<th>{_e(label)}</th>" for label in labels) + "</tr>")
     for row in matrix.rows:
+        texts = cell_texts(row)
         parts.append(f"<tr><td>{_e(row.case_id)}</td><td>{_e(row.metric)}</td><td>{_e(row.target)}</td>"
-                     f"<td>{_e(row.reference)}</td>" + "".join(_cell_html(row, i) for i in range(len(labels)))
+                     f"<td>{_e(row.reference)}</td>" + "".join(_cell_html(row, i, texts) for i in range(len(labels)))
                      + "</tr>")
     parts.append("</table><h2>API drift</h2><table><tr><th>target</th>"
                  + "".join(f"<th>{_e(label)}</th>" for label in labels) + "</tr>")

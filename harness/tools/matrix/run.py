@@ -3,7 +3,9 @@
 Each column is classified with ``harness.compare.audit.build_audit`` exactly as a single ``run`` is (no
 expectations: a matrix compares versions with the reference and with each other). A column whose
 environment is unavailable, or whose Ragas cannot be imported, keeps its first error line and no
-audit - it never stops the other columns.
+audit - it never stops the other columns. Machine paths in what Ragas said (an error message naming a
+file of the environment or the checkout) are replaced by ``<env LABEL>`` / ``<checkout LABEL>`` so the
+reports stay portable.
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
+from typing import Any
 
 from harness.cases import Suite
 from harness.compare.audit import Audit, build_audit
@@ -53,6 +56,25 @@ def _first_line(text: str) -> str:
     return lines[0].strip() if lines else "(no message)"
 
 
+def portable(value: Any, replacements: Sequence[tuple[str, str]]) -> Any:
+    """``value`` (JSON data) with every string's machine paths replaced (longest first)."""
+    if isinstance(value, str):
+        for path, name in replacements:
+            value = value.replace(path, name)
+        return value
+    if isinstance(value, list):
+        return [portable(item, replacements) for item in value]
+    if isinstance(value, dict):
+        return {key: portable(item, replacements) for key, item in value.items()}
+    return value
+
+
+def _replacements(environment: Environment) -> list[tuple[str, str]]:
+    pairs = [(str(environment.path), f"<env {environment.label}>")] if environment.path else []
+    pairs += [(prefix, f"<checkout {environment.label}>") for prefix in environment.sys_path_prefix]
+    return sorted(((path, name) for path, name in pairs if len(path) > 1), key=lambda pair: -len(pair[0]))
+
+
 def run_column(environment: Environment, suite: Suite, *, timeout: float = 600.0,
                probe: ProbeFunction = run_probe) -> VersionColumn:
     """The probe with this environment's interpreter on ``suite``; never raises for a probe failure."""
@@ -60,12 +82,14 @@ def run_column(environment: Environment, suite: Suite, *, timeout: float = 600.0
         return VersionColumn(environment, None, {}, environment.error or "environment unavailable", None)
     result = probe([case.raw for case in suite.cases], python=environment.python,
                    sys_path_prefix=list(environment.sys_path_prefix), timeout=timeout)
+    replacements = _replacements(environment)
     if not result.ok:
-        return VersionColumn(environment, None, result.output, _first_line(result.error or "probe failed"),
-                             result.seconds)
-    provenance = {"ragas_version": result.output.get("ragas", {}).get("version"), "matrix_column": environment.label}
-    audit = build_audit(suite, result.output, NO_EXPECTATIONS, provenance)
-    return VersionColumn(environment, audit, result.output, None, result.seconds)
+        return VersionColumn(environment, None, portable(result.output, replacements),
+                             portable(_first_line(result.error or "probe failed"), replacements), result.seconds)
+    output = portable(result.output, replacements)
+    provenance = {"ragas_version": output.get("ragas", {}).get("version"), "matrix_column": environment.label}
+    audit = build_audit(suite, output, NO_EXPECTATIONS, provenance)
+    return VersionColumn(environment, audit, output, None, result.seconds)
 
 
 def run_matrix(environments: Sequence[Environment], suite: Suite, *, timeout: float = 600.0, jobs: int = 2,

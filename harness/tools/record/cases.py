@@ -10,12 +10,21 @@ the metric scored), as the probe recorded them:
   in ``recording.unjudged``;
 - context recall: the ``classifications`` (statement, attributed);
 - faithfulness: the NLI ``statements`` (statement, verdict); zero statements when the statement
-  generator produced none (NLI is then not asked);
+  generator produced none (NLI is then not asked). When the NLI reply judged other statements than
+  the generator produced (it dropped, added or reworded one), Ragas scored the judged ones, and so
+  do the verdicts (the replay reproduces the score), but the generator's reply cannot be frozen
+  with them: the difference is listed in ``recording.not_frozen`` and ``run`` reports it;
 - the ID-based and string-match metrics need no judge: the sample's fields are the inputs.
+
+Recorded with the collections API (targets ``collections:...``) the prompt kinds are the same; an
+unparseable context-precision reply is not replayable there (instructor, not Ragas, parsed it: the
+replay's frozen judge cannot reproduce instructor's failure), and a class that raised before asking
+the judge (e.g. an empty response) has nothing to freeze: both go to ``recording.not_replayable``.
 
 ``recording.live`` holds the live score per Ragas target (the probe's score encoding), so
 ``ragas-compat run`` can check that the offline replay reproduces it bit for bit; a live outcome the
-case format cannot replay (an unparseable reply to a claim-list prompt) is listed in
+case format cannot replay (an unparseable reply to a claim-list prompt, or a parsed reply the case
+loader refuses, e.g. a label number of more than 100 digits) is listed in
 ``recording.not_replayable`` with the reason, and its verdict key is left out. A sample whose judge
 could not be reached (transport error after Ragas's retries) is not a case: it is reported and
 recorded again on the next run.
@@ -23,9 +32,12 @@ recorded again on the next run.
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 from typing import Any
 
+from harness.cases import parse_suite_text
+from harness.errors import HarnessInputError
 from harness.tools.record.dataset import Sample
 
 CP_KEYS = ("context_precision_with_reference", "context_precision_without_reference")
@@ -36,6 +48,11 @@ RECORDABLE = LLM_METRICS + NON_LLM_METRICS
 DEFAULT_CATEGORY = "single_source"
 CLAIM_REPLAY_LIMIT = ("the judge's reply could not be parsed ({error}); the case format replays raw replies of "
                       "context-precision prompts only, so this outcome is kept here and not replayed")
+UNSTORABLE = ("Ragas parsed the judge's reply, but the case file cannot hold what it parsed ({error}); "
+              "the reply is kept in recording.replies and this outcome is not replayed")
+NLI_DIFFERS = ("Ragas generated {generated} statement(s) but the judge's NLI reply judged {judged} ({detail}); "
+               "Ragas scored the judged ones, which the verdicts hold and the replay reproduces, but the "
+               "replay's statement prompt answers with them, not with what the judge generated")
 
 
 @dataclass(frozen=True)
@@ -58,7 +75,15 @@ def _error_text(call: dict[str, Any]) -> str:
     return f"{error.get('type', 'Error')}: {error.get('message', '')}".strip()
 
 
-def _context_precision(key: str, contexts: list[str], calls: list[dict], out: dict[str, Any]) -> str | None:
+NOT_ASKED = ("Ragas raised before asking the judge anything ({error}), so there is no verdict to freeze; "
+             "this outcome is kept here and not replayed")
+COLLECTIONS_PARSE_LIMIT = ("the judge's reply could not be parsed ({error}); instructor parsed it for the collections "
+                           "class, and the replay's frozen judge cannot reproduce instructor's failure, so this outcome "
+                           "is kept here and not replayed")
+
+
+def _context_precision(key: str, contexts: list[str], calls: list[dict], out: dict[str, Any],
+                       raw_replayable: bool = True) -> str | None:
     asked = [c for c in calls if c.get("kind") == "context_precision"]
     labels: list[Any] = []
     unjudged: list[int] = []
@@ -70,6 +95,8 @@ def _context_precision(key: str, contexts: list[str], calls: list[dict], out: di
         if call is not None and call.get("error") and not unjudged:
             if not call.get("replies"):
                 return f"the judge gave no reply to context {i} ({_error_text(call)})"
+            if not raw_replayable:
+                return COLLECTIONS_PARSE_LIMIT.format(error=_error_text(call))
             out["judge_replies"].setdefault(key, {})[str(i)] = call["replies"][0]
         elif call is None and not unjudged and not any(c.get("error") for c in asked):
             return f"Ragas asked {len(asked)} context-precision prompts for {len(contexts)} contexts"
@@ -91,6 +118,17 @@ def _context_recall(calls: list[dict], out: dict[str, Any]) -> str | None:
     return None
 
 
+def _nli_difference(generated: list[Any], judged: list[Any]) -> str | None:
+    """What the NLI reply did to the generated statements (None: it judged exactly them, in order)."""
+    if generated == judged:
+        return None
+    dropped = [s for s in generated if s not in judged]
+    added = [s for s in judged if s not in generated]
+    parts = [f"not judged: {dropped!r}"] if dropped else []
+    parts += [f"judged but not generated: {added!r}"] if added else []
+    return "; ".join(parts) or "the same statements in another order or count"
+
+
 def _faithfulness(calls: list[dict], out: dict[str, Any]) -> str | None:
     generated = [c for c in calls if c.get("kind") == "statement_generator"]
     judged = [c for c in calls if c.get("kind") == "nli_statements"]
@@ -104,6 +142,24 @@ def _faithfulness(calls: list[dict], out: dict[str, Any]) -> str | None:
     out["verdicts"]["faithfulness"] = [
         {"statement": c.get("statement"), "verdict": c.get("verdict")}
         for c in judged[0]["output"][0].get("statements", [])]
+    judged_statements = [c["statement"] for c in out["verdicts"]["faithfulness"]]
+    detail = _nli_difference(list(statements), judged_statements)
+    if detail:
+        out["recording"]["not_frozen"]["faithfulness"] = NLI_DIFFERS.format(
+            generated=len(statements), judged=len(judged_statements), detail=detail)
+    return None
+
+
+def _refused_by_loader(case: dict[str, Any], key: str, out: dict[str, Any]) -> str | None:
+    """Why the case loader refuses ``verdicts[key]`` (with its raw replies) in ``case`` (None: it accepts)."""
+    probe = {**case, "verdicts": {key: out["verdicts"][key]}}
+    if key in out["judge_replies"]:
+        probe["judge_replies"] = {key: out["judge_replies"][key]}
+    try:
+        parse_suite_text(json.dumps({"schema_version": 1, "suite": "recording-check", "cases": [probe]},
+                                    ensure_ascii=False), source="recording")  # as `run` reads it
+    except HarnessInputError as exc:
+        return "; ".join(exc.problems)[:2000]
     return None
 
 
@@ -124,7 +180,7 @@ def build_case(sample: Sample, result: dict[str, Any]) -> Built:
             case[optional] = fields[optional]
     out: dict[str, Any] = {"verdicts": {}, "judge_replies": {},
                            "recording": {"dataset_row": sample.row, "live": {}, "replies": {},
-                                         "not_replayable": {}, "unjudged": {}}}
+                                         "not_replayable": {}, "not_frozen": {}, "unjudged": {}}}
     for metric, record in (result.get("metrics") or {}).items():
         if record.get("skipped"):
             continue
@@ -137,14 +193,28 @@ def build_case(sample: Sample, result: dict[str, Any]) -> Built:
         if calls:
             out["recording"]["replies"][metric] = [_call_json(c) for c in calls]
         problem = None
-        if metric in CP_KEYS:
-            problem = _context_precision(metric, contexts, calls, out)
+        value = record["value"]
+        if metric in LLM_METRICS and not calls and isinstance(value, dict) and "error" in value:
+            problem = NOT_ASKED.format(error=f"{value['error'].get('type')}: {value['error'].get('message')}")
+        elif metric in CP_KEYS:
+            problem = _context_precision(metric, contexts, calls, out,
+                                         raw_replayable=not str(target).startswith("collections:"))
         elif metric == "context_recall":
             problem = _context_recall(calls, out)
         elif metric == "faithfulness":
             problem = _faithfulness(calls, out)
+        if problem is None and metric in out["verdicts"]:
+            refused = _refused_by_loader(case, metric, out)
+            if refused is not None:
+                problem = UNSTORABLE.format(error=refused)
+                for key in ("verdicts", "judge_replies"):
+                    out[key].pop(metric, None)
+                out["recording"]["unjudged"].pop(metric, None)
         if problem is not None:
             out["recording"]["not_replayable"][target] = problem
+            out["recording"]["not_frozen"].pop(metric, None)
+        elif metric in out["recording"]["not_frozen"]:
+            out["recording"]["not_frozen"][target] = out["recording"]["not_frozen"].pop(metric)
     absent = [name for name in ("user_input", "reference", "response") if name not in fields]
     if absent:
         out["recording"]["absent_fields"] = absent

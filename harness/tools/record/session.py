@@ -40,7 +40,7 @@ from pathlib import Path
 from typing import Any
 
 import harness
-from harness.cases import parse_suite
+from harness.cases import parse_suite_text
 from harness.errors import HarnessInputError, RagasUnavailable
 from harness.metrics.registry import metric as metric_spec
 from harness.runner import PROBE_DIR, check_timeout, resolve_executable, run_in_own_group
@@ -65,17 +65,20 @@ class Judge:
     request_timeout: float = 120.0
     max_retries: int = 2
     allow: tuple[tuple[str, int], ...] = ()  # endpoints the probe's guard lets through
+    api: str = "legacy"                     # which Ragas API's classes score the judged metrics
 
     def request(self) -> dict[str, Any]:
         if self.kind == "openai":
             return {"kind": "openai", "base_url": self.base_url, "model": self.model,
                     "api_key_env": self.api_key_env, "timeout": self.request_timeout,
-                    "max_retries": self.max_retries, "settings": self.settings}
-        return {"kind": "factory", "spec": self.spec}
+                    "max_retries": self.max_retries, "settings": self.settings, "api": self.api}
+        return {"kind": "factory", "spec": self.spec, "api": self.api}
 
     def provenance(self) -> dict[str, Any]:
         """What identifies the judge (never the key)."""
         out: dict[str, Any] = {"kind": self.kind}
+        if self.api != "legacy":
+            out["api"] = self.api
         if self.kind == "openai":
             out.update({"base_url": self.base_url, "model": self.model, "api_key_env": self.api_key_env,
                         "settings": self.settings, "request_timeout": self.request_timeout,
@@ -405,5 +408,5 @@ def _write(out: Path, done: dict[str, dict[str, Any]], order: dict[str, int], re
         "cases": cases,
     }
     text = json.dumps(document, indent=1, ensure_ascii=False, allow_nan=False) + "\n"
-    parse_suite(json.loads(text), source=out.name)  # never write a file `run` would refuse
+    parse_suite_text(text, source=out.name)  # never write a file `run` would refuse
     write_atomically(out, text)

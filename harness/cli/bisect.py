@@ -1,0 +1,165 @@
+"""``ragas-compat bisect``: the first Ragas commit where one cell (case, target) changes.
+
+Exit codes: 0 the cell is unchanged between --good and --bad, or it changed but no finding of a
+``--fail-on`` kind shows (``harness.tools.bisect.finding_kinds``); 1 it changed with such a finding
+(the first bad commit, or the candidates, are printed either way); 2 bad input or usage (a bad ref,
+--good not an ancestor of --bad, a cell that cannot be scored at --good or --bad).
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Optional
+
+import typer
+
+from harness.cli.common import exits_on_harness_errors, positive_seconds, shown, stderr, stdout
+from harness.cli.output import OutputFormat, format_option, narrow_table, print_json, print_markdown
+from harness.compare.verdict import DRIFT_KINDS, parse_fail_on
+from harness.errors import ExitCode, HarnessInputError
+from harness.metrics.registry import metrics_for_target
+from harness.pin.sources import locate_installed
+from harness.pipeline import load_suite
+from harness.tools.bisect import (
+    BisectResult,
+    CommitInfo,
+    bisect_cell,
+    finding_kinds,
+    nearest_release,
+    prepare_checkout,
+    probe_scorer,
+    result_json,
+)
+from harness.tools.matrix.environments import default_cache_dir, ensure_environments, parse_entries
+
+BISECT_HELP = ("Walk a Ragas git history between --good and --bad (git's bisection order, in a temporary "
+               "clone: your checkout is never modified) and name the first commit where one cell changes.")
+
+
+def _audited_files() -> tuple[str, ...]:
+    from harness.pin import load_manifest
+
+    return tuple(load_manifest().audited_files)
+
+
+def _commit_line(info: CommitInfo) -> str:
+    audited = ", ".join(info.audited_touched) or "none"
+    return f"{info.hexsha} {info.date} {info.subject} (audited files touched: {audited})"
+
+
+def _markdown(result: BisectResult, doc: dict) -> list[str]:
+    lines = [f"# Bisect: {result.case_id} × {result.target}", "",
+             f"- good `{result.good.short}` {result.good.subject}: {result.good_cell.text}",
+             f"- bad `{result.bad.short}` {result.bad.subject}: {result.bad_cell.text}", ""]
+    if result.status == "unchanged":
+        return [*lines, "The cell is the same at both ends: nothing to bisect."]
+    if result.first_bad is not None:
+        info = result.first_bad
+        lines += [f"**First bad commit** `{info.hexsha}` ({info.date}): {info.subject}", "",
+                  "Audited files touched: " + (", ".join(f"`{f}`" for f in info.audited_touched) or "none"), "",
+                  "Change: " + "; ".join(f"{c.kind}: {c.text}" for c in result.causes), ""]
+    else:
+        lines += ["Skipped commits hide the answer; the first bad commit is one of:", ""]
+        lines += [f"- `{c.hexsha}` {c.subject}" for c in result.candidates]
+        lines.append("")
+    lines += ["| commit | verdict | cell | why |", "|---|---|---|---|"]
+    lines += [f"| `{s.hexsha[:10]}` | {s.verdict} | {s.cell.text} | {s.why.replace('|', '/')} |"
+              for s in result.steps]
+    return lines
+
+
+def _print_table(result: BisectResult, kinds: list[str], fails: bool) -> None:
+    console = stdout()
+    console.print(f"good {shown(result.good.short)}: {shown(result.good_cell.text)}   "
+                  f"bad {shown(result.bad.short)}: {shown(result.bad_cell.text)}", highlight=False)
+    if result.status == "unchanged":
+        console.print("unchanged: the cell is the same at --good and --bad; nothing to bisect", highlight=False)
+        return
+    if result.steps:
+        table = narrow_table("commit", "verdict", "cell", "why", title="steps (git's bisection order)")
+        for step in result.steps:
+            table.add_row(step.hexsha[:10], step.verdict, shown(step.cell.text), shown(step.why))
+        console.print(table)
+    if result.first_bad is not None:
+        console.print(f"first bad commit: {shown(_commit_line(result.first_bad))}", highlight=False)
+        for cause in result.causes:
+            console.print(f"  {cause.kind}: {shown(cause.text)}", highlight=False)
+    else:
+        console.print("skipped commits hide the answer; the first bad commit is one of:", highlight=False)
+        for info in result.candidates:
+            console.print(f"  {shown(_commit_line(info))}", highlight=False)
+    console.print(f"findings: {', '.join(kinds)}" + (" (fail)" if fails else " (not in --fail-on)"),
+                  highlight=False)
+
+
+def _release_python(checkout: Path, bad: str, release: str, cache_dir: Path | None) -> str:
+    """The interpreter of the matrix environment of ``release`` ("nearest": the tag before ``bad``)."""
+    version = nearest_release(checkout, bad) if release == "nearest" else release
+    [env] = ensure_environments(parse_entries(version), cache_dir=cache_dir or default_cache_dir(), jobs=1)
+    if not env.available:
+        raise HarnessInputError(f"--release-env {release}: the environment of Ragas {version} is unavailable "
+                                f"({env.error})", field="--release-env", value=release)
+    stderr().print(f"[dim]dependencies from the Ragas {shown(version)} environment ({env.status})[/]",
+                   highlight=False)
+    return env.python
+
+
+@exits_on_harness_errors()
+def bisect_command(
+    ragas_checkout: Path = typer.Option(..., "--ragas-checkout", help="A Ragas git repository (left untouched)."),
+    good: str = typer.Option(..., "--good", help="A commit (or tag, branch) where the cell is as expected."),
+    bad: str = typer.Option(..., "--bad", help="A later commit where the cell has changed."),
+    case: str = typer.Option(..., "--case", help="The case id."),
+    target: str = typer.Option(..., "--target", help="The Ragas target, API:CLASS (legacy:Faithfulness)."),
+    cases: Optional[list[Path]] = typer.Option(None, "--cases", help="Case file(s); default: the bundled suite."),
+    python: str = typer.Option(sys.executable, "--python",
+                               help="Interpreter whose installed dependencies the checkout's sources run with."),
+    release_env: Optional[str] = typer.Option(None, "--release-env",
+                                              help="Instead of --python: the matrix environment of this Ragas "
+                                                   "release (built once, cached), or 'nearest' (the release tag "
+                                                   "nearest before --bad)."),
+    cache_dir: Optional[Path] = typer.Option(None, "--cache-dir",
+                                             help="Virtualenv cache for --release-env (default "
+                                                  "~/.cache/ragas-compat/envs)."),
+    timeout: float = typer.Option(600.0, "--timeout", callback=positive_seconds,
+                                  help="Seconds before one probe is stopped."),
+    fail_on: Optional[list[str]] = typer.Option(None, "--fail-on",
+                                                help="Finding kinds that make the exit code 1, comma-separated or "
+                                                     f"repeated: all (default), none, {', '.join(DRIFT_KINDS)}."),
+    ignore_cause: Optional[list[str]] = typer.Option(None, "--ignore-cause",
+                                                     help="A change that does not make a commit bad (repeatable), "
+                                                          "e.g. class_moved or prompts_changed."),
+    output: OutputFormat = format_option(),
+) -> None:
+    kinds_failing = parse_fail_on(fail_on)
+    try:
+        specs = metrics_for_target(target)
+    except (HarnessInputError, ValueError):
+        specs = ()
+    if not specs:
+        raise HarnessInputError(f"--target {target!r}: not a Ragas target the harness compares "
+                                f"(API:CLASS such as legacy:Faithfulness)", field="--target", value=target)
+    chosen = load_suite(list(cases or [])).case(case)
+    if release_env:
+        python = _release_python(ragas_checkout, bad, release_env, cache_dir)
+    locate_installed(python, timeout=min(timeout, 60.0))  # an unusable interpreter: exit 3 before any git work
+    progress = (lambda message: None) if output == OutputFormat.JSON else \
+        (lambda message: stderr().print(f"[dim]{shown(message)}[/]", highlight=False))
+    result = bisect_cell(ragas_checkout, good, bad, chosen, target, audited=_audited_files(), progress=progress,
+                         score=probe_scorer(chosen, target, python=python, timeout=timeout),
+                         prepare=prepare_checkout, ignore=frozenset(ignore_cause or ()))
+    kinds = finding_kinds(result, specs[0].name)
+    doc = result_json(result, kinds, kinds_failing)
+    if output == OutputFormat.JSON:
+        print_json(doc)
+    elif output == OutputFormat.MD:
+        print_markdown(_markdown(result, doc))
+    else:
+        _print_table(result, kinds, doc["fails"])
+    raise typer.Exit(int(ExitCode.DRIFT if doc["fails"] else ExitCode.OK))
+
+
+def register(app: typer.Typer) -> None:
+    """Add the ``bisect`` command to ``app``."""
+    app.command("bisect", help=BISECT_HELP)(bisect_command)

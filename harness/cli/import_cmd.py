@@ -1,0 +1,40 @@
+"""``ragas-compat import``: a dataset plus a CSV of human or judge labels made elsewhere -> a case file.
+
+``register(app)`` adds the command (the module is ``import_cmd`` because ``import`` is a keyword).
+Offline: no model is asked. Exit codes: 0 written; 2 bad input or usage (the dataset's or the labels'
+problems, each naming the file, row and column; nothing written).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Optional
+
+import typer
+
+from harness.cli.common import exits_on_harness_errors, shown, stdout
+from harness.tools.record.importer import import_labels
+
+
+@exits_on_harness_errors()
+def import_command(
+    dataset: Path = typer.Argument(..., help="Ragas EvaluationDataset file (.jsonl, .json, .csv; old column "
+                                             "names too), a .parquet file or a Hugging Face save_to_disk folder."),
+    labels: Path = typer.Argument(..., help="CSV with columns sample_id, claim_id, human_label, judge_label "
+                                            "(optional: metric, statement)."),
+    out: Path = typer.Option(..., "--out", help="The case file to write (replaced atomically)."),
+    verdicts_from: str = typer.Option("judge", "--verdicts-from",
+                                      help="Which label column fills the verdict lists: judge or human."),
+    suite: Optional[str] = typer.Option(None, "--suite", help="Suite name (default: <dataset>-imported)."),
+) -> None:
+    """Turn a dataset and a CSV of labels (a judge's verdicts, human labels) into a case file that
+    `ragas-compat run --cases FILE` audits: judge_audit rows give the judge-vs-human audit, context
+    precision / recall / faithfulness rows give the frozen verdicts Ragas and the reference score."""
+    result = import_labels(dataset, labels, out, verdicts_from=verdicts_from, suite=suite)
+    stdout().print(f"{result.cases} cases in {shown(result.path)} ({result.labelled} with labels from "
+                   f"{result.rows} rows; {result.audited} claims in judge audits)", highlight=False)
+
+
+def register(app: typer.Typer) -> None:
+    """Add the ``import`` command to ``app``."""
+    app.command("import")(import_command)

@@ -1,0 +1,206 @@
+"""QuotedSpansAlignment: the fraction of the response's quoted spans found verbatim in a retrieved context.
+
+Collections API only (``ragas.metrics.collections.QuotedSpansAlignment``; Ragas 0.4.3 has no legacy
+class). It runs on cases with ``"quoted_spans": true`` and reads ``response`` and ``retrieved_contexts``;
+the class's defaults (``casefold=True``, ``min_span_words=3``) are the audited configuration.
+
+Reference (the class's documented definition):
+
+- a quoted span is the text between an opening quotation mark and its closing mark: ``"..."``,
+  ``“...”``, ``„...“`` or ``„...”``, ``‘...’`` and ``'...'``; a ``'`` or ``’`` between two letters or digits
+  is an apostrophe (``don't``), not a quotation mark; a span may run over a line break; nested marks
+  belong to the outer span;
+- a span counts when it has at least 3 words (whitespace-separated, after stripping);
+- normalisation: whitespace runs collapsed to one space, ends stripped, lower-cased (``str.lower``);
+- a span is aligned when its normalised text occurs in the normalised text of one retrieved context;
+- value = aligned spans / spans; undefined (``no_quoted_spans``) when the response has no span.
+
+Ragas's own reading, recomputed as named variants: it searches every span in the contexts joined with
+a space (``contexts_joined``: a span may run from one context into the next); and it finds spans with one
+regular expression in which any of ten marks (``" “ ” „ ‟ ' ‘ ’ ` ´``) opens a span and any closes it, on
+one line (``ragas_quote_marks``: an apostrophe opens or closes a span, a backtick quotes). With no span
+it returns 1.0 (``no_span_scores_one``; the reference: undefined).
+"""
+
+from __future__ import annotations
+
+import random
+import re
+from collections.abc import Sequence
+from fractions import Fraction
+from typing import Any
+
+from harness.cases.model import Case
+from harness.metrics.outcome import ReferenceOutcome
+from harness.metrics.spec import ExplainAdapter, ExplainInput, FuzzDraw, MetricSpec, Quantity, targets
+from harness.vocabulary import Api
+
+FIELDS = ("response", "retrieved_contexts")
+REQUIRES = ("quoted_spans",)
+MIN_SPAN_WORDS = 3
+NO_SPANS = "no_quoted_spans"
+DENOMINATOR = "quoted spans of at least 3 words in the response"
+TEXTS_HELP = ("--retrieved JSON-LIST --reference JSON-LIST: the response (a one-item list) and the retrieved "
+              "contexts (e.g. --retrieved '[\"He said \\\"the results are significant\\\".\"]' "
+              "--reference '[\"The results are significant.\"]')")
+
+# opening mark -> the marks that close it
+PAIRS: dict[str, str] = {'"': '"', "\u201c": "\u201d", "\u201e": "\u201c\u201d", "\u2018": "\u2019", "'": "'"}
+APOSTROPHES = "'\u2019"
+
+# Ragas's extraction: any of these marks opens a span and any closes it; "." does not cross a line break
+RAGAS_MARKS = "\"\u201c\u201d\u201e\u201f'\u2018\u2019`\u00b4"
+_RAGAS_QUOTE = re.compile(f"[{re.escape(RAGAS_MARKS)}](.*?)[{re.escape(RAGAS_MARKS)}]")
+
+CONTEXTS_JOINED = ("QuotedSpansAlignment searches every span in the retrieved contexts joined with a space, so a "
+                   "span that runs from the end of one context into the next counts as found")
+NO_SPAN_SCORES_ONE = ("QuotedSpansAlignment returns 1.0 when the response quotes no span of 3 words or more (0/0 for "
+                      "the reference): a response without a quotation scores as if every quotation were found")
+RAGAS_QUOTE_MARKS = ("QuotedSpansAlignment finds spans with one regular expression: any of ten marks (\" “ ” „ ‟ ' ‘ "
+                     "’ ` ´) opens a span and any closes it, on one line, so an apostrophe (don't) opens or closes "
+                     "a span and a span never crosses a line break (contexts joined with a space, as always)")
+
+
+def _is_apostrophe(text: str, i: int) -> bool:
+    return text[i] in APOSTROPHES and 0 < i < len(text) - 1 and text[i - 1].isalnum() and text[i + 1].isalnum()
+
+
+def quoted_spans(text: str) -> list[str]:
+    """Every quoted span of ``text`` (stripped), outermost pairs, in order, whatever its length."""
+    spans: list[str] = []
+    i = 0
+    while i < len(text):
+        mark = text[i]
+        if mark in PAIRS and not _is_apostrophe(text, i):
+            j = i + 1
+            while j < len(text) and not (text[j] in PAIRS[mark] and not _is_apostrophe(text, j)):
+                j += 1
+            if j < len(text):
+                spans.append(text[i + 1:j].strip())
+                i = j + 1
+                continue
+        i += 1
+    return spans
+
+
+def ragas_quoted_spans(text: str) -> list[str]:
+    """The spans Ragas's regular expression finds (stripped)."""
+    return [m.group(1).strip() for m in _RAGAS_QUOTE.finditer(text)]
+
+
+def long_enough(spans: Sequence[str]) -> list[str]:
+    return [s for s in spans if len(s.split()) >= MIN_SPAN_WORDS]
+
+
+def normalise(text: str) -> str:
+    """Whitespace runs to one space, ends stripped, lower-cased."""
+    return " ".join(text.split()).lower()
+
+
+def aligned(span: str, contexts: Sequence[str], joined: bool = False) -> bool:
+    """The normalised span occurs in one normalised context (``joined``: in the contexts joined with a space)."""
+    needle = normalise(span)
+    haystacks = [" ".join(contexts)] if joined else list(contexts)
+    return bool(needle) and any(needle in normalise(h) for h in haystacks)
+
+
+def _fraction(spans: Sequence[str], contexts: Sequence[str], joined: bool) -> Fraction | None:
+    return Fraction(sum(aligned(s, contexts, joined) for s in spans), len(spans)) if spans else None
+
+
+def _compute(case: Case) -> ReferenceOutcome:
+    contexts = case.retrieved_contexts
+    all_spans = quoted_spans(case.response)
+    spans = long_enough(all_spans)
+    value = _fraction(spans, contexts, joined=False)
+    details: dict[str, Any] = {"spans": spans, "too_short": [s for s in all_spans if s not in spans],
+                               "aligned": [s for s in spans if aligned(s, contexts)]}
+    alternatives: dict[str, Any] = {}
+    variants: dict[str, str] = {}
+    joined = _fraction(spans, contexts, joined=True)
+    if joined is not None and joined != value:
+        alternatives["variant:contexts_joined"] = joined
+        variants["contexts_joined"] = CONTEXTS_JOINED
+    ragas_spans = long_enough(ragas_quoted_spans(case.response))
+    if ragas_spans != spans:
+        ragas_value = _fraction(ragas_spans, contexts, joined=True)
+        # with no span Ragas returns 1.0
+        alternatives["variant:ragas_quote_marks"] = Fraction(1) if ragas_value is None else ragas_value
+        variants["ragas_quote_marks"] = RAGAS_QUOTE_MARKS
+        details["ragas_spans"] = ragas_spans
+    if not spans and not ragas_spans:
+        alternatives["variant:no_span_scores_one"] = Fraction(1)
+        variants["no_span_scores_one"] = NO_SPAN_SCORES_ONE
+    if variants:
+        details["variants"] = variants
+    return ReferenceOutcome("quoted_spans_alignment", value, None if value is not None else NO_SPANS, None,
+                            alternatives, details, DENOMINATOR)
+
+
+# --------------------------------------------------------------------------- fuzz and explain
+
+_OPEN_CLOSE = (('"', '"'), ("\u201c", "\u201d"), ("\u201e", "\u201c"), ("\u2018", "\u2019"), ("'", "'"),
+               ("`", "`"), ('"', "\u201d"), ("\u00b4", "\u00b4"))
+_FILLER = ("He said", "the report notes", "don't", "it's", "and", "rock 'n' roll", ".", ",", "\n", "naïve", "東京")
+
+
+def _span_words(rng: random.Random, contexts: Sequence[str]) -> str:
+    """Words for a quoted span: consecutive retrieved contexts (found only when joined), their case
+    variants, a shuffled order, or unrelated words; one to four words with varied whitespace."""
+    if contexts and rng.random() < 0.7:
+        start, n = rng.randrange(len(contexts)), rng.randint(2, 5)
+        words = list(contexts[start:start + n])
+        if len(words) < n and rng.random() < 0.7:   # a short list of contexts: repeat some of them
+            words += [rng.choice(contexts) for _ in range(n - len(words))]
+        if rng.random() < 0.2:
+            words = [w.upper() if rng.random() < 0.5 else w.lower() for w in words]
+        if rng.random() < 0.15:
+            rng.shuffle(words)
+        if rng.random() < 0.15 and words:
+            words[0] = words[0][1:]  # a span starting inside a context
+    else:
+        words = [rng.choice(("the", "results", "are", "significant", "Results")) for _ in range(rng.randint(2, 5))]
+    return "".join(w + rng.choice((" ", " ", "  ", "\n", "\t")) for w in words).strip()
+
+
+def fuzz_quotes(draw: FuzzDraw) -> dict[str, Any]:
+    """A response quoting the draw's retrieved contexts (one letter repeated each, so a span of three words
+    is never inside one context: it is found only across contexts) with every kind of quotation mark,
+    apostrophes, short spans and line breaks. The contexts are the draw's, so the other metrics' inputs
+    stay as they are."""
+    rng = draw.rng
+    parts = []
+    for _ in range(rng.randint(0, 4)):
+        parts.append(rng.choice(_FILLER))
+        if rng.random() < 0.8:
+            opening, closing = rng.choice(_OPEN_CLOSE)
+            parts.append(opening + _span_words(rng, draw.retrieved_contexts) + closing)
+    return {"quoted_spans": True, "response": " ".join(parts)}
+
+
+def explain_quotes(given: ExplainInput) -> dict[str, Any]:
+    return {"quoted_spans": True, "response": str(given.retrieved[0]) if given.retrieved else "",
+            "retrieved_contexts": [str(c) for c in given.reference]}
+
+
+def _quantities(reference: ReferenceOutcome, given: ExplainInput) -> tuple[list[Quantity], list[str]]:
+    spans = reference.details.get("spans", [])
+    found = reference.details.get("aligned", [])
+    quantities = [Quantity(reference.metric, reference.value)]
+    quantities += [Quantity(k, v) for k, v in reference.alternatives.items()]  # type: ignore[arg-type]
+    formula = (f"{len(found)}/{len(spans)} spans found in one retrieved context: {found!r} of {spans!r}" if spans
+               else f"no quoted span of at least {MIN_SPAN_WORDS} words: undefined ({NO_SPANS}); Ragas returns 1.0")
+    return quantities, [formula]
+
+
+_TARGETS = targets(Api.COLLECTIONS, "QuotedSpansAlignment")
+
+SPECS: tuple[MetricSpec, ...] = (MetricSpec(
+    name="quoted_spans_alignment",
+    reference_on=("quoted spans of >= 3 words in the response (paired quotation marks, apostrophes excluded) found "
+                  "in one retrieved context after collapsing whitespace and lower-casing"),
+    ragas_targets=_TARGETS, fields_read=FIELDS, denominator=DENOMINATOR,
+    undefined_policy=f"None ('{NO_SPANS}') when the response quotes no span of 3 words or more; Ragas returns 1.0.",
+    compute=_compute, requires=REQUIRES, fuzz_inputs=fuzz_quotes,
+    explain=ExplainAdapter(command="quoted-spans-alignment", takes="texts", inputs_help=TEXTS_HELP,
+                           targets=_TARGETS, case_inputs=explain_quotes, quantities=_quantities)),)

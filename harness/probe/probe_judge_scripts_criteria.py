@@ -1,0 +1,91 @@
+"""Judge scripts for the criteria and rubric classes: AspectCritic, SimpleCriteriaScore (legacy only at
+Ragas 0.4.3), RubricsScore / DomainSpecificRubrics and InstanceRubrics / InstanceSpecificRubrics
+(standard library only; called as ``script(prompts, metric, case, book)`` like ``probe_judge_scripts``).
+
+Each class asks ONE prompt per sample. The prompt input is the class's input model rendered with
+``exclude_none``: the sample fields the case gives (``user_input``, ``response``,
+``retrieved_contexts``, ``reference``). Differences the scripts follow:
+
+- AspectCritic / SimpleCriteriaScore: the votes of all strictness samples are the generations of that
+  one call (``PromptBook.expect_samples``): a Ragas that asks for ``n = strictness`` generations gets
+  them all, one that asks for one (0.4.3) gets the first. SimpleCriteriaScore's input has no
+  ``reference_contexts`` (the case gives none either). With no vote in the case nothing is expected,
+  so the asking fails loudly (the judge has no reply).
+- legacy InstanceRubrics folds the contexts into the question (``"{user_input} answer using context:
+  {joined contexts}"``) and drops ``retrieved_contexts``; the collections class passes them as given.
+- the prompt attribute: legacy ``single_turn_prompt`` (``single_turn_scoring_prompt`` for
+  RubricsScore), collections ``scoring_prompt``.
+"""
+
+from __future__ import annotations
+
+import typing as t
+
+try:
+    from .probe_judge_scripts import PromptAdapter, Script
+    from .probe_prompt_book import PromptBook
+    from .probe_protocol import API_COLLECTIONS, API_LEGACY
+except ImportError:  # run_probe.py: the script's folder is on sys.path
+    from probe_judge_scripts import PromptAdapter, Script  # type: ignore[no-redef]
+    from probe_prompt_book import PromptBook  # type: ignore[no-redef]
+    from probe_protocol import API_COLLECTIONS, API_LEGACY  # type: ignore[no-redef]
+
+FROZEN_REASON = "frozen verdict (ragas-compat scripted judge)"
+SAMPLE_FIELDS = ("user_input", "response", "retrieved_contexts", "reference")
+
+# kind -> (the prompt's attribute per API, the reply's reason field)
+PROMPTS: dict[str, tuple[dict[str, str], str]] = {
+    "aspect_critic": ({API_LEGACY: "single_turn_prompt"}, "reason"),
+    "simple_criteria": ({API_LEGACY: "single_turn_prompt"}, "reason"),
+    "rubrics_score": ({API_LEGACY: "single_turn_scoring_prompt", API_COLLECTIONS: "scoring_prompt"}, "feedback"),
+    "instance_rubrics": ({API_LEGACY: "single_turn_prompt", API_COLLECTIONS: "scoring_prompt"}, "feedback"),
+}
+SAMPLE_KEY = {"aspect_critic": "verdict", "simple_criteria": "score", "rubrics_score": "score",
+              "instance_rubrics": "score"}
+
+
+def instruction(prompts: PromptAdapter, metric: t.Any, kind: str) -> str:
+    """The instruction of the class's one prompt (AttributeError when this API keeps none there)."""
+    attribute = PROMPTS[kind][0][prompts.api]
+    return getattr(metric, attribute).instruction
+
+
+def sample_input(case: dict) -> dict:
+    """The prompt input of the sample fields the case gives (Ragas renders with exclude_none)."""
+    return {f: case[f] for f in SAMPLE_FIELDS if case.get(f) is not None}
+
+
+def votes_script(kind: str, strictness: int) -> Script:
+    """AspectCritic / SimpleCriteriaScore with ``strictness``: one prompt whose generations are the
+    first ``k`` votes (``k``: strictness made odd, as the constructor does)."""
+    k = strictness if strictness % 2 else strictness + 1
+
+    def script(prompts: PromptAdapter, metric: t.Any, case: dict, book: PromptBook) -> None:
+        votes = case["verdicts"][kind][:k]
+        if not votes:
+            return
+        reason, key = PROMPTS[kind][1], SAMPLE_KEY[kind]
+        book.expect_samples(kind, instruction(prompts, metric, kind), sample_input(case),
+                            [{reason: FROZEN_REASON, key: vote[key]} for vote in votes],
+                            label=f"verdicts.{kind} (first {k} samples)")
+
+    return script
+
+
+def rubrics_script(kind: str) -> Script:
+    """RubricsScore / InstanceRubrics: one prompt -> {feedback, score}."""
+
+    def script(prompts: PromptAdapter, metric: t.Any, case: dict, book: PromptBook) -> None:
+        prompt_input = sample_input(case)
+        if kind == "instance_rubrics":
+            if prompts.api == API_COLLECTIONS and not case.get("rubrics"):
+                return  # the collections class raises ValueError before asking
+            if prompts.api == API_LEGACY and "retrieved_contexts" in prompt_input:
+                contexts = "\n".join(prompt_input.pop("retrieved_contexts"))
+                prompt_input["user_input"] = f"{case.get('user_input')} answer using context: {contexts}"
+            prompt_input["rubrics"] = case.get("rubrics")
+        score = case["verdicts"][kind][0]["score"]
+        book.expect(kind, instruction(prompts, metric, kind), prompt_input,
+                    {"feedback": FROZEN_REASON, "score": score}, label=f"verdicts.{kind}")
+
+    return script

@@ -1,0 +1,19 @@
+"""Ragas's values on bundled cases, for the probe tests of one metric family."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+
+from harness.cases import load_default_suite
+from harness.runner import run_probe
+from harness.values import decode_ragas_value
+
+
+def bundled_values(keep: Callable[[str], bool], targets: Iterable[str]) -> dict[tuple[str, str], object]:
+    """``{(case id, target): value}`` for the bundled cases whose id ``keep`` accepts, scored by the
+    real probe (no network attempt allowed); a value is a float or a ``RagasError``."""
+    cases = [c.raw for c in load_default_suite().cases if keep(c.id)]
+    run = run_probe(cases, targets=list(targets))
+    assert run.ok, run.error
+    assert run.output["network_attempts"] == []
+    return {(r["case_id"], r["target"]): decode_ragas_value(r["value"]) for r in run.output["results"]}
