@@ -7,7 +7,7 @@ renders and writes atomically. Ragas runs only inside the probe subprocess.
 from __future__ import annotations
 
 import platform
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -17,9 +17,11 @@ from harness.cases import Suite, load_cases, load_default_suite
 from harness.compare.audit import Audit, build_audit
 from harness.compare.bless import write_blessed
 from harness.compare.expectations import Expectations, load_expectations
+from harness.compare.reference_book import ReferenceBook
 from harness.errors import HarnessInputError, RagasUnavailable
 from harness.input_limits import MAX_CASES_ENV, STDIN, STDIN_SOURCE, Limits
 from harness.metrics.oracles import oracle_status
+from harness.metrics.registry import metric
 from harness.pin import RagasSource, load_pin
 from harness.report.atomic import write_reports_atomically
 from harness.report.html_report import render_html
@@ -95,23 +97,32 @@ def provenance(probe: ProbeRun, source: RagasSource, suite: Suite, expectations:
     }
 
 
+def targets_of(metrics: Collection[str] | None) -> list[str] | None:
+    """The Ragas targets the probe must score for ``metrics`` (None = every target)."""
+    if metrics is None:
+        return None
+    return sorted({str(target) for name in metrics for target in metric(name).ragas_targets})
+
+
 def run_audit(suite: Suite, expectations: Expectations, source: RagasSource, *, python: str,
               timeout: float = 600.0, metrics: tuple[str, ...] | None = None,
               evaluate: bool = True, workers: int = 1, started: StartedProbe | None = None,
               on_progress: Callable[[int, int], None] | None = None) -> RunResult:
     """Run the probe on ``suite`` (in ``workers`` processes; ``started``: a probe already importing
-    Ragas for this source; ``on_progress(done, total)`` while it scores) and classify every row (only ``metrics`` when given); with ``evaluate``
-    also Ragas's evaluate()/aevaluate() for the dataset-level section. Raises RagasUnavailable (exit 3)."""
+    Ragas for this source; ``on_progress(done, total)`` while it scores) and classify every row; with
+    ``metrics``, the probe scores only their targets and the audit has only their rows. With
+    ``evaluate`` also Ragas's evaluate()/aevaluate() for the dataset-level section. The references
+    are computed while the probe runs. Raises RagasUnavailable (exit 3)."""
     cases = [case.raw for case in suite.cases]
+    references = ReferenceBook()
     with started or StartedProbe(python=python, sys_path_prefix=source.sys_path_prefix, timeout=timeout) as own:
-        own.submit(cases, evaluate=True if evaluate else None, workers=workers)
+        own.submit(cases, targets=targets_of(metrics), evaluate=True if evaluate else None, workers=workers)
+        references.fill(suite, metrics)  # here, while the probe imports Ragas and scores
         probe = own.result(on_progress)
     if not probe.ok:
         raise RagasUnavailable(probe.error or "the Ragas probe failed")
-    output = probe.output
-    if metrics is not None:
-        output = {**output, "results": [r for r in output.get("results", []) if r.get("metric") in metrics]}
-    audit = build_audit(suite, output, expectations, provenance(probe, source, suite, expectations))
+    audit = build_audit(suite, probe.output, expectations, provenance(probe, source, suite, expectations),
+                        metrics=metrics, references=references)
     return RunResult(audit, probe)
 
 

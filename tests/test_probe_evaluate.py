@@ -57,7 +57,8 @@ def concurrent(suite):
 
 @pytest.fixture(scope="module")
 def sequential(suite):
-    run = run_probe([c.raw for c in suite.cases], targets=[], evaluate={"apis": ["evaluate"], "max_workers": 1})
+    # evaluate() runs only the targets the request names (here every legacy one)
+    run = run_probe([c.raw for c in suite.cases], targets=LEGACY, evaluate={"apis": ["evaluate"], "max_workers": 1})
     assert run.ok, run.error
     return run.output
 

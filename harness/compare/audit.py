@@ -18,6 +18,7 @@ from harness.compare.api_paths import PathPair, path_expectation_problems, path_
 from harness.compare.classify import classify
 from harness.compare.dataset_level import DatasetLevel, from_probe
 from harness.compare.expectations import IDENTICAL, Expectations
+from harness.compare.reference_book import ReferenceBook
 from harness.compare.rows import AuditRow, ReferenceOnlyRow
 from harness.metrics.outcome import ReferenceOutcome
 from harness.metrics.registry import all_metrics, metric, metrics_for_target
@@ -96,9 +97,12 @@ def with_received_inputs(spec: MetricSpec, case: Case, reference: ReferenceOutco
 
 
 def build_audit(suite: Suite, probe_output: dict[str, Any], expectations: Expectations,
-                provenance: dict[str, Any], metrics: Collection[str] | None = None) -> Audit:
+                provenance: dict[str, Any], metrics: Collection[str] | None = None,
+                references: ReferenceBook | None = None) -> Audit:
     """Classify every probe result against the reference of each metric the registry compares its
-    target with (only ``metrics`` when given), and against the expectations."""
+    target with (only ``metrics`` when given), and against the expectations. ``references``: outcomes
+    already computed for this suite (``ReferenceBook.fill``); the others are computed here, once each."""
+    references = references if references is not None else ReferenceBook()
     cases = {case.id: case for case in suite.cases}
     expectations = expectations.for_ragas((probe_output.get("ragas") or {}).get("version"))
     rows = []
@@ -112,7 +116,7 @@ def build_audit(suite: Suite, probe_output: dict[str, Any], expectations: Expect
         for spec in metrics_for_target(result["target"]) or (metric(result["metric"]),):
             if metrics is not None and spec.name not in metrics:
                 continue
-            reference = with_received_inputs(spec, case, spec.outcome(case), received)
+            reference = with_received_inputs(spec, case, references.outcome(spec, case), received)
             row = AuditRow(
                 case=case,
                 spec=spec,
@@ -133,7 +137,7 @@ def build_audit(suite: Suite, probe_output: dict[str, Any], expectations: Expect
     order = {case.id: index for index, case in enumerate(suite.cases)}
     rows.sort(key=lambda row: (order[row.case.id], row.spec.name, row.target))
     reference_only = tuple(
-        ReferenceOnlyRow(case, spec, spec.outcome(case))
+        ReferenceOnlyRow(case, spec, references.outcome(spec, case))
         for case in suite.cases
         for spec in all_metrics()
         if not spec.ragas_targets and spec.applies_to(case) and (metrics is None or spec.name in metrics)

@@ -29,7 +29,9 @@ ORACLE_LIBRARIES: dict[str, str] = {"sacrebleu": "sacrebleu", "rouge-score": "ro
                                     "datacompy": "datacompy"}
 
 
+@functools.cache
 def _version(distribution: str) -> str | None:
+    """The installed version of an oracle library (imported once to check it works); None when absent."""
     try:
         importlib.import_module(ORACLE_LIBRARIES[distribution])
     except ImportError:

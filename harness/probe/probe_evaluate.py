@@ -92,12 +92,16 @@ def settings_from_request(value: t.Any) -> dict[str, t.Any]:
     return settings
 
 
-def evaluation_groups(cases: list[dict]) -> list[tuple[str, tuple[Target, ...], tuple[dict, ...]]]:
-    """``(metric set, targets, cases)``: targets of a set that apply to the same cases, with them."""
+def evaluation_groups(cases: list[dict], chosen: t.Collection[str] | None = None
+                      ) -> list[tuple[str, tuple[Target, ...], tuple[dict, ...]]]:
+    """``(metric set, targets, cases)``: targets of a set that apply to the same cases, with them
+    (only the ``chosen`` targets when given)."""
     groups = []
     for set_name, names in METRIC_SETS:
         by_cases: dict[tuple[int, ...], list[Target]] = {}
         for name in names:
+            if chosen is not None and name not in chosen:
+                continue
             target = TARGETS_BY_NAME[name]
             applicable = tuple(i for i, case in enumerate(cases) if target.applies(case))
             if applicable:
@@ -238,12 +242,14 @@ def run_group(api: str, set_name: str, targets: tuple[Target, ...], cases: tuple
 PlannedRun = tuple[str, str, tuple[Target, ...], tuple[dict, ...]]  # (api, metric set, targets, cases)
 
 
-def planned_runs(cases: list[dict], request_value: t.Any) -> tuple[dict[str, t.Any], list[PlannedRun]]:
-    """The settings and every evaluation run they ask for on ``cases`` (raw case dicts), in report
-    order; ``run_group(*run, settings)`` runs one (the probe may run them in several workers)."""
+def planned_runs(cases: list[dict], request_value: t.Any, chosen: t.Collection[str] | None = None
+                 ) -> tuple[dict[str, t.Any], list[PlannedRun]]:
+    """The settings and every evaluation run they ask for on ``cases`` (raw case dicts; only the
+    ``chosen`` targets when given), in report order; ``run_group(*run, settings)`` runs one (the
+    probe may run them in several workers)."""
     settings = settings_from_request(request_value)
     return settings, [(api, set_name, targets, group_cases)
-                      for set_name, targets, group_cases in evaluation_groups(cases)
+                      for set_name, targets, group_cases in evaluation_groups(cases, chosen)
                       for api in settings["apis"]]
 
 

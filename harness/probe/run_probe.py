@@ -8,7 +8,8 @@ REQUEST: ``{"cases": [raw case dicts], "targets": null | ["legacy:ClassName",
 "collections:ClassName", ...], "output": "result.json"}``; without "output" the result goes to
 stdout. ``targets`` null runs every legacy and every collections target whose inputs a case has.
 Optional ``"evaluate": true | {settings}`` also runs Ragas's ``evaluate()``/``aevaluate()`` on
-the whole suite (``probe_evaluate.py``) and adds an ``"evaluate"`` section to the output.
+the whole suite (``probe_evaluate.py``; with a ``targets`` list, only the legacy targets it
+names) and adds an ``"evaluate"`` section to the output.
 Optional ``"workers": N`` forks N-1 more processes after the import (``probe_workers.py``); the
 cases and the evaluation runs are dealt among them and the output is the same as with one.
 
@@ -224,7 +225,7 @@ def score(document: ProbeOutput, request: ProbeRequest, attempts: list[dict], fo
     if request.get("evaluate"):
         from probe_evaluate import planned_runs, run_group
 
-        settings, runs = planned_runs(cases, request["evaluate"])
+        settings, runs = planned_runs(cases, request["evaluate"], request.get("targets"))
     warm = first_uses(pairs)
     warm_runs = runs[:1]
     progress = Progress(folder, "first", len({i for i, _ in warm}) + len(warm_runs))
