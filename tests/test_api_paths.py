@@ -14,8 +14,9 @@ from harness.compare.audit import build_audit
 from harness.compare.expectations import parse_expectations
 from harness.compare.verdict import findings
 from harness.pipeline import COMMITTED_REPORTS
-from harness.report.json_report import api_paths_json
+from harness.report.json_report import api_paths_json, pair_rows, table_rows
 from harness.report.markdown.api_paths import api_paths_markdown
+from harness.values import encode_ragas_value
 
 SUITE = load_default_suite()
 CP = "context_precision_with_reference"
@@ -145,7 +146,10 @@ def test_differences_and_rendering_name_the_case_and_both_values():
         ("edge-empty-retrieval", "error"), ("edge-non-binary-verdict", "coercion")]
     section = api_paths_json(audit)
     assert section["pairs"] == 2 and section["by_classification"]["coercion"] == 1
-    assert section["results"][0]["collections_value"] == ERR
+    first = table_rows(section["results"])[0]  # pairs refer to rows by their index in results
+    assert first["classification"] == "error"
+    assert encode_ragas_value(audit.rows[first["collections_row"]].ragas_value) == ERR
+    assert audit.rows[first["legacy_row"]].target.startswith("legacy:")
     text = "\n".join(api_paths_markdown(audit))
     assert "## Legacy vs collections at this Ragas" in text
     assert "| edge-non-binary-verdict | context_precision_with_reference | coercion | `L` 0.99999999995 | `C` 1.3333333332888888 |" in text
@@ -163,7 +167,7 @@ def test_committed_report_lists_the_known_path_differences():
     assert section["unexpected"] == 0
 
     def pair(case_id, legacy, collections):
-        [row] = [r for r in section["results"] if r["case_id"] == case_id and r["legacy_target"] == legacy
+        [row] = [r for r in pair_rows(report) if r["case_id"] == case_id and r["legacy_target"] == legacy
                  and r["collections_target"] == collections]
         return row
 

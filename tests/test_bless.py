@@ -20,6 +20,7 @@ from harness.compare.bless import bless
 from harness.compare.expectations import parse_expectations_text
 from harness.compare.verdict import findings
 from harness.pipeline import pin_expectations
+from harness.report.json_report import result_rows
 from harness.toml_text import toml_string
 
 runner = CliRunner()
@@ -92,7 +93,7 @@ def test_bless_round_trip_end_to_end(tmp_path: Path):
     assert rerun.exit_code == 0, rerun.output
     report = json.loads((tmp_path / "rerun" / "report.json").read_text())
     assert report["provenance"]["expectations"] == "expectations.toml + pinned/expectations.toml"
-    assert all(r["explained_by"] and "expectations.toml" in r["explained_by"] for r in report["results"])
+    assert all(r["explained_by"] and "expectations.toml" in r["explained_by"] for r in result_rows(report))
 
     # edit one verdict: the conflict case's judge now finds the new page useless for the reference
     data = json.loads(cases.read_text())

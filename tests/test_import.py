@@ -21,6 +21,7 @@ from typer.testing import CliRunner
 from harness.cases import parse_suite
 from harness.cli.app import app
 from harness.errors import HarnessInputError
+from harness.report.json_report import expanded_rows
 from harness.tools.record.importer import import_labels
 
 CLI = [sys.executable, "-m", "harness"]
@@ -110,7 +111,7 @@ def test_run_audits_the_imported_file(tmp_path):
                           capture_output=True, text=True, timeout=600)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     report = json.loads((tmp_path / "report" / "report.json").read_text(encoding="utf-8"))
-    rows = {(r["case_id"], r["ragas_target"]): r for r in report["results"]}
+    rows = {(r["case_id"], r["ragas_target"]): r for r in expanded_rows(report)}
     assert rows[("q1", "legacy:LLMContextRecall")]["ragas_value"] == 0.5
     assert rows[("q1", "legacy:LLMContextRecall")]["reference_exact"] == "1/2"
     assert rows[("q2", "legacy:Faithfulness")]["ragas_value"] == 0.5

@@ -29,6 +29,7 @@ from pathlib import Path
 import pytest
 from user_cases import JUDGE_SAID_TWO, write_suite
 
+from harness.report.json_report import result_rows
 from harness.resources import CHECKOUT_ROOT
 
 SOURCE_ITEMS = ("pyproject.toml", "README.md", "harness", "pinned")
@@ -123,7 +124,7 @@ def test_cli_works_from_an_empty_folder(installed, empty):
     assert version == f"ragas-compat {report['provenance']['harness_version']}"
     assert report["provenance"]["expectations"] == "pinned/expectations.toml"
     assert report["summary"]["drift"] is False
-    assert all(r["explained_by"] for r in report["results"] if r["classification"] != "identical")
+    assert all(r["explained_by"] for r in result_rows(report) if r["classification"] != "identical")
 
     pin = run([cli, "pin", "show"], empty)
     assert pin.returncode == 0, pin.stdout + pin.stderr

@@ -25,6 +25,7 @@ from typer.testing import CliRunner
 from harness.cli.app import app
 from harness.compare.replay import same_value
 from harness.errors import HarnessInputError
+from harness.report.json_report import result_rows
 from harness.tools.record.dataset import read_dataset
 from harness.values import decode_ragas_value
 
@@ -170,7 +171,7 @@ def test_replay_reproduces_every_live_score_bit_for_bit(recorded, replayed):
     assert {t for _, t in live} >= {"legacy:LLMContextPrecisionWithReference", "legacy:LLMContextRecall",
                                     "legacy:Faithfulness", "legacy:IDBasedContextPrecision",
                                     "legacy:IDBasedContextRecall"}
-    rows = {(r["case_id"], r["ragas_target"]): r for r in replayed["results"]}
+    rows = {(r["case_id"], r["ragas_target"]): r for r in result_rows(replayed)}
     matched = 0
     for key, value in live.items():
         assert key in rows, key
@@ -613,7 +614,7 @@ def test_claim_list_replies_that_cannot_be_frozen_show_in_the_file_and_the_repla
         found[("recall-huge", recall)]
     assert "reproduces the live value (1.0)" in found[("nli-dropped", nli)]
     assert "not judged" in found[("nli-dropped", nli)]
-    rows_by = {(r["case_id"], r["ragas_target"]): r for r in document["results"]}
+    rows_by = {(r["case_id"], r["ragas_target"]): r for r in result_rows(document)}
     assert rows_by[("nli-dropped", nli)]["ragas_value"] == 1.0
     assert ("recall-huge", recall) not in rows_by and ("recall-huge", nli) in rows_by
 
@@ -661,7 +662,7 @@ def test_collections_classes_record_and_replay_bit_for_bit(server, tmp_path):
                          capture_output=True, text=True, timeout=900)
     assert run.returncode == 0, run.stderr
     replayed = json.loads((report / "report.json").read_text(encoding="utf-8"))
-    rows = {(r["case_id"], r["ragas_target"]): r for r in replayed["results"]}
+    rows = {(r["case_id"], r["ragas_target"]): r for r in result_rows(replayed)}
     reported = {(f["case_id"], f["target"]) for f in replayed["drift"] if f["kind"] == "replay_mismatch"}
     matched = 0
     for case in cases:

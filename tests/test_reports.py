@@ -11,7 +11,7 @@ import pytest
 
 from harness.pin import resolve_ragas_source
 from harness.pipeline import COMMITTED_REPORTS, load_run_expectations, load_suite, render_reports, run_audit
-from harness.report.json_report import expanded_row, expanded_rows
+from harness.report.json_report import expanded_row, expanded_rows, result_rows
 from harness.resources import CHECKOUT_ROOT as REPO_ROOT
 
 
@@ -24,7 +24,7 @@ def default_run():
 
 
 def rows_of(report: dict, case_id: str, target: str) -> dict:
-    [row] = [r for r in report["results"] if r["case_id"] == case_id and r["ragas_target"] == target]
+    [row] = [r for r in result_rows(report) if r["case_id"] == case_id and r["ragas_target"] == target]
     return row
 
 
@@ -59,7 +59,7 @@ def test_what_rows_refer_to_is_stored_once_and_joins_back(default_run):
     audit, files = default_run
     report = json.loads(files["report.json"])
     labels = {entry["label"] for entry in report["expectations"]}
-    for row, full in zip(report["results"], expanded_rows(report), strict=True):
+    for row, full in zip(result_rows(report), expanded_rows(report), strict=True):
         assert row["explanation"] in report["texts"] and all(key in report["texts"] for key in row["warnings"])
         assert row["explained_by"] is None or row["explained_by"] in labels
         assert full["fields_read"] and full["reference_denominator"]
@@ -69,7 +69,7 @@ def test_what_rows_refer_to_is_stored_once_and_joins_back(default_run):
         assert full["explanation"] == row.classification.explanation
         assert full["ragas_class"] == row.ragas_class or row.ragas_class is None
         assert set(full["received"]) == set(row.received or {})
-    assert len(report["texts"]) < len(report["results"])  # texts repeat: each is stored once
+    assert len(report["texts"]) < len(report["results"]["data"])  # texts repeat: each is stored once
 
 
 def test_done_criteria_rows(default_run):
@@ -78,18 +78,18 @@ def test_done_criteria_rows(default_run):
     worked = rows_of(report, "cp-worked-example", "legacy:LLMContextPrecisionWithReference")
     assert worked["ragas_value"] == 0.8333333332916666
     assert worked["ragas_repr"] == "0.8333333332916666"
-    assert worked["reference_exact"] == "5/6" and worked["classification"] == "epsilon"
+    assert expanded_row(report, worked)["reference_exact"] == "5/6" and worked["classification"] == "epsilon"
     assert rows_of(report, "edge-empty-retrieval", "legacy:LLMContextPrecisionWithReference")[
         "classification"] == "empty_as_zero"
     zero_claims = rows_of(report, "edge-zero-response-claims", "legacy:Faithfulness")
-    assert zero_claims["ragas_value"] == "NaN" and zero_claims["reference_value"] is None
+    assert zero_claims["ragas_value"] == "NaN" and expanded_row(report, zero_claims)["reference_value"] is None
     assert zero_claims["classification"] == "undefined_nan"
     assert rows_of(report, "edge-duplicate-ids", "legacy:IDBasedContextPrecision")["classification"] == "dedup"
     assert report["summary"]["unexpected"] == 0 and not audit.drift and report["drift"] == []
     for row in expanded_rows(report):  # every known deviation is explained by a rule (or the suite's own entry)
         if row["classification"] != "identical":
             assert row["explained_by"] and row["expected_reason"], (row["case_id"], row["ragas_target"])
-    rule_rows = [r for r in report["results"] if (r["explained_by"] or "").startswith("rule ")]
+    rule_rows = [r for r in result_rows(report) if (r["explained_by"] or "").startswith("rule ")]
     assert rule_rows and {e["by"] for e in report["expectations"]} >= {"rule ap-epsilon", "rule id-dedup"}
     assert worked["explained_by"] == "rule ap-epsilon (pinned/expectations.toml)"
     assert expanded_row(report, worked)["upstream"] == "https://github.com/vibrantlabsai/ragas/issues/2909"

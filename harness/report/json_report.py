@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 from collections import Counter
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 from harness.compare.api_paths import path_differences, unpaired_metrics
@@ -30,7 +31,29 @@ from harness.metrics.outcome import ReferenceOutcome
 from harness.report.drift import expectations_json, findings_json
 from harness.values import RagasError, encode_detail, encode_float, encode_fraction, encode_ragas_value
 
-REPORT_FORMAT = 2  # 2: references, received inputs, target fields and warning texts stored once
+# 2: references, received inputs, target fields and warning texts stored once;
+# 3: rows, pairs and evaluate() rows as tables ({"columns", "data"}); pairs refer to rows by index
+REPORT_FORMAT = 3
+
+RESULT_COLUMNS = ("case_id", "metric", "ragas_target", "ragas_value", "ragas_repr", "classification", "explanation",
+                  "expected_classification", "explained_by", "unexpected", "drift", "received", "prompts",
+                  "expected_prompts", "warnings")
+PAIR_COLUMNS = ("legacy_row", "collections_row", "classification", "explanation", "expected_classification",
+                "explained_by", "unexpected", "drift")
+EVALUATE_ROW_COLUMNS = ("case_id", "reference_status", "reference_reason", "row_classification", "evaluate_value",
+                        "single_turn_value", "explained_value", "evaluate_error")
+
+
+def table(columns: Sequence[str], rows: Iterable[dict[str, Any]]) -> dict[str, Any]:
+    """Rows of the same keys as ``{"columns": [...], "data": [[...], ...]}``: the keys once, a list per row
+    (pandas reads it as ``DataFrame(table["data"], columns=table["columns"])``)."""
+    return {"columns": list(columns), "data": [[row[column] for column in columns] for row in rows]}
+
+
+def table_rows(section: dict[str, Any]) -> list[dict[str, Any]]:
+    """A parsed ``table`` back as one dict per row."""
+    columns = section["columns"]
+    return [dict(zip(columns, values, strict=True)) for values in section["data"]]
 
 
 def reference_value_json(reference: ReferenceOutcome) -> Any:
@@ -68,7 +91,8 @@ class _Texts:
 
 
 def row_json(row: AuditRow, case_received: dict[str, Any], texts: _Texts) -> dict[str, Any]:
-    """One (case, metric, target) row. Stored once elsewhere: the reference (``references``), what
+    """One (case, metric, target) row (a line of the ``results`` table). Stored once elsewhere: the
+    case's category (``cases``), the reference (``references``), what
     Ragas received (``cases``; ``received`` holds only the fields this target received otherwise),
     the target's class and fields (``targets``), the rule's reason (``expectations``, by
     ``explained_by``), the explanation and warning texts (``texts``, by key)."""
@@ -76,13 +100,10 @@ def row_json(row: AuditRow, case_received: dict[str, Any], texts: _Texts) -> dic
     received = encode_detail(row.received) or {}
     return {
         "case_id": row.case.id,
-        "category": row.case.category,
         "metric": row.spec.name,
         "ragas_target": row.target,
         "ragas_value": encode_ragas_value(value),
         "ragas_repr": None if isinstance(value, RagasError) else repr(value),
-        "reference_value": reference_value_json(row.reference),
-        "reference_exact": encode_fraction(row.reference.value),
         "classification": row.classification.name,
         "explanation": texts.key(row.classification.explanation),
         "expected_classification": row.expected.classification,
@@ -170,7 +191,7 @@ def policy_json(policy: PolicyCounts) -> dict[str, Any]:
 def _row_json(row: AggregationRow) -> dict[str, Any]:
     status, reason = row_status(row.reference)
     return {
-        "case_id": row.case_id, "category": row.category,
+        "case_id": row.case_id,
         "reference_status": status, "reference_reason": reason,
         "row_classification": row.row_classification,
         "evaluate_value": encode_float(row.evaluate_value),
@@ -204,7 +225,7 @@ def target_json(agg: TargetAggregate) -> dict[str, Any]:
         "problems": list(agg.run_problems),
         "by_category": {category: {"cases": policy.cases, "kept": kept, "mean": encode_float(mean)}
                         for category, (policy, kept, mean) in by_category(agg).items()},
-        "rows": [_row_json(r) for r in agg.rows],
+        "rows": table(EVALUATE_ROW_COLUMNS, (_row_json(r) for r in agg.rows)),
     }
 
 
@@ -229,9 +250,11 @@ def dataset_level_json(audit: Audit) -> dict[str, Any] | None:
 # --------------------------------------------------------------------------- legacy vs collections
 
 def api_paths_json(audit: Audit, texts: _Texts | None = None) -> dict[str, Any]:
-    """The report's ``api_paths`` section (explanations in ``texts`` by key; without, the texts inline)."""
+    """The report's ``api_paths`` section (explanations in ``texts`` by key; without, the texts inline).
+    Each pair refers to its legacy and its collections row by their index in ``results``."""
     explanation = texts.key if texts is not None else str
     pairs = audit.pairs
+    index = {(row.case.id, row.spec.name, row.target): i for i, row in enumerate(audit.rows)}
     counts = {name: sum(1 for p in pairs if p.classification.name == name) for name in CLASSIFICATIONS}
     return {
         "description": ("legacy vs collections at this Ragas: each legacy row paired with each collections "
@@ -247,16 +270,14 @@ def api_paths_json(audit: Audit, texts: _Texts | None = None) -> dict[str, Any]:
              "legacy": [{"target": t, "value": v} for t, v in d.legacy],
              "collections": [{"target": t, "value": v} for t, v in d.collections]}
             for d in path_differences(pairs)],
-        "results": [
-            {"case_id": p.case.id, "metric": p.metric, "legacy_target": p.legacy.target,
-             "collections_target": p.collections.target,
-             "legacy_value": encode_ragas_value(p.legacy.ragas_value),
-             "collections_value": encode_ragas_value(p.collections.ragas_value),
+        "results": table(PAIR_COLUMNS, (
+            {"legacy_row": index[(p.case.id, p.metric, p.legacy.target)],
+             "collections_row": index[(p.case.id, p.metric, p.collections.target)],
              "classification": p.classification.name, "explanation": explanation(p.classification.explanation),
              "expected_classification": p.expected.classification, "explained_by": p.expected.label,
              "unexpected": p.unexpected,
              "drift": [finding.kind for finding in pair_findings(p)]}
-            for p in pairs],
+            for p in pairs)),
     }
 
 
@@ -275,7 +296,7 @@ def audit_to_json(audit: Audit) -> dict[str, Any]:
         "cases": cases,
         "references": references_json(audit),
         "targets": targets_json(audit),
-        "results": [row_json(row, cases[row.case.id]["received"], texts) for row in audit.rows],
+        "results": table(RESULT_COLUMNS, (row_json(row, cases[row.case.id]["received"], texts) for row in audit.rows)),
         "reference_only": [reference_only_json(row) for row in audit.reference_only],
         "dataset_level": dataset_level_json(audit),
         "api_paths": api_paths_json(audit, texts),
@@ -305,17 +326,41 @@ def _layout(value: Any, depth: int) -> str:
 
 
 
+def result_rows(report: dict[str, Any]) -> list[dict[str, Any]]:
+    """The ``results`` table of a parsed report.json as one dict per row (``RESULT_COLUMNS``)."""
+    return table_rows(report["results"])
+
+
+def pair_rows(report: dict[str, Any]) -> list[dict[str, Any]]:
+    """The legacy-vs-collections pairs of a parsed report.json, each with its rows joined in: ``case_id``,
+    ``metric``, ``legacy_target``, ``collections_target``, ``legacy_value``, ``collections_value``."""
+    rows = report["results"]["data"]
+    columns = {name: i for i, name in enumerate(report["results"]["columns"])}
+
+    def cell(row: int, name: str) -> Any:
+        return rows[row][columns[name]]
+
+    return [{"case_id": cell(pair["legacy_row"], "case_id"), "metric": cell(pair["legacy_row"], "metric"),
+             "legacy_target": cell(pair["legacy_row"], "ragas_target"),
+             "collections_target": cell(pair["collections_row"], "ragas_target"),
+             "legacy_value": cell(pair["legacy_row"], "ragas_value"),
+             "collections_value": cell(pair["collections_row"], "ragas_value"), **pair}
+            for pair in table_rows(report["api_paths"]["results"])]
+
+
 def expanded_row(report: dict[str, Any], row: dict[str, Any]) -> dict[str, Any]:
-    """A ``results`` row of a parsed report.json (format 2) with what is stored once joined back in:
-    the reference (``reference_*``, ``oracle``), ``ragas_class`` and ``fields_read``, ``received`` in
-    full, the rule's ``expected_reason`` and ``upstream``, and the explanation and warning texts."""
+    """A ``results`` row (``result_rows``) of a parsed report.json (format 3) with what is stored once
+    joined back in: the case's ``category``, the reference (``reference_*``, ``oracle``), ``ragas_class``
+    and ``fields_read``, ``received`` in full, the rule's ``expected_reason`` and ``upstream``, and the
+    explanation and warning texts."""
     texts = report["texts"]
     rules = {entry["label"]: entry for entry in report["expectations"]}
     rule = rules.get(row["explained_by"], {})
     target = report["targets"][row["ragas_target"]]
     case_received = report["cases"][row["case_id"]]["received"]
     received = {field: case_received[field] for field in target["fields_read"] if field in case_received}
-    return {**row, **report["references"][row["case_id"]][row["metric"]], **target,
+    return {**row, "category": report["cases"][row["case_id"]]["category"],
+            **report["references"][row["case_id"]][row["metric"]], **target,
             "received": {**received, **row["received"]},
             "explanation": texts[row["explanation"]], "warnings": [texts[key] for key in row["warnings"]],
             "expected_reason": rule.get("reason"), "upstream": rule.get("upstream")}
@@ -323,4 +368,4 @@ def expanded_row(report: dict[str, Any], row: dict[str, Any]) -> dict[str, Any]:
 
 def expanded_rows(report: dict[str, Any]) -> list[dict[str, Any]]:
     """Every ``results`` row of a parsed report.json, expanded (``expanded_row``)."""
-    return [expanded_row(report, row) for row in report["results"]]
+    return [expanded_row(report, row) for row in result_rows(report)]
