@@ -43,6 +43,7 @@ from harness.probe.probe_protocol import (
     EXIT_RAGAS_IMPORT,
     LOCATED_FILE,
     PROGRESS_PREFIX,
+    TELEMETRY_ENV,
     WAIT_FLAG,
     ProbeRequest,
 )
@@ -229,9 +230,15 @@ def _tail(text: str) -> str:
     return text if len(text) <= STDERR_TAIL_CHARS else "..." + text[-STDERR_TAIL_CHARS:]
 
 
-def _environment(sys_path_prefix: Sequence[str]) -> dict[str, str]:
+def _environment(sys_path_prefix: Sequence[str], telemetry: bool = False) -> dict[str, str]:
+    """The probe's environment: telemetry off (``RAGAS_DO_NOT_TRACK=true``) unless ``telemetry``, when the
+    probe leaves Ragas's telemetry on and its network guard blocks and counts every attempt."""
     env = dict(os.environ)
-    env["RAGAS_DO_NOT_TRACK"] = "true"
+    env["RAGAS_DO_NOT_TRACK"] = "false" if telemetry else "true"
+    if telemetry:
+        env[TELEMETRY_ENV] = "on"
+    else:
+        env.pop(TELEMETRY_ENV, None)
     env.pop("PYTHONHOME", None)
     parts = [str(Path(p).resolve()) for p in sys_path_prefix]
     if env.get("PYTHONPATH"):  # relative entries would be read against the probe's temporary folder
@@ -264,7 +271,7 @@ class StartedProbe:
     manager (or call ``close()``): the process group and the temporary folder go away on exit."""
 
     def __init__(self, *, python: str = sys.executable, sys_path_prefix: Sequence[str] = (),
-                 timeout: float = 600.0) -> None:
+                 timeout: float = 600.0, telemetry: bool = False) -> None:
         self.timeout = check_timeout(timeout)
         self.python = python
         self.sys_path_prefix = tuple(str(p) for p in sys_path_prefix)
@@ -283,7 +290,7 @@ class StartedProbe:
         try:
             self.process = GroupProcess([resolve_executable(python), str(PROBE_SCRIPT), WAIT_FLAG,
                                          str(self.request_path)],
-                                        folder=tmp, cwd=tmp, env=_environment(self.sys_path_prefix))
+                                        folder=tmp, cwd=tmp, env=_environment(self.sys_path_prefix, telemetry))
         except OSError as exc:
             self.error = f"cannot start the probe with {python}: {exc}"
 
@@ -393,10 +400,13 @@ def _outcome(proc: Completed, output: dict | str, python: str) -> ProbeRun:
 
 def run_probe(cases: list[dict], *, python: str = sys.executable,
               sys_path_prefix: Sequence[str] = (), targets: Sequence[str] | None = None,
-              timeout: float = 600.0, evaluate: bool | dict | None = None, workers: int = 1) -> ProbeRun:
+              timeout: float = 600.0, evaluate: bool | dict | None = None, workers: int = 1,
+              telemetry: bool = False) -> ProbeRun:
     """Run the probe on ``cases`` (raw case dicts) and return what happened (see ``StartedProbe``
-    for the arguments). Raises HarnessInputError only for a timeout that is not positive and finite."""
-    with StartedProbe(python=python, sys_path_prefix=sys_path_prefix, timeout=timeout) as probe:
+    for the arguments; ``telemetry``: leave Ragas's telemetry on, every attempt blocked and counted in
+    the output's ``network_attempts``). Raises HarnessInputError only for a timeout that is not
+    positive and finite."""
+    with StartedProbe(python=python, sys_path_prefix=sys_path_prefix, timeout=timeout, telemetry=telemetry) as probe:
         probe.submit(cases, targets=targets, evaluate=evaluate, workers=workers)
         return probe.result()
 

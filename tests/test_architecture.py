@@ -30,3 +30,14 @@ def test_ruff_finds_nothing():
     result = subprocess.run([_tool("ruff"), "check", "--no-cache", "harness", "tests"], cwd=ROOT,
                             capture_output=True, text=True, timeout=300)
     assert result.returncode == 0, result.stdout[-4000:] + result.stderr[-2000:]
+
+
+def test_every_probe_module_but_the_protocol_is_forbidden_to_the_host():
+    """The host-side contract lists the probe's modules by name: a new probe module must join the list."""
+    import tomllib
+
+    contracts = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["importlinter"]["contracts"]
+    [host] = [c for c in contracts if c["name"].startswith("The host side reaches the probe only")]
+    modules = {f"harness.probe.{path.stem}" for path in (ROOT / "harness" / "probe").glob("*.py")
+               if path.stem not in ("__init__", "probe_protocol")}
+    assert modules == set(host["forbidden_modules"])

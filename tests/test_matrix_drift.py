@@ -9,9 +9,9 @@ import pytest
 
 from harness.cases import Suite, load_default_suite
 from harness.runner import ProbeRun
-from harness.tools.matrix.drift import Cell, build_matrix, causes_between
+from harness.tools.matrix.drift import Cell, ColumnInfo, build_matrix, causes_between, telemetry_drifts
 from harness.tools.matrix.environments import Environment
-from harness.tools.matrix.report import REPORT_FILES, render_reports, write_matrix_reports
+from harness.tools.matrix.report import REPORT_FILES, cases_text, render_reports, write_matrix_reports
 from harness.tools.matrix.run import run_matrix
 
 CASE = "cp-worked-example"
@@ -105,8 +105,9 @@ def compare(matrix, target):
 def test_causes_are_named(matrix):
     assert compare(matrix, "legacy:IDBasedContextPrecision") == {"class_added": "the class first exists in 0.3.9"}
     cp = compare(matrix, "legacy:LLMContextPrecisionWithReference")
-    assert set(cp) == {"value_changed", "classification_changed"}
+    assert set(cp) == {"value_changed", "classification_changed", "warnings_changed"}
     assert cp["classification_changed"] == "divergence -> epsilon" and repr(EPSILON) in cp["value_changed"]
+    assert cp["warnings_changed"] == "- DeprecationWarning: old API"  # 0.2.15 warned while scoring, 0.3.9 not
     recall = compare(matrix, "legacy:NonLLMContextRecall")
     assert recall["exception_fixed"] == "0.2.15 raised ValueError: max() arg is an empty sequence"
     faith = compare(matrix, "legacy:Faithfulness")
@@ -122,6 +123,27 @@ def test_identical_cells_do_not_change():
     assert causes_between(Cell("value", 0.0), Cell("value", -0.0), "x", "y")[0].kind == "value_changed"
     nan = float("nan")
     assert causes_between(Cell("value", nan), Cell("value", nan), "x", "y") == ()
+
+
+def test_judge_calls_and_warnings_are_causes_whatever_the_outcome():
+    # the same exception after fewer judge calls (a malformed reply retried less) is still a change
+    before = Cell("error", error_type="OutputParserException", error_message="bad", prompts=3)
+    after = Cell("error", error_type="OutputParserException", error_message="bad", prompts=1)
+    assert [(c.kind, c.text) for c in causes_between(before, after, "x", "y")] == [
+        ("prompts_changed", "judge prompts 3 -> 1")]
+    warned = Cell("value", 0.5, warnings=("UserWarning: n=1 only",))
+    kinds = {c.kind: c.text for c in causes_between(Cell("value", 0.5), warned, "x", "y")}
+    assert kinds == {"warnings_changed": "+ UserWarning: n=1 only"}
+
+
+def test_a_change_in_blocked_network_attempts_is_a_run_level_drift():
+    def column(label, attempts, available=True):
+        return ColumnInfo(label, label, "release", "reused", available, None, (), attempts, ())
+
+    drifts = telemetry_drifts((column("a", 0), column("b", 8), column("c", 8), column("d", 0, available=False)))
+    assert [(d.before, d.after, d.kind, d.text, d.rows, d.by) for d in drifts] == [
+        ("a", "b", "telemetry", "network attempts blocked: 0 -> 8", (), "ragas")]
+    assert cases_text([], 20) == "the whole run"
 
 
 def test_drift_summary_names_the_cases(matrix):

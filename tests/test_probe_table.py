@@ -105,6 +105,13 @@ class RecordingBook:
     # the same samples, asked as n calls (collections AnswerRelevancy) instead of one generate(n=...) call
     expect_in_order = expect_samples
 
+    def allow(self, kind, instruction, prompt_input, reply, label):  # answered if asked, never expected
+        self.instructions.add(instruction)
+        self.calls.append(("allow", kind, prompt_input, reply, label))
+
+    def alias(self, kind, prompt_input, other_input):  # the same asking, rendered as another release does
+        self.calls.append(("alias", kind, prompt_input, other_input))
+
 
 def fake_metric(adapter) -> SimpleNamespace:
     """A metric instance holding its prompts where ``adapter``'s API keeps them."""
@@ -133,7 +140,7 @@ def same_prompts(calls: list[tuple]) -> list[tuple]:
         if call[0] == "expect" and call[1] == "correctness_classifier" and not (
                 call[2]["answer"] and call[2]["ground_truth"]):
             continue  # AnswerCorrectness: collections asks its classifier only with statements on both sides
-        if call[0] == "expect" and call[1] == scripts.CLAIM_DECOMPOSITION:
+        if call[0] in ("expect", "allow") and call[1] == scripts.CLAIM_DECOMPOSITION:
             call = (*call[:2], {k: v for k, v in call[2].items() if k not in ("atomicity", "coverage")}, *call[3:])
         out.append(call)
     return out

@@ -41,7 +41,7 @@ ATTRIBUTES: dict[str, dict[str, str]] = {
 
 def instruction(prompts: PromptAdapter, metric: t.Any, kind: str) -> str:
     """The instruction of the ``kind`` prompt of ``metric`` (AttributeError when it has none)."""
-    return getattr(metric, ATTRIBUTES[prompts.api][kind]).instruction
+    return prompts.attribute_instruction(metric, ATTRIBUTES[prompts.api][kind], kind)
 
 
 def answer_correctness_script(prompts: PromptAdapter, metric: t.Any, case: dict, book: PromptBook) -> None:

@@ -21,7 +21,9 @@ A :class:`PromptAdapter` holds exactly that difference; :data:`LEGACY_PROMPTS` a
 :data:`COLLECTIONS_PROMPTS` are the two. A script is called as
 ``script(prompts, metric, case, book)``. It reads a prompt attribute only when it needs that
 prompt (a case with no retrieved context reads none), so a class whose prompts live elsewhere
-fails there with ``AttributeError`` (the collections runner reports that as ``TargetNotScripted``).
+fails there with ``AttributeError`` (both runners report that as ``TargetNotScripted``).
+The adapter a script gets is chosen per instance by ``probe_dialects.prompts_for`` (earlier Ragas
+generations: prompt functions, earlier attribute names, other input and reply shapes).
 """
 
 from __future__ import annotations
@@ -67,7 +69,12 @@ class PromptAdapter:
 
     def instruction(self, metric: t.Any, kind: str) -> str:
         """The instruction of the ``kind`` prompt of ``metric`` (AttributeError when it has none)."""
-        prompt = getattr(metric, self.attributes[kind])
+        return self.attribute_instruction(metric, self.attributes[kind], kind)
+
+    def attribute_instruction(self, metric: t.Any, attribute: str, kind: str) -> str:
+        """The instruction of the ``kind`` prompt that this API keeps in ``metric.<attribute>``
+        (AttributeError when it has none; a dialect adapter, ``probe_dialects``, looks elsewhere)."""
+        prompt = getattr(metric, attribute)
         instruction = getattr(prompt, "instruction", None)
         if instruction is None and hasattr(prompt, "to_string") and hasattr(prompt, "input_model"):
             return rendered_instruction(prompt)
@@ -120,9 +127,14 @@ Script = t.Callable[[PromptAdapter, t.Any, dict, PromptBook], None]
 
 
 def fix_output_format_instruction() -> str:
-    """The instruction of Ragas's "fix output format" retry prompt (legacy API; imports Ragas)."""
-    from ragas.prompt.pydantic_prompt import fix_output_format_prompt
+    """The instruction of Ragas's "fix output format" retry prompt (legacy API; imports Ragas; 0.1.x keeps
+    it as ``ragas.llms.output_parser.FIX_OUTPUT_FORMAT``)."""
+    try:
+        from ragas.prompt.pydantic_prompt import fix_output_format_prompt
+    except ImportError:
+        from ragas.llms.output_parser import FIX_OUTPUT_FORMAT
 
+        return FIX_OUTPUT_FORMAT.instruction
     return fix_output_format_prompt.instruction
 
 
@@ -151,7 +163,16 @@ def context_precision_script(verdict_key: str, answer_field: str) -> Script:
                     book.expect_format_fix(fix_output_format_instruction(), CONTEXT_PRECISION,
                                            prompt_input, raw, raw,
                                            label=f"format fix of judge_replies.{verdict_key}.{i}")
-                return  # the metric raises there; no later context is asked
+                # the metric raises there (0.2.6 on); an earlier release goes on to the later contexts,
+                # which are answered from their verdicts but not expected
+                labels = case["verdicts"][verdict_key]
+                for j in range(i + 1, len(labels)):
+                    later = {"question": case.get("user_input"),
+                             "context": contexts[j] if j < len(contexts) else f"<no retrieved_contexts[{j}]>",
+                             "answer": case.get(answer_field)}
+                    book.allow(CONTEXT_PRECISION, instruction, later, {"reason": FROZEN_REASON, "verdict": labels[j]},
+                               label=f"verdicts.{verdict_key}[{j}] (after an unparseable reply)")
+                return
             book.expect(CONTEXT_PRECISION, instruction, prompt_input,
                         {"reason": FROZEN_REASON, "verdict": label}, label=f"verdicts.{verdict_key}[{i}]")
 
@@ -184,15 +205,18 @@ def faithfulness_script(prompts: PromptAdapter, metric: t.Any, case: dict, book:
         {"statements": statements},
         label="verdicts.faithfulness (statements)",
     )
+    nli_input = {"context": "\n".join(case.get("retrieved_contexts") or []), "statements": statements}
     if statements:
         book.expect(
-            NLI_STATEMENTS, prompts.instruction(metric, NLI_STATEMENTS),
-            {"context": "\n".join(case.get("retrieved_contexts") or []), "statements": statements},
+            NLI_STATEMENTS, prompts.instruction(metric, NLI_STATEMENTS), nli_input,
             {"statements": [
                 {"statement": c["statement"], "reason": FROZEN_REASON, "verdict": c["verdict"]}
                 for c in claims]},
             label="verdicts.faithfulness (verdicts)",
         )
+    else:  # some releases (0.2.x) still ask the NLI prompt on zero statements: answered, never expected
+        book.allow(NLI_STATEMENTS, prompts.instruction(metric, NLI_STATEMENTS), nli_input, {"statements": []},
+                   label="verdicts.faithfulness (no statements: verdicts if asked)")
 
 
 def factual_correctness_script(prompts: PromptAdapter, metric: t.Any, case: dict, book: PromptBook) -> None:
@@ -204,6 +228,14 @@ def factual_correctness_script(prompts: PromptAdapter, metric: t.Any, case: dict
     claims = case["verdicts"]["factual_correctness"]
     mode = getattr(metric, "mode", "f1")  # Ragas's defaults for an instance that does not say
     sides = [("response", "reference")] + ([] if mode == "precision" else [("reference", "response")])
+    if mode == "precision":  # 0.2.0-0.2.x decompose the reference in every mode: answered, not expected
+        own = [c["statement"] for c in claims if c.get("from") == "reference"]
+        unexpected_input: dict = {"response": case.get("reference")}
+        if prompts.decomposition_names_granularity:
+            unexpected_input.update(atomicity=getattr(metric, "atomicity", "low"),
+                                    coverage=getattr(metric, "coverage", "low"))
+        book.allow(CLAIM_DECOMPOSITION, prompts.instruction(metric, CLAIM_DECOMPOSITION), unexpected_input,
+                   {"claims": own}, label="verdicts.factual_correctness (reference claims, if asked)")
     for source, premise in sides:
         own = [c for c in claims if c.get("from") == source]
         statements = [c["statement"] for c in own]

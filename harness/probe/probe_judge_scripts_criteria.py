@@ -47,7 +47,7 @@ SAMPLE_KEY = {"aspect_critic": "verdict", "simple_criteria": "score", "rubrics_s
 def instruction(prompts: PromptAdapter, metric: t.Any, kind: str) -> str:
     """The instruction of the class's one prompt (AttributeError when this API keeps none there)."""
     attribute = PROMPTS[kind][0][prompts.api]
-    return getattr(metric, attribute).instruction
+    return prompts.attribute_instruction(metric, attribute, kind)
 
 
 def sample_input(case: dict) -> dict:
@@ -68,6 +68,11 @@ def votes_script(kind: str, strictness: int) -> Script:
         book.expect_samples(kind, instruction(prompts, metric, kind), sample_input(case),
                             [{reason: FROZEN_REASON, key: vote[key]} for vote in votes],
                             label=f"verdicts.{kind} (first {k} samples)")
+        if kind == "simple_criteria" and case.get("retrieved_contexts") is not None:
+            # 0.2.x folded the contexts into the question: the same asking, rendered that way
+            folded = (f"Question: {case.get('user_input')} Answer using context: "
+                      + "\n".join(case["retrieved_contexts"]))
+            book.alias(kind, sample_input(case), {"user_input": folded, "response": case.get("response")})
 
     return script
 

@@ -21,7 +21,13 @@ from __future__ import annotations
 
 import json
 import threading
+import typing as t
 from dataclasses import dataclass, field
+
+try:
+    from .probe_prompt_layouts import TASK_LINES, LayoutMismatch, split_layout
+except ImportError:  # run_probe.py: the script's folder is on sys.path
+    from probe_prompt_layouts import TASK_LINES, LayoutMismatch, split_layout  # type: ignore[no-redef]
 
 INPUT_MARKER = "\nNow perform the same with the following input\ninput: "
 OUTPUT_SUFFIX = "\nOutput: "
@@ -38,21 +44,16 @@ def canonical(obj: object) -> str:
 
 
 def split_prompt(prompt_text: str) -> tuple[str, object]:
-    """Return ``(head, input_object)`` of a PydanticPrompt rendering.
+    """Return ``(head, input_object)`` of a PydanticPrompt rendering of any known generation
+    (``probe_prompt_layouts``: the current layout and the early 0.2.x one).
 
     ``head`` is everything before the input marker (instruction, schema, examples).
-    Raises StubMismatch when the text does not have the PydanticPrompt layout.
+    Raises StubMismatch when the text does not have a PydanticPrompt layout.
     """
-    head, sep, tail = prompt_text.rpartition(INPUT_MARKER)
-    if not sep or not tail.endswith(OUTPUT_SUFFIX):
-        raise StubMismatch(
-            "unrecognised prompt layout (no 'Now perform the same with the following input' "
-            f"block): {prompt_text[:200]!r}"
-        )
     try:
-        data = json.loads(tail[: -len(OUTPUT_SUFFIX)])
-    except json.JSONDecodeError as exc:
-        raise StubMismatch(f"prompt input is not JSON ({exc}): {tail[:200]!r}") from None
+        head, data, _ = split_layout(prompt_text)
+    except LayoutMismatch as exc:
+        raise StubMismatch(str(exc)) from None
     return head, data
 
 
@@ -69,6 +70,8 @@ class _Entry:
     asked: int = 0
     samples: bool = False  # one asking, answered with the replies as its generations (expect_samples)
     in_order: bool = False  # one asking per reply, answered in order (expect_in_order)
+    served: int = 0  # samples already handed out (a Ragas that asks one generation per call takes the next)
+    optional: bool = False  # may be asked, never missed (allow)
 
 
 @dataclass
@@ -92,6 +95,13 @@ class PromptBook:
         self.asked: list[dict[str, object]] = []  # one record per prompt received
         self._texts: dict[str, _TextEntry] = {}  # raw-prompt mode: whole prompt text -> its replies
         self.problems: list[str] = []  # every mismatch, in the order found
+        self._ignored: dict[str, frozenset[str]] = {}  # kind -> input fields left out of its key
+
+    def ignore_fields(self, kind: str, names: t.Iterable[str]) -> None:
+        """Leave the input fields ``names`` of prompt ``kind`` out of its lookup key: fields a Ragas
+        generation derives itself and renders into the input (e.g. 0.2.x's own sentence segmentation),
+        which no frozen verdict states (``probe_dialects``)."""
+        self._ignored[kind] = self._ignored.get(kind, frozenset()) | frozenset(names)
 
     # -- building -----------------------------------------------------------------
     def expect(self, kind: str, instruction: str, prompt_input: dict, reply: dict,
@@ -133,8 +143,9 @@ class PromptBook:
                        label: str) -> None:
         """Expect ONE asking of prompt ``kind`` on ``prompt_input`` whose generations are ``replies``
         in order (a judge sampled several times, e.g. a ``strictness`` vote): a call for ``n``
-        generations gets the first ``n``; a call for more than given is a mismatch; a plain
-        :meth:`answer` (one generation) gets the first."""
+        generations gets the next ``n`` (one call for ``n``: the first ``n``; a Ragas asking one
+        generation per call, 0.2.x, gets them one by one); more than given is a mismatch; a plain
+        :meth:`answer` (one generation) gets the next one."""
         if not replies:
             raise ValueError("expect_samples needs at least one reply")
         known = self._kinds.setdefault(instruction, kind)
@@ -145,6 +156,38 @@ class PromptBook:
             raise ValueError(f"{kind} prompt ({label}) is already expected")
         self._entries[key] = _Entry(label=label, replies=[json.dumps(r, ensure_ascii=False) for r in replies],
                                     samples=True)
+
+    def allow(self, kind: str, instruction: str, prompt_input: dict, reply: dict, label: str) -> None:
+        """Answer prompt ``kind`` on ``prompt_input`` with ``reply`` IF a Ragas asks it, without expecting
+        it: an asking some releases make and others do not (e.g. the NLI prompt on zero statements, the
+        next context after an unparseable reply). Its askings are recorded like any other; a prompt
+        already expected stays expected as it was."""
+        known = self._kinds.setdefault(instruction, kind)
+        if known != kind:
+            raise ValueError(f"instruction registered for both {known!r} and {kind!r}")
+        key = (kind, canonical(prompt_input))
+        if key not in self._entries:
+            self._entries[key] = _Entry(label=label, replies=[json.dumps(reply, ensure_ascii=False)],
+                                        optional=True)
+
+    def alias(self, kind: str, prompt_input: dict, other_input: dict) -> None:
+        """Answer prompt ``kind`` on ``other_input`` from the SAME entry as on ``prompt_input`` (expected
+        earlier): one asking, whichever input a release renders (0.2.x SimpleCriteriaScore folds the
+        contexts into its question). Askings of either count together."""
+        entry = self._entries.get((kind, canonical(prompt_input)))
+        if entry is None:
+            raise ValueError(f"alias of a {kind} prompt that is not expected")
+        self._entries.setdefault((kind, canonical(other_input)), entry)
+
+    def _unique_entries(self) -> dict[tuple[str, str], _Entry]:
+        """Each entry once (an :meth:`alias` shares its entry), under its first key."""
+        seen: set[int] = set()
+        out = {}
+        for key, entry in self._entries.items():
+            if id(entry) not in seen:
+                seen.add(id(entry))
+                out[key] = entry
+        return out
 
     def expect_text(self, kind: str, prompt_text: str, replies: list[str], label: str) -> None:
         """Raw-prompt mode, for a prompt that is a plain string template (no input block): the
@@ -192,7 +235,8 @@ class PromptBook:
 
     @property
     def expected_count(self) -> int:
-        return sum(1 if e.samples else len(e.replies) for e in self._entries.values()) + len(self._texts)
+        return (sum(1 if e.samples else len(e.replies) for e in self._unique_entries().values() if not e.optional)
+                + len(self._texts))
 
     # -- answering ----------------------------------------------------------------
     def _kind_of(self, head: str) -> str | None:
@@ -225,8 +269,8 @@ class PromptBook:
             if prompt_text in self._texts:
                 return [self._answer_text(self._texts[prompt_text])] * n
             try:
-                head, data = split_prompt(prompt_text)
-            except StubMismatch as exc:
+                head, data, layout = split_layout(prompt_text)
+            except LayoutMismatch as exc:
                 self.asked.append({"kind": None, "input": None})
                 raise self._fail(str(exc)) from None
             kind = self._kind_of(head)
@@ -242,13 +286,14 @@ class PromptBook:
                 raise self._fail(f"no frozen answer for {kind} prompt with input {canonical(data)[:300]}")
             if entry.samples:
                 entry.asked += 1
-                if entry.asked > 1:
+                if entry.served >= len(entry.replies):
                     raise self._fail(f"{kind} prompt ({entry.label}) asked {entry.asked} times; "
-                                     "the frozen samples answer one call")
-                if n > len(entry.replies):
+                                     f"the frozen samples ({len(entry.replies)}) are all used")
+                if entry.served + n > len(entry.replies):
                     raise self._fail(f"{kind} prompt ({entry.label}) asked for {n} generations; "
-                                     f"the frozen verdicts provide {len(entry.replies)} samples")
-                return entry.replies[:n]
+                                     f"the frozen verdicts provide {len(entry.replies) - entry.served} samples")
+                entry.served += n
+                return entry.replies[entry.served - n:entry.served]
             if entry.asked >= len(entry.replies):
                 entry.asked += 1
                 raise self._fail(
@@ -263,25 +308,36 @@ class PromptBook:
                 )
             reply = entry.replies[entry.asked]
             entry.asked += 1
+            if kind == FORMAT_FIX_KIND and layout is TASK_LINES:  # 0.1.x takes the fixed completion verbatim
+                reply = json.loads(reply)["text"]
             return [reply] * n
 
     def _content_key(self, kind: str, data: object) -> str:
         """The lookup key of a prompt's input; a format-fix request is keyed by the original
         prompt's kind and input plus the output string it asks to fix."""
         if kind != FORMAT_FIX_KIND or not isinstance(data, dict):
-            return canonical(data)
+            return canonical(self._kept(kind, data))
+        # 0.2 on: {"output_string", "prompt_value"}; 0.1.x: {"completion", "prompt"}
         try:
-            head, original = split_prompt(str(data.get("prompt_value", "")))
+            head, original = split_prompt(str(data.get("prompt_value", data.get("prompt", ""))))
         except StubMismatch:
             return canonical(data)
-        return canonical({"kind": self._kind_of(head), "input": original,
-                          "output_string": data.get("output_string")})
+        original_kind = self._kind_of(head)
+        return canonical({"kind": original_kind, "input": self._kept(original_kind, original),
+                          "output_string": data.get("output_string", data.get("completion"))})
+
+    def _kept(self, kind: str | None, data: object) -> object:
+        """The input without the fields :meth:`ignore_fields` leaves out of ``kind``'s key."""
+        ignored = self._ignored.get(kind or "")
+        if not ignored or not isinstance(data, dict):
+            return data
+        return {key: value for key, value in data.items() if key not in ignored}
 
     def unasked(self) -> list[str]:
         """Expected prompts Ragas never asked (one line per missing asking)."""
         out = []
-        for (kind, _), entry in self._entries.items():
-            missing = (1 if entry.samples else len(entry.replies)) - entry.asked
+        for (kind, _), entry in self._unique_entries().items():
+            missing = 0 if entry.optional else (1 if entry.samples else len(entry.replies)) - entry.asked
             if missing > 0:
                 out.append(f"{kind} prompt ({entry.label}) expected {len(entry.replies)} "
                            f"time(s), asked {entry.asked}")

@@ -39,6 +39,8 @@ EXIT_RAGAS_IMPORT = 3    # Ragas could not be imported; output written with raga
 # is alive. ``run_probe.py REQUEST.json``: the request is there already.
 WAIT_FLAG = "--wait"
 LOCATED_FILE = "located.json"
+TELEMETRY_ENV = "RAGAS_COMPAT_TELEMETRY"  # "on": the probe leaves Ragas's telemetry on (run_probe.py reads it first)
+IMPORTED_FILE = "imported.txt"  # written beside REQUEST.json once the import is over (watched by benchmarks)
 PROGRESS_PREFIX = "progress-"  # "<folder>/progress-<worker>.txt" holds "done total" (cases and evaluate runs)
 
 # -- target names: "<api>:<ClassName>" -----------------------------------------------------

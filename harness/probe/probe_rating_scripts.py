@@ -40,7 +40,12 @@ class RatingPrompts:
     def render(self, prompts: PromptAdapter, metric: t.Any, template: int, case: dict) -> str:
         if prompts.api == API_LEGACY:
             return getattr(metric, self.legacy_attributes[template - 1]).format(**self.legacy_fields(template, case))
-        prompt = getattr(metric, f"judge{template}_prompt")
+        prompt = getattr(metric, f"judge{template}_prompt", None)
+        if prompt is None and hasattr(prompts, "render_template"):  # 0.3.x: a template function (probe_dialects)
+            return prompts.render_template(metric, f"{self.key}_judge{template}_prompt",
+                                           self.collections_fields(template, case))
+        if prompt is None:
+            raise AttributeError(f"{type(metric).__qualname__} has no judge{template}_prompt")
         return prompt.to_string(prompt.input_model(**self.collections_fields(template, case)))
 
 

@@ -155,18 +155,30 @@ def declared_columns(metric: t.Any) -> list[str]:
 
 
 def frozen_embeddings(case: dict) -> t.Any:
-    """The case's frozen embedding model (``embeddings``: text -> vector), content-keyed (imports Ragas)."""
-    return _probe_module("probe_embeddings_stub").FrozenEmbeddings(case.get("embeddings") or {})
+    """The case's frozen embedding model (``embeddings``: text -> vector), content-keyed (imports Ragas):
+    a modern ``BaseRagasEmbedding``, or - in a Ragas without that interface (0.1.x, 0.2.x) - a legacy
+    ``BaseRagasEmbeddings`` (``probe_embeddings_legacy``)."""
+    vectors = case.get("embeddings") or {}
+    try:
+        return _probe_module("probe_embeddings_stub").FrozenEmbeddings(vectors)
+    except ImportError:
+        return _probe_module("probe_embeddings_legacy").LegacyFrozenEmbeddings(vectors)
 
 
 def constructor_options(cls: type, options: dict) -> dict:
     """The row's options as the class takes them: a string given for a parameter whose default is
     an Enum member becomes that Enum's member (``distance_measure="jaro"`` ->
-    ``DistanceMeasure.JARO`` of the class's own module)."""
+    ``DistanceMeasure.JARO`` of the class's own module). An option the class does not take raises
+    ``TargetUnavailable``."""
     try:
         parameters = inspect.signature(cls).parameters
     except (TypeError, ValueError):
         return dict(options)
+    takes_any = any(p.kind is inspect.Parameter.VAR_KEYWORD for p in parameters.values())
+    unknown = [key for key in options if key not in parameters and not takes_any]
+    if unknown:  # this release's class has no such configuration: an API fact, not the harness's error
+        raise TargetUnavailable(f"this Ragas's {cls.__qualname__} takes no {', '.join(map(repr, unknown))} "
+                                "option (the configuration does not exist in this release)")
     out = dict(options)
     for key, value in options.items():
         default = parameters[key].default if key in parameters else None
@@ -213,7 +225,12 @@ async def run_legacy_target(target: Target, case: dict) -> ProbeResult:
                 metric.init(_probe_module("probe_legacy_stub").NO_RETRY)
             result["exported"] = getattr(importlib.import_module("ragas.metrics"), cls.__name__, None) is cls
             result["required_columns"] = declared_columns(metric)
-            target.expect_prompts(metric, case, book)
+            try:
+                target.expect_prompts(metric, case, book)
+            except AttributeError as exc:
+                # no prompt dialect (probe_dialects) reaches this class's prompts: the harness's limit
+                raise TargetNotScripted(f"{cls.__qualname__} has no prompt interface the scripted judge "
+                                        f"knows ({exc})") from None
             result["expected_prompts"] = book.expected_count
             _record_received(metric, target.fields_read, received)
             sample, result["fields_accepted"], result["fields_dropped"] = adapt_inputs(
@@ -221,6 +238,8 @@ async def run_legacy_target(target: Target, case: dict) -> ProbeResult:
             scored = (metric.ascore(sample) if isinstance(sample, dict)
                       else metric.single_turn_ascore(sample))
             value = encode_score(await scored)
+        except TargetUnavailable as exc:  # no such class or configuration here, or not scripted
+            value = error_record(exc)
         except Exception as exc:
             value = _failure_value(book, exc)
         else:

@@ -27,6 +27,7 @@ from dataclasses import dataclass
 
 try:
     from .probe_answer_scripts import answer_correctness_script, answer_relevancy_script
+    from .probe_dialects import dialect_book, prompts_for
     from .probe_judge_scripts import (
         PROMPTS_BY_API,
         PromptAdapter,
@@ -44,6 +45,7 @@ try:
     from .probe_rating_scripts import rating_script
 except ImportError:  # run_probe.py: the script's folder is on sys.path
     from probe_answer_scripts import answer_correctness_script, answer_relevancy_script  # type: ignore[no-redef]
+    from probe_dialects import dialect_book, prompts_for  # type: ignore[no-redef]
     from probe_judge_scripts import (  # type: ignore[no-redef]
         PROMPTS_BY_API,
         PromptAdapter,
@@ -153,9 +155,11 @@ class Target:
         return PROMPTS_BY_API[self.api]
 
     def expect_prompts(self, metric: t.Any, case: dict, book: PromptBook) -> None:
-        """Script the judge of ``metric`` (an instance of this class) for ``case``."""
+        """Script the judge of ``metric`` (an instance of this class) for ``case``, through the prompt
+        dialect the instance offers (``probe_dialects.prompts_for``)."""
         if self.row.script is not None:
-            self.row.script(self.prompts, metric, case, book)
+            adapter = prompts_for(self.api, metric)
+            self.row.script(adapter, metric, case, dialect_book(adapter, book))
 
 
 _CP = "ragas.metrics._context_precision"

@@ -20,7 +20,10 @@ named:
 * ``value_changed``    - both returned a number and the numbers differ;
 * ``classification_changed`` - the classification against the reference differs;
 * ``class_moved``      - the class lives in another module;
-* ``prompts_changed``  - the judge was asked a different number of prompts.
+* ``prompts_changed``  - the judge was asked a different number of prompts;
+* ``warnings_changed`` - scoring the cell raised other warnings;
+* ``telemetry``        - (a column pair, no row) the probe blocked a different number of network
+  attempts: with ``matrix --telemetry`` Ragas's telemetry is left on and every attempt is counted.
 
 The API table records, per target and version: the module the class comes from and whether
 ``ragas.metrics`` exports it, the sample fields the version accepted and dropped, the columns the
@@ -31,6 +34,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+from itertools import pairwise
 from typing import Any
 
 from harness.compare.audit import UNSTABLE_WARNINGS, AuditRow
@@ -70,6 +74,7 @@ class Cell:
     fields_dropped: tuple[str, ...] = ()
     prompts: int | None = None
     error_origin: str | None = None  # "harness" when the harness's own code raised the error
+    warnings: tuple[str, ...] = ()  # raised while scoring the cell (unstable ones left out)
 
     @property
     def not_run(self) -> str | None:
@@ -184,7 +189,8 @@ def _warnings(items: Any) -> tuple[str, ...]:
 def cell_from(row: AuditRow, result: dict) -> Cell:
     common = dict(classification=row.classification.name, explanation=row.classification.explanation,
                   ragas_class=result.get("ragas_class"), received=dict(result.get("received") or {}),
-                  fields_dropped=tuple(result.get("fields_dropped") or ()), prompts=result.get("prompts"))
+                  fields_dropped=tuple(result.get("fields_dropped") or ()), prompts=result.get("prompts"),
+                  warnings=_warnings(result.get("warnings")))
     if isinstance(row.ragas_value, RagasError):
         error = result.get("value", {}).get("error", {}) if isinstance(result.get("value"), dict) else {}
         return Cell("error", None, row.ragas_value.type, row.ragas_value.message.splitlines()[0]
@@ -250,10 +256,33 @@ def causes_between(before: Cell, after: Cell, before_label: str, after_label: st
         causes.append(Cause("classification_changed", f"{before.classification} -> {after.classification}"))
     if before.ragas_class and after.ragas_class and before.ragas_class != after.ragas_class:
         causes.append(Cause("class_moved", f"{before.ragas_class} -> {after.ragas_class}"))
-    if (before.prompts is not None and after.prompts is not None and before.prompts != after.prompts
-            and before.status == after.status == "value"):
+    if before.prompts is not None and after.prompts is not None and before.prompts != after.prompts:
         causes.append(Cause("prompts_changed", f"judge prompts {before.prompts} -> {after.prompts}"))
+    if before.warnings != after.warnings:
+        causes.append(Cause("warnings_changed", _warnings_change(before.warnings, after.warnings)))
     return tuple(causes)
+
+
+def _warnings_change(before: tuple[str, ...], after: tuple[str, ...], width: int = 160) -> str:
+    """``+ added; - removed`` warnings, each text cut to ``width`` characters."""
+    def short(text: str) -> str:
+        return text if len(text) <= width else text[: width - 3] + "..."
+
+    added = [f"+ {short(t)}" for t in after if t not in before]
+    removed = [f"- {short(t)}" for t in before if t not in after]
+    return "; ".join(added + removed) or "the same warnings in another order"
+
+
+def telemetry_drifts(columns: tuple[ColumnInfo, ...]) -> tuple[Drift, ...]:
+    """A ``telemetry`` drift between adjacent available columns whose probes blocked a different number
+    of network attempts (the attempts are the probe's, per column: Ragas batches its telemetry)."""
+    drifts = []
+    for before, after in pairwise(columns):
+        if before.available and after.available and before.network_attempts != after.network_attempts:
+            drifts.append(Drift(before.label, after.label, "telemetry",
+                                f"network attempts blocked: {before.network_attempts} -> {after.network_attempts}",
+                                ()))
+    return tuple(drifts)
 
 
 def harness_limit_text(limit: str, label: str, cell: Cell) -> str:
@@ -342,7 +371,8 @@ def build_matrix(columns: list[VersionColumn], suite_info: dict[str, Any]) -> Ma
             sample_fields=tuple(sorted({f for r in c.probe_output.get("results", [])
                                         for f in r.get("fields_accepted") or ()})),
         ) for c in columns)
-    return Matrix(suite_info, info_columns, tuple(rows), api, summarise_drifts(rows, labels))
+    return Matrix(suite_info, info_columns, tuple(rows), api,
+                  summarise_drifts(rows, labels) + telemetry_drifts(info_columns))
 
 
 def summarise_drifts(rows: list[MatrixRow], labels: list[str]) -> tuple[Drift, ...]:

@@ -54,6 +54,8 @@ def _cell_json(cell: Cell, causes: tuple) -> dict:
         out["fields_dropped"] = list(cell.fields_dropped)
     if cell.prompts is not None:
         out["prompts"] = cell.prompts
+    if cell.warnings:
+        out["warnings"] = list(cell.warnings)
     out["changed"] = bool(causes)
     out["causes"] = [{"kind": c.kind, "text": c.text} for c in causes]
     return out
@@ -99,7 +101,10 @@ def _md(text: Any) -> str:
 
 
 def cases_text(cases: list[str], total: int) -> str:
-    """The case ids of a drift, or "all N cases" when every case of the suite shows it."""
+    """The case ids of a drift, or "all N cases" when every case of the suite shows it ("the whole run"
+    for a drift of the run, such as telemetry, that no row shows)."""
+    if not cases:
+        return "the whole run"
     unique = sorted(dict.fromkeys(cases))
     return f"all {total} cases" if total and len(unique) == total else ", ".join(unique)
 
@@ -173,12 +178,14 @@ def render_markdown(matrix: Matrix) -> str:
            "difference from the next column; exact doubles always in matrix.json) and its classification "
            "against the reference. **Bold** with Δ: changed from the previous column. `harness: ...`: the "
            "harness could not drive the class there (its limit, not Ragas's).", "",
-           "## Versions", "", "| column | Ragas | status | fields accepted | import warnings |",
-           "|---|---|---|---|---|"]
+           "## Versions", "", "| column | Ragas | status | fields accepted | import warnings | network attempts |",
+           "|---|---|---|---|---|---|"]
+    telemetry = "(telemetry on, blocked)" if suite.get("telemetry") else "(telemetry off)"
     for c in matrix.columns:
         status = "ok" if c.available else f"unavailable: {c.error}"
         out.append(f"| {_md(c.label)} | {_md(c.version or '?')} | {_md(status)} | "
-                   f"{_md(', '.join(c.sample_fields) or '—')} | {len(c.import_warnings)} |")
+                   f"{_md(', '.join(c.sample_fields) or '—')} | {len(c.import_warnings)} | "
+                   f"{c.network_attempts} {telemetry} |")
     ragas = [d for d in matrix.drifts if d.by == "ragas"]
     harness = [d for d in matrix.drifts if d.by == "harness"]
     out += ["", "## Drifts between adjacent versions", ""]
@@ -294,11 +301,13 @@ def render_html(matrix: Matrix) -> str:
                                              for k in CLASSIFICATIONS)
              + "".join(f'<span style="background:{_COLORS[k]}">{_e(text)}</span>' for k, text in _LEGEND_EXTRA.items()),
              ' &nbsp; <span style="outline:3px solid #d32f2f;outline-offset:-3px">changed from the previous column</span></p>',
-             "<h2>Versions</h2><table><tr><th>column</th><th>Ragas</th><th>status</th><th>fields accepted</th></tr>"]
+             "<h2>Versions</h2><table><tr><th>column</th><th>Ragas</th><th>status</th><th>fields accepted</th>"
+             "<th>network attempts</th></tr>"]
+    telemetry = "(telemetry on, blocked)" if suite.get("telemetry") else "(telemetry off)"
     for c in matrix.columns:
         status = "ok" if c.available else f"unavailable: {c.error}"
         parts.append(f"<tr><td>{_e(c.label)}</td><td>{_e(c.version or '?')}</td><td>{_e(status)}</td>"
-                     f"<td>{_e(', '.join(c.sample_fields) or '—')}</td></tr>")
+                     f"<td>{_e(', '.join(c.sample_fields) or '—')}</td><td>{c.network_attempts} {_e(telemetry)}</td></tr>")
     parts.append("</table><h2>Drifts between adjacent versions</h2>")
     ragas = [d for d in matrix.drifts if d.by == "ragas"]
     harness = [d for d in matrix.drifts if d.by == "harness"]

@@ -76,12 +76,14 @@ def _replacements(environment: Environment) -> list[tuple[str, str]]:
 
 
 def run_column(environment: Environment, suite: Suite, *, timeout: float = 600.0,
-               probe: ProbeFunction = run_probe) -> VersionColumn:
-    """The probe with this environment's interpreter on ``suite``; never raises for a probe failure."""
+               probe: ProbeFunction = run_probe, telemetry: bool = False) -> VersionColumn:
+    """The probe with this environment's interpreter on ``suite``; never raises for a probe failure.
+    ``telemetry``: Ragas's telemetry left on, every network attempt blocked and counted."""
     if not environment.available:
         return VersionColumn(environment, None, {}, environment.error or "environment unavailable", None)
+    options = {"telemetry": True} if telemetry else {}
     result = probe([case.raw for case in suite.cases], python=environment.python,
-                   sys_path_prefix=list(environment.sys_path_prefix), timeout=timeout)
+                   sys_path_prefix=list(environment.sys_path_prefix), timeout=timeout, **options)
     replacements = _replacements(environment)
     if not result.ok:
         return VersionColumn(environment, None, portable(result.output, replacements),
@@ -93,7 +95,7 @@ def run_column(environment: Environment, suite: Suite, *, timeout: float = 600.0
 
 
 def run_matrix(environments: Sequence[Environment], suite: Suite, *, timeout: float = 600.0, jobs: int = 2,
-               probe: ProbeFunction = run_probe,
+               probe: ProbeFunction = run_probe, telemetry: bool = False,
                progress: Callable[[str, str], None] | None = None) -> tuple[list[VersionColumn], float]:
     """Every column (in the given order), probes run ``jobs`` at a time; returns (columns, wall seconds)."""
     progress = progress or (lambda label, event: None)
@@ -102,7 +104,7 @@ def run_matrix(environments: Sequence[Environment], suite: Suite, *, timeout: fl
     def one(environment: Environment) -> VersionColumn:
         progress(environment.label, "start")
         try:
-            return run_column(environment, suite, timeout=timeout, probe=probe)
+            return run_column(environment, suite, timeout=timeout, probe=probe, telemetry=telemetry)
         finally:
             progress(environment.label, "done")
 
