@@ -3,6 +3,7 @@ every row and writes them to --json. No timing is asserted anywhere."""
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import math
 import os
@@ -106,3 +107,28 @@ def test_bench_quick_prints_every_row_and_writes_json(tmp_path):
         else:
             assert row["summary"]["n"] >= 1
             assert ("ratio_summary" in row) or ("exponent" in row)
+
+
+def test_a_floor_target_is_met_from_above():
+    row = BenchRow("x", "x", samples=[1.0, 1.0], baseline=[1.0, 1.0], ratios=[0.8, 1.0], target=0.9, at_least=True)
+    assert row.met is True and row.to_json()["target_is_floor"] is True
+    assert BenchRow("y", "y", samples=[1.0], baseline=[1.0], ratios=[0.85], target=0.9, at_least=True).met is False
+    assert "target_is_floor" not in BenchRow("z", "z", samples=[1.0], ratios=[0.5], target=1.0).to_json()
+
+
+@pytest.mark.skipif(importlib.util.find_spec("ragas") is None, reason="Ragas is not installed in this interpreter")
+def test_fuzz_throughput_rows_have_their_shape():
+    """The two fuzz rows at the end of ROW_IDS, measured on a few cases: shape only, no timing."""
+    from harness.tools.fuzz.throughput import PER_PROCESS_TARGET, TWO_WORKERS_TARGET, measure_fuzz_throughput
+
+    rows = measure_fuzz_throughput(1, n=12, seed=3)
+    assert [row.id for row in rows] == ["fuzz_per_process", "fuzz_two_workers"] == list(ROW_IDS[-2:])
+    for row, target in zip(rows, (PER_PROCESS_TARGET, TWO_WORKERS_TARGET), strict=True):
+        assert row.measured, row.reason
+        assert row.at_least and row.target == target
+        assert len(row.samples) == len(row.baseline) == len(row.ratios) == 1
+        assert row.samples[0] > 0 and row.baseline[0] > 0 and row.ratios[0] > 0
+        assert row.extra["contexts"] > 0 and row.extra["cases"] == 12
+        data = row.to_json()
+        assert data["target_is_floor"] is True and data["ratio_summary"]["n"] == 1
+    assert rows[0].baseline == rows[1].baseline  # one stub loop per repetition, shared by both ratios

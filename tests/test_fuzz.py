@@ -144,16 +144,18 @@ def test_fuzzy_string_match_equals_exact_match_on_generated_contexts():
 
 # --------------------------------------------------------------------------- batching, selection
 
-def test_plan_batches_covers_every_case_once_and_balances_workers():
-    for n, workers, size in [(0, 2, None), (1, 2, None), (10_000, 2, None), (4001, 2, None), (61, 1, 60),
-                             (100, 3, 7)]:
-        batches = plan_batches(n, workers, size)
+def test_plan_batches_covers_every_case_once_in_equal_batches():
+    for n, size in [(0, None), (1, None), (10_000, None), (4001, None), (2000, None), (61, 60), (100, 7)]:
+        batches = plan_batches(n, size)
         covered = [i for start, stop in batches for i in range(start, stop)]
         assert covered == list(range(n))
-        if size is None and n >= workers:
-            assert len(batches) % workers == 0 and max(b - a for a, b in batches) <= fuzz_runner.MAX_BATCH
-    assert [b - a for a, b in plan_batches(10_000, 2)] == [1667] * 5 + [1665]
-    assert plan_batches(61, 1, 60) == [(0, 60), (60, 61)]
+        if size is None and n:
+            sizes = [b - a for a, b in batches]
+            assert max(sizes) <= fuzz_runner.MAX_BATCH and max(sizes) - min(sizes) <= 1
+            assert len(batches) == -(-n // fuzz_runner.MAX_BATCH)  # the fewest batches
+    assert [b - a for a, b in plan_batches(10_000)] == [2000] * 5
+    assert plan_batches(400) == [(0, 400)]  # one probe: Ragas is imported once
+    assert plan_batches(61, 60) == [(0, 60), (60, 61)]
 
 
 # --------------------------------------------------------------------------- fake probe
@@ -234,7 +236,7 @@ def test_selection_prefers_fewer_list_items():
     monkey_rows = run_fuzz(12, 2, ["id_context_recall"], workers=2, batch_size=5,
                            probe=_fake_probe(lambda case, target: 0.5),
                            on_batch=lambda done, total, run: progress.append((done, total)))
-    assert sorted(progress) == [(1, 3), (2, 3), (3, 3)]
+    assert progress == [(1, 3), (2, 3), (3, 3)]
     assert [row.case.id for row in monkey_rows.rows] == [f"fuzz-2-{i}" for i in range(12)]
     chosen = smallest_per_classification(monkey_rows.rows, ["divergence", "identical", "dedup"])
     for name, row in chosen.items():
@@ -265,3 +267,49 @@ def test_end_to_end_real_probe_classifies_every_pair(tmp_path):
     assert (data["by_classification"]["error"] == 0) == ("error" not in data["smallest_examples"])
     # the stub answered every prompt: no error is a stub mismatch
     assert not [e for e in data["errors"] if e["type"] == "StubMismatch"], data["errors"]
+
+
+def _row_keys(run):
+    """What a fuzz row says, NaN-safe (``repr`` of the values)."""
+    return [(row.case.id, row.target, row.classification.name, row.classification.explanation,
+             repr(row.ragas_value), row.warnings, row.prompts, json.dumps(row.received, sort_keys=True, default=repr))
+            for row in run.rows]
+
+
+@pytest.mark.skipif(not HAS_RAGAS, reason="Ragas is not installed in this interpreter")
+def test_rows_do_not_depend_on_workers_or_batches():
+    """One probe forking 1 worker, against batches of 7 through a series of warm probes forking 2."""
+    metrics = ["context_precision_with_reference", "id_context_recall"]
+    progress = []
+    one = run_fuzz(20, 11, metrics, workers=1)
+    two = run_fuzz(20, 11, metrics, workers=2, batch_size=7, on_progress=lambda done, total: progress.append(done))
+    assert one.batches == ((0, 20),) and two.batches == ((0, 7), (7, 14), (14, 20))
+    assert _row_keys(two) == _row_keys(one) and len(one.rows) > 20
+    assert progress and progress == sorted(progress) and progress[-1] == 20
+
+
+def test_a_failed_probe_names_the_cases_of_its_batch(monkeypatch):
+    def second_batch_fails(cases, **kw):
+        if any(case["id"] == "fuzz-4-7" for case in cases):
+            return ProbeRun(False, "probe crashed (exit -9): killed", {}, "", 0.0)
+        return _fake_probe(lambda case, target: 0.5)(cases, **kw)
+
+    with pytest.raises(fuzz_runner.FuzzProbeFailed, match=r"probe for cases 5\.\.9: probe crashed \(exit -9\)"):
+        run_fuzz(12, 4, ["id_context_recall"], workers=2, batch_size=5, probe=second_batch_fails)
+    # the real probe path: an interpreter that cannot start fails the first batch, named
+    with pytest.raises(fuzz_runner.FuzzProbeFailed, match=r"probe for cases 0\.\.4: cannot start the probe"):
+        run_fuzz(12, 4, ["id_context_recall"], workers=2, batch_size=5, python="/nonexistent/python3")
+
+
+def test_by_cost_balances_the_probes_round_robin_dealing_and_keeps_every_case():
+    cases = generate_cases(400, 0, ["context_precision_with_reference"])
+    ordered = fuzz_runner.by_cost(cases)
+    assert sorted(c["id"] for c in ordered) == sorted(c["id"] for c in cases)
+    costs = [fuzz_runner.case_cost(c) for c in ordered]
+    assert costs == sorted(costs)
+
+    def dealt(order):  # what each of two workers scores: the probe deals cases round robin
+        return [sum(len(c["retrieved_contexts"]) for c in order[k::2]) for k in range(2)]
+
+    assert max(dealt(ordered)) - min(dealt(ordered)) <= max(len(c["retrieved_contexts"]) for c in cases)
+    assert max(dealt(cases)) > 2 * min(dealt(cases))  # in case order, the rotating shapes unbalance them

@@ -361,3 +361,23 @@ def test_real_findings_shrink_to_cases_no_single_removal_of_which_keeps_the_find
         finding, _ = expected[row.case.id]
         shows[row.case.id] = shows[row.case.id] or finding.shown_by(row)
     assert shows == {case_id: is_shrunk for case_id, (_, is_shrunk) in expected.items()}
+
+
+@pytest.mark.skipif(not HAS_RAGAS, reason="Ragas is not installed in this interpreter")
+def test_probe_ahead_hands_each_round_to_the_probe_started_at_the_round_before():
+    targets = [ID_FINDING.target]
+    ahead = fuzz_runner.ProbeAhead()
+    try:
+        first = ahead([ID_CASE], python=sys.executable, targets=targets, timeout=600)
+        spare = ahead.spare
+        assert spare is not None and spare.process is not None and not spare.process.exited()
+        second = ahead([{**ID_CASE, "id": "again"}], python=sys.executable, targets=targets, timeout=600)
+        assert spare.process.proc.returncode is not None  # the spare scored the second round and was closed
+        assert ahead.spare is not None and ahead.spare is not spare
+    finally:
+        ahead.close()
+    assert ahead.spare is None
+    alone = fuzz_runner.run_probe([ID_CASE], python=sys.executable, targets=targets, timeout=600)
+    assert first.ok and second.ok and alone.ok
+    assert first.output["results"] == alone.output["results"]
+    assert [{**r, "case_id": "ids"} for r in second.output["results"]] == alone.output["results"]

@@ -53,7 +53,7 @@ def _cells(row: BenchRow) -> list[str]:
         ratio = summarize(row.ratios)
         verdict = "[green]met[/]" if row.met else "[bold red]missed[/]"
         cells.append(f"ratio {ratio.median:.3f} ({ratio.minimum:.3f}–{ratio.maximum:.3f})")
-        cells.append(f"≤ {row.target:g} {verdict}")
+        cells.append(f"{'≥' if row.at_least else '≤'} {row.target:g} {verdict}")
     else:
         cells.append(f"exponent {row.exponent:.2f} (last decade {row.tail_exponent:.2f})")
         cells.append(f"at K = {row.extra['largest_k']:,}")

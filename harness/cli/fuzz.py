@@ -32,7 +32,7 @@ from harness.report.markdown.table import markdown_table
 from harness.tools.fuzz.delta_debug import DEFAULT_SHRINK_ROUNDS, check_shrink_rounds, shrink_fuzz_run
 from harness.tools.fuzz.generator import fuzz_metrics
 from harness.tools.fuzz.report import FUZZ_FILES, fuzz_to_json, write_fuzz_reports
-from harness.tools.fuzz.runner import UNEXPLAINED, FuzzRun, default_workers, run_fuzz
+from harness.tools.fuzz.runner import UNEXPLAINED, FuzzRun, batch_timeout, default_workers, plan_batches, run_fuzz
 from harness.tools.fuzz.shrink import smallest_per_classification
 
 
@@ -81,9 +81,11 @@ def print_fuzz_summary(run: FuzzRun, out: Path, output: OutputFormat = OutputFor
         console.print(f"[{style}]{name}[/] smallest: {shown(row.case.id)} × {shown(row.target)}{how}: "
                       f"{shown(row.classification.explanation)}", highlight=False)
     rate = run.contexts_scored / run.seconds if run.seconds else 0.0
+    probes = "1 probe" if len(run.batches) == 1 else f"{len(run.batches)} probes one after another"
     console.print(f"{len(run.rows)} pairs, {run.contexts_scored} scored contexts in {run.seconds:.1f} s "
-                  f"({rate:.0f} contexts/s; {len(run.batches)} probe processes, {run.workers} at a time, "
-                  f"{run.probe_seconds:.1f} s of probe wall time)", highlight=False)
+                  f"({rate:.0f} contexts/s; {probes}, each importing Ragas once and forking {run.workers} "
+                  f"scoring process{'es' if run.workers > 1 else ''}; {run.probe_seconds:.1f} s of probe wall time)",
+                  highlight=False)
     console.print(f"reports written to {shown(out)}/ (fuzz.md, fuzz.json)", highlight=False)
 
 
@@ -104,7 +106,8 @@ def fuzz(
     out: Path = typer.Option(DEFAULT_OUT / "fuzz", "--out", help="Folder for fuzz.md and fuzz.json."),
     batch_size: Optional[int] = typer.Option(None, "--batch-size", min=1,
                                              help="Cases per probe process (default: even split, at most 2000)."),
-    workers: int = typer.Option(default_workers(), "--workers", min=1, help="Probe processes run at the same time."),
+    workers: int = typer.Option(default_workers(), "--workers", min=1,
+                                help="Scoring processes each probe forks after its one import of Ragas."),
     python: str = typer.Option(sys.executable, "--python", help="Interpreter whose Ragas the probe runs."),
     timeout: Optional[float] = typer.Option(None, "--timeout", callback=positive_seconds,
                                             help="Seconds per probe process (default max(600, 2 per case))."),
@@ -124,8 +127,16 @@ def fuzz(
     check_fuzz_arguments(n, workers)  # before the output folder is touched
     check_shrink_rounds(shrink_rounds)
     check_writable(out, FUZZ_FILES)
-    run = run_fuzz(n, seed, metric, workers=workers, batch_size=batch_size, python=python,
-                   timeout=timeout, validate=check_cases, on_batch=None if quiet else _progress)
+    from harness.cli.run import scoring_progress
+    from harness.runner import StartedProbe
+
+    batches = plan_batches(n, batch_size)
+    # the probe imports Ragas while the cases are generated
+    started = StartedProbe(python=python, timeout=batch_timeout(batches[0][1], timeout)) if batches else None
+    with scoring_progress(enabled=not quiet and output is OutputFormat.TABLE) as on_progress:
+        run = run_fuzz(n, seed, metric, workers=workers, batch_size=batch_size, python=python, timeout=timeout,
+                       validate=check_cases, on_batch=None if quiet or len(batches) < 2 else _progress,
+                       on_progress=on_progress, started=started)
     run = shrink_fuzz_run(run, max_rounds=shrink_rounds, python=python, timeout=timeout,
                           on_round=None if quiet else _shrink_progress)
     write_fuzz_reports(run, out)

@@ -6,7 +6,8 @@ the ratio of two sides measured side by side is the number to read, not an absol
 Ragas is never imported here: whatever touches Ragas runs in a subprocess of ``python``.
 
 1. run vs floor      ``ragas-compat run`` on the bundled suite / ``python -c "import ragas.metrics"``
-                     (ratio per alternated pair; target <= 1.3).
+                     (ratio per alternated pair; target <= 1.3); the same for ``run --metric
+                     faithfulness`` (one metric, both APIs and evaluate()).
 2. probe overhead    harness/probe/probe_benchmark.py: probe ms per scored context / a minimal
                      hand-written stub loop on the same Ragas class and verdicts (ratio of the
                      median round of each invocation; target <= 1.1).
@@ -19,6 +20,9 @@ Ragas is never imported here: whatever touches Ragas runs in a subprocess of ``p
 5. scale             ``harness.tools.scale_bench``: marginal time per case, peak memory and
                      report.json size of the bundled suite copied to 2,000 cases, against the
                      bundled suite's in the same run.
+6. fuzz throughput   ``harness.tools.fuzz.throughput``: fuzz contexts per second at 400 cases with 1 and
+                     with 2 workers / the minimal stub loop's in one process, both after the Ragas
+                     import (targets >= 0.9 and >= 1.7: floors).
 """
 
 from __future__ import annotations
@@ -109,14 +113,21 @@ def _tail(text: str, lines: int = 3) -> str:
 
 # ---------------------------------------------------------------- 1. run vs floor
 
-def measure_run_vs_floor(repetitions: int, *, python: str = sys.executable, warm_up: bool = True) -> BenchRow:
-    """Wall time of ``ragas-compat run`` (bundled suite, --out to a temp folder) vs the floor
-    ``python -c "import ragas.metrics"``, alternated pair by pair (the order flips every pair)."""
-    row = BenchRow("run_vs_floor", "run vs floor (import ragas.metrics)", target=RUN_TARGET)
+ONE_METRIC = "faithfulness"  # run_one_metric_vs_floor: an audit of one metric (both APIs and evaluate())
+
+
+def measure_run_vs_floor(repetitions: int, *, python: str = sys.executable, warm_up: bool = True,
+                         metric: str | None = None) -> BenchRow:
+    """Wall time of ``ragas-compat run`` (bundled suite, --out to a temp folder; only ``metric`` when
+    given) vs the floor ``python -c "import ragas.metrics"``, alternated pair by pair (the order flips
+    every pair)."""
+    row = (BenchRow("run_vs_floor", "run vs floor (import ragas.metrics)", target=RUN_TARGET) if metric is None
+           else BenchRow("run_one_metric_vs_floor", f"run --metric {metric} vs floor", target=RUN_TARGET))
     floor_command = [python, "-c", "import ragas.metrics"]
+    only = ["--metric", metric] if metric else []
     with tempfile.TemporaryDirectory(prefix="ragas-compat-bench-") as tmp:
         def run_once(index: int) -> float:
-            seconds, proc = _timed([python, "-m", "harness", "run", "--out", str(Path(tmp) / f"run-{index}")])
+            seconds, proc = _timed([python, "-m", "harness", "run", "--out", str(Path(tmp) / f"run-{index}"), *only])
             if proc.returncode not in (0, 1):  # 1 = drift: the run still completed
                 raise RuntimeError(f"ragas-compat run exited {proc.returncode}: {_tail(proc.stderr)}")
             return seconds
@@ -415,9 +426,11 @@ class BenchPlan:
                    min_seconds=0.05, matrix_repetitions=2, warm_up=True, scale_cases=2_000, scale_repetitions=5)
 
 
-ROW_IDS = ("run_vs_floor", "probe_overhead", "scaling_ragas_legacy", "scaling_reference_random",
+ROW_IDS = ("run_vs_floor", "run_one_metric_vs_floor", "probe_overhead", "scaling_ragas_legacy", "scaling_reference_random",
            "scaling_reference_all_relevant", "scaling_reference_float", "matrix_warm_vs_cold",
-           "scale_marginal_time", "scale_peak_memory", "report_size")
+           "scale_marginal_time", "scale_peak_memory", "report_size",
+           "fuzz_per_process", "fuzz_two_workers")
+FUZZ_CASES, FUZZ_QUICK_CASES = 400, 40  # fuzz throughput rows (harness.tools.fuzz.throughput)
 
 
 def run_bench(quick: bool, *, python: str = sys.executable,
@@ -426,6 +439,8 @@ def run_bench(quick: bool, *, python: str = sys.executable,
     plan = BenchPlan.for_mode(quick)
     progress("run vs floor")
     rows = [measure_run_vs_floor(plan.run_pairs, python=python, warm_up=plan.warm_up)]
+    progress(f"run --metric {ONE_METRIC} vs floor")
+    rows.append(measure_run_vs_floor(plan.run_pairs, python=python, warm_up=False, metric=ONE_METRIC))
     progress("probe overhead")
     rows.append(measure_probe_overhead(plan.probe_invocations, cases=plan.probe_cases, contexts=5,
                                        rounds=plan.probe_rounds, python=python))
@@ -454,6 +469,11 @@ def run_bench(quick: bool, *, python: str = sys.executable,
         skip="--quick skips the matrix (each repetition is several full audits)" if quick else None))
     progress(f"scale: {plan.scale_cases:,} cases vs the bundled suite")
     rows += measure_scale(plan.scale_cases, plan.scale_repetitions, python=python)
+    from harness.tools.fuzz.throughput import measure_fuzz_throughput
+
+    fuzz_cases = FUZZ_QUICK_CASES if quick else FUZZ_CASES
+    progress(f"fuzz: {fuzz_cases} cases, 1 and 2 workers vs the minimal stub loop")
+    rows += measure_fuzz_throughput(1 if quick else 5, n=fuzz_cases, python=python)
     return rows
 
 

@@ -40,6 +40,7 @@ class BenchRow:
     baseline: list[float] = field(default_factory=list)
     ratios: list[float] = field(default_factory=list)
     target: float | None = None
+    at_least: bool = False        # the target is a floor (ratio >= target: a throughput), not a ceiling
     points: list[dict] = field(default_factory=list)
     exponent: float | None = None
     tail_exponent: float | None = None
@@ -55,7 +56,8 @@ class BenchRow:
     def met(self) -> bool | None:
         if self.target is None or not self.ratios:
             return None
-        return summarize(self.ratios).median <= self.target
+        median = summarize(self.ratios).median
+        return median >= self.target if self.at_least else median <= self.target
 
     def to_json(self) -> dict:
         data: dict = {"id": self.id, "measurement": self.measurement,
@@ -67,6 +69,8 @@ class BenchRow:
         if self.ratios:
             data.update(ratios=self.ratios, ratio_summary=summarize(self.ratios).to_json(),
                         target=self.target, met=self.met)
+            if self.at_least:
+                data["target_is_floor"] = True
         if self.points:
             data.update(points=self.points, exponent=self.exponent, tail_exponent=self.tail_exponent)
         if self.notes:

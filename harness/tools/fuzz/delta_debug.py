@@ -29,8 +29,8 @@ error to another (e.g. from an empty-array ``ValueError`` to a missing-input ``V
 
 **Search** (``DeltaDebugger``): Zeller and Hildebrandt's ddmin, batched. At granularity n the
 current elements are split into n chunks; the candidates are each chunk alone and each complement
-(the current set minus one chunk). A round costs one probe run (a probe start imports Ragas,
-seconds) whatever its size, so a round also holds every single removal while at most
+(the current set minus one chunk). A round costs one probe run (a probe imports Ragas, seconds;
+the next round's probe starts importing when a round is handed over) whatever its size, so a round also holds every single removal while at most
 ``SINGLE_REMOVALS`` elements are left, and the current set without everything whose removal kept
 the finding in the previous round, together with its own single removals (so the round that tries
 it can also prove it 1-minimal). The smallest candidate that keeps the finding becomes current;
@@ -51,6 +51,7 @@ from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from harness import runner as probe_runner
 from harness.cases.loader import LABEL_LIST_VERDICTS, parse_suite
 from harness.compare.audit import AuditRow
 from harness.errors import HarnessInputError
@@ -372,21 +373,29 @@ def shrink_cases(starts: Sequence[tuple[dict[str, Any], Finding]], *, max_rounds
     """Shrink each (raw case, finding) in lockstep, at most ``max_rounds`` probe runs in all: every
     round sends the candidates of every unfinished search to Ragas in one probe request (round 1
     also re-runs each starting case, which must show its finding). ``probe`` defaults to the fuzz
-    runner's ``run_probe`` (looked up at call time); ``on_round`` is called after each round."""
+    runner's ``run_probe`` (looked up at call time; the real one runs as ``ProbeAhead``: each round's
+    probe was started, and has been importing Ragas, since the round before); ``on_round`` is called
+    after each round."""
     searches = [_Search(finding, dict(case), elements(case), DeltaDebugger(len(elements(case)), SINGLE_REMOVALS))
                 for case, finding in starts]
-    for number in range(1, max_rounds + 1):
-        active = [s for s in searches if s.status is None and not (s.verified and s.debugger.done)]
-        if not active:
-            break
-        batch = _round_batch(active)
-        rows = _probe_batch(batch, active, python, sys_path_prefix, timeout, probe or fuzz_runner.run_probe)
-        if on_round is not None:
-            on_round(number, len(active), len(batch))
-        if rows is None:
-            break
-        for search in active:
-            _advance(search, rows)
+    probe = probe or fuzz_runner.run_probe
+    ahead = fuzz_runner.ProbeAhead() if probe is probe_runner.run_probe else None
+    try:
+        for number in range(1, max_rounds + 1):
+            active = [s for s in searches if s.status is None and not (s.verified and s.debugger.done)]
+            if not active:
+                break
+            batch = _round_batch(active)
+            rows = _probe_batch(batch, active, python, sys_path_prefix, timeout, ahead or probe)
+            if on_round is not None:
+                on_round(number, len(active), len(batch))
+            if rows is None:
+                break
+            for search in active:
+                _advance(search, rows)
+    finally:
+        if ahead is not None:
+            ahead.close()
     return [s.result() for s in searches]
 
 

@@ -1,11 +1,15 @@
-"""Run generated cases through the Ragas probe in batches, in parallel, and classify every pair.
+"""Run generated cases through the Ragas probe, batch after batch, and classify every pair.
 
-One probe subprocess per batch (Ragas is imported once per batch, never in this process); up to
-``workers`` batches run at the same time (a thread pool waiting on subprocesses, so both cores
-run Ragas). Each finished batch is paired with the reference by ``harness.compare.audit.build_audit``
-while the other batches still run. The fuzz run has no expectations file: a row's meaning is its
-classification, split into EXPLAINED ones (a known, named semantic difference, recomputed by
-the diff engine) and UNEXPLAINED ones (``divergence``, ``error``).
+Each batch goes to one probe process that imports Ragas once and then forks ``workers`` scoring
+processes (``harness.runner.StartedProbe``, ``harness/probe/probe_workers.py``): with the default
+batching a run of up to MAX_BATCH cases is one batch, so the import is paid once and both cores
+score (each batch is sent in ``by_cost`` order, so the workers get equal work). When there are
+more batches, the next batch's probe is started (and imports Ragas) as soon as the current batch
+is handed over, so the import overlaps the scoring and one warm probe is always waiting. Each finished batch is paired with the reference by
+``harness.compare.audit.build_audit`` while the next batch is scored. The fuzz run has no
+expectations file: a row's meaning is its classification, split into EXPLAINED ones (a known,
+named semantic difference, recomputed by the diff engine) and UNEXPLAINED ones (``divergence``,
+``error``). The rows do not depend on ``workers`` or on the batching.
 
 Throughput is counted in *scored contexts*: for every (case, target) result whose target reads
 ``retrieved_contexts``, the number of retrieved contexts of the case.
@@ -18,15 +22,15 @@ import os
 import sys
 import time
 from collections.abc import Callable, Sequence
-from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass, field
 from typing import Any
 
+from harness import runner as probe_runner
 from harness.cases.loader import Suite, _build_case, parse_suite
 from harness.compare.audit import AuditRow, build_audit
 from harness.compare.expectations import Expectations
 from harness.errors import HarnessInputError, RagasUnavailable
-from harness.runner import ProbeRun, run_probe
+from harness.runner import ProbeRun, StartedProbe, run_probe
 from harness.tools.fuzz.generator import (
     check_case_count,
     check_metrics,
@@ -40,11 +44,12 @@ EXPLAINED: tuple[str, ...] = ("identical", "epsilon", "undefined_nan", "empty_as
 UNEXPLAINED: tuple[str, ...] = ("divergence", "error")
 PAIRING_CHUNK = 20             # cases per build_audit call (see _pair)
 MAX_BATCH = 2000               # cases per probe process when --batch-size is not given
-MAX_WORKERS = 64               # --workers: probe processes (each imports Ragas, ~200 MB) at a time
+MAX_WORKERS = 64               # --workers: scoring processes forked by each probe after its import
 BATCH_TIMEOUT_FLOOR = 600.0    # seconds; a batch may also take 2 s per case
 NO_EXPECTATIONS = Expectations("fuzz (no expectations)", ())
 
 ProbeFunction = Callable[..., ProbeRun]
+Progress = Callable[[int, int], None]
 
 
 class FuzzProbeFailed(RagasUnavailable):
@@ -58,7 +63,7 @@ class FuzzRun:
     targets: tuple[str, ...]
     cases: int
     batches: tuple[tuple[int, int], ...]   # [start, stop) case indices of each probe process
-    workers: int
+    workers: int                           # scoring processes each probe forks after importing Ragas
     rows: tuple[AuditRow, ...]             # every (case, target) pair, in case order
     provenance: dict[str, Any]
     seconds: float                         # wall time of generation + probes + classification
@@ -80,14 +85,13 @@ def default_workers() -> int:
     return max(1, os.cpu_count() or 1)
 
 
-def plan_batches(n: int, workers: int, batch_size: int | None = None) -> list[tuple[int, int]]:
+def plan_batches(n: int, batch_size: int | None = None) -> list[tuple[int, int]]:
     """[start, stop) ranges covering 0..n. Without ``batch_size``: the fewest batches of at most
-    MAX_BATCH cases whose count is a multiple of ``workers`` (every worker gets equal work)."""
+    MAX_BATCH cases, of equal size (within one case)."""
     if n == 0:
         return []
     if batch_size is None:
-        count = workers * math.ceil(n / (workers * MAX_BATCH))
-        batch_size = math.ceil(n / count)
+        batch_size = math.ceil(n / math.ceil(n / MAX_BATCH))
     return [(start, min(start + batch_size, n)) for start in range(0, n, batch_size)]
 
 
@@ -95,7 +99,7 @@ def check_fuzz_arguments(n: int, workers: int) -> None:
     """``--n`` within 0 .. MAX_FUZZ_CASES and ``--workers`` within 1 .. MAX_WORKERS (HarnessInputError, exit 2)."""
     check_case_count(n)
     if not 1 <= workers <= MAX_WORKERS:
-        raise HarnessInputError(f"--workers: {workers}; expected 1 to {MAX_WORKERS} probe processes at a time",
+        raise HarnessInputError(f"--workers: {workers}; expected 1 to {MAX_WORKERS} scoring processes per probe",
                                 field="--workers", value=workers)
 
 
@@ -141,49 +145,172 @@ def _provenance(runs: Sequence[ProbeRun]) -> dict[str, Any]:
             "network_attempts": attempts}
 
 
+def case_cost(case: Any) -> int:
+    """A case's scoring work, roughly: 1 + the number of list items anywhere in it (contexts, labels,
+    claims, IDs; Ragas's judged metrics make one judge call per context or claim)."""
+    if isinstance(case, list):
+        return len(case) + sum(case_cost(item) - 1 for item in case) + 1
+    if isinstance(case, dict):
+        return sum(case_cost(value) - 1 for value in case.values()) + 1
+    return 1
+
+
+def by_cost(cases: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The cases in ascending ``case_cost`` (ties in case order): the probe deals a request's cases to
+    its workers round robin, which on this order gives each worker about the same work (generated
+    shapes rotate, so in case order one worker would get every long list); the cheapest case comes
+    first, where the probe warms each target before forking. Rows are paired by case id, so the
+    order changes no row."""
+    return sorted(cases, key=case_cost)
+
+
+def batch_timeout(size: int, timeout: float | None) -> float:
+    """Seconds a probe has for a batch of ``size`` cases: ``timeout``, or max(BATCH_TIMEOUT_FLOOR, 2 s a case)."""
+    return timeout or max(BATCH_TIMEOUT_FLOOR, 2.0 * size)
+
+
+class ProbeSeries:
+    """Started probes for a series of batches, one batch at a time: ``run(k)`` hands batch ``k`` to a
+    probe that was started (and has been importing Ragas) since batch ``k - 1`` was handed over,
+    and starts the probe of batch ``k + 1`` at once. ``first`` is a probe started by the caller
+    (e.g. before the cases were generated) for the first batch; it is closed like the others.
+    Use it as a context manager: every probe is closed on exit."""
+
+    def __init__(self, batches: Sequence[tuple[int, int]], *, python: str, sys_path_prefix: Sequence[str],
+                 timeout: float | None, first: StartedProbe | None = None) -> None:
+        self.batches, self.python, self.sys_path_prefix, self.timeout = batches, python, sys_path_prefix, timeout
+        self.started: dict[int, StartedProbe] = {}
+        if first is not None and batches:
+            self.started[0] = first
+
+    def __enter__(self) -> ProbeSeries:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        for probe in self.started.values():
+            probe.close()
+        self.started.clear()
+
+    def _start(self, index: int) -> None:
+        if index < len(self.batches) and index not in self.started:
+            start, stop = self.batches[index]
+            self.started[index] = StartedProbe(python=self.python, sys_path_prefix=self.sys_path_prefix,
+                                               timeout=batch_timeout(stop - start, self.timeout))
+
+    def submit(self, index: int, cases: list[dict[str, Any]], *, targets: Sequence[str], workers: int) -> None:
+        """Hand batch ``index`` to its probe and start the next batch's probe."""
+        self._start(index)
+        probe = self.started[index]
+        probe.deadline = max(probe.deadline, time.perf_counter() + probe.timeout)  # counts from the hand-over
+        probe.submit(cases, targets=targets, workers=workers)
+        self._start(index + 1)
+
+    def result(self, index: int, on_progress: Progress | None = None) -> ProbeRun:
+        """Wait for batch ``index`` (``on_progress(done, total)`` in cases of this batch meanwhile); its probe is closed."""
+        probe = self.started.pop(index)
+        try:
+            return probe.result(on_progress)
+        finally:
+            probe.close()
+
+
+class ProbeAhead:
+    """``run_probe`` for a series of calls that depend on each other (the shrinker's rounds): each
+    call hands its cases to a probe started at the previous call (importing Ragas since) and starts
+    the next one, so a round does not wait for a whole import. Its timeout counts from the hand-over.
+    ``close()`` ends the probe still waiting."""
+
+    def __init__(self) -> None:
+        self.spare: StartedProbe | None = None
+
+    def __call__(self, cases: list[dict[str, Any]], *, python: str, sys_path_prefix: Sequence[str] = (),
+                 targets: Sequence[str] | None = None, timeout: float = BATCH_TIMEOUT_FLOOR) -> ProbeRun:
+        probe, self.spare = self.spare, None
+        if probe is None or not probe.matches(python, sys_path_prefix):
+            if probe is not None:
+                probe.close()
+            probe = StartedProbe(python=python, sys_path_prefix=sys_path_prefix, timeout=timeout)
+        probe.timeout = probe_runner.check_timeout(timeout)
+        probe.deadline = time.perf_counter() + probe.timeout
+        self.spare = StartedProbe(python=python, sys_path_prefix=sys_path_prefix, timeout=timeout)
+        try:
+            probe.submit(cases, targets=targets)
+            return probe.result()
+        finally:
+            probe.close()
+
+    def close(self) -> None:
+        if self.spare is not None:
+            self.spare.close()
+            self.spare = None
+
+
 def run_fuzz(n: int, seed: int, metrics: Sequence[str] | None = None, *, workers: int | None = None,
              batch_size: int | None = None, python: str = sys.executable, sys_path_prefix: Sequence[str] = (),
              timeout: float | None = None, validate: bool = False,
              probe: ProbeFunction | None = None,
-             on_batch: Callable[[int, int, ProbeRun], None] | None = None) -> FuzzRun:
+             on_batch: Callable[[int, int, ProbeRun], None] | None = None,
+             on_progress: Progress | None = None, started: StartedProbe | None = None) -> FuzzRun:
     """Generate ``n`` cases from ``seed``, score them with Ragas and the reference, classify every pair.
 
-    ``on_batch(done, total, probe_run)`` is called as each batch finishes (progress).
-    ``probe`` defaults to ``harness.runner.run_probe`` (looked up at call time).
-    Raises HarnessInputError for bad arguments and FuzzProbeFailed when a probe process fails."""
+    The batches (``plan_batches``) run one after another through a ``ProbeSeries``, each probe forking
+    ``workers`` scoring processes after its one import of Ragas; ``started`` is a probe already
+    started for this interpreter and path (it takes the first batch). ``on_batch(done, total,
+    probe_run)`` is called as each batch finishes; ``on_progress(done, total)`` in cases over the
+    whole run, about five times a second. ``probe`` replaces the real probe (tests): it is called
+    once per batch like ``harness.runner.run_probe`` (without ``workers``); the module's
+    ``run_probe`` is looked up at call time, and anything but the real one is used that way.
+    Raises HarnessInputError for bad arguments and FuzzProbeFailed (naming the batch's cases)
+    when a probe process fails."""
     probe = probe or run_probe
-    started = time.perf_counter()
+    clock = time.perf_counter()
     workers = workers or default_workers()
-    check_fuzz_arguments(n, workers)  # before anything is generated: a huge --n is refused at once
-    chosen = check_metrics(metrics)
-    targets = targets_for(chosen)
-    cases = generate_cases(n, seed, chosen)
-    suite = fuzz_suite(cases, seed, validate=validate)
-    batches = plan_batches(n, workers, batch_size)
-    audits: dict[int, tuple[AuditRow, ...]] = {}
-    runs: dict[int, ProbeRun] = {}
-    with ThreadPoolExecutor(max_workers=workers) as pool:
-        futures = {}
+    try:
+        check_fuzz_arguments(n, workers)  # before anything is generated: a huge --n is refused at once
+        chosen = check_metrics(metrics)
+        targets = targets_for(chosen)
+        cases = generate_cases(n, seed, chosen)
+        suite = fuzz_suite(cases, seed, validate=validate)
+    except BaseException:
+        if started is not None:
+            started.close()
+        raise
+    batches = plan_batches(n, batch_size)
+    rows: list[AuditRow] = []
+    runs: list[ProbeRun] = []
+
+    def finished(index: int, run: ProbeRun) -> None:
+        start, stop = batches[index]
+        if not run.ok:
+            raise FuzzProbeFailed(f"probe for cases {start}..{stop - 1}: {run.error}")
+        rows.extend(_pair(suite, start, stop, run.output, chosen))
+        runs.append(run)
+        if on_batch is not None:
+            on_batch(len(runs), len(batches), run)
+
+    if probe is not probe_runner.run_probe:  # a stand-in probe: one call per batch
+        if started is not None:
+            started.close()
         for index, (start, stop) in enumerate(batches):
-            limit = timeout or max(BATCH_TIMEOUT_FLOOR, 2.0 * (stop - start))
-            futures[pool.submit(probe, cases[start:stop], python=python, sys_path_prefix=sys_path_prefix,
-                                targets=targets, timeout=limit)] = index
-        for future in as_completed(futures):
-            index = futures[future]
-            run = future.result()
-            if not run.ok:
-                for other in futures:
-                    other.cancel()
-                start, stop = batches[index]
-                raise FuzzProbeFailed(f"probe for cases {start}..{stop - 1}: {run.error}")
-            start, stop = batches[index]
-            audits[index] = _pair(suite, start, stop, run.output, chosen)
-            runs[index] = run
-            if on_batch is not None:
-                on_batch(len(runs), len(batches), run)
-    rows = tuple(row for index in sorted(audits) for row in audits[index])
-    ordered_runs = [runs[index] for index in sorted(runs)]
+            finished(index, probe(by_cost(cases[start:stop]), python=python, sys_path_prefix=sys_path_prefix,
+                                  targets=targets, timeout=batch_timeout(stop - start, timeout)))
+    else:
+        with ProbeSeries(batches, python=python, sys_path_prefix=sys_path_prefix, timeout=timeout,
+                         first=started) as series:
+            if not batches and started is not None:
+                started.close()
+            for index, (start, stop) in enumerate(batches):
+                if index == 0:
+                    series.submit(0, by_cost(cases[start:stop]), targets=targets, workers=workers)
+                progress = None if on_progress is None else \
+                    (lambda done, total, before=start: on_progress(before + done, n))
+                run = series.result(index, progress)
+                if index + 1 < len(batches):  # the next probe scores while this batch is paired
+                    following = batches[index + 1]
+                    series.submit(index + 1, by_cost(cases[following[0]:following[1]]), targets=targets,
+                                  workers=workers)
+                finished(index, run)
     return FuzzRun(seed=seed, metrics=chosen, targets=tuple(targets), cases=n, batches=tuple(batches),
-                   workers=workers, rows=rows, provenance=_provenance(ordered_runs),
-                   seconds=time.perf_counter() - started,
-                   probe_seconds=sum(run.seconds for run in ordered_runs))
+                   workers=workers, rows=tuple(rows), provenance=_provenance(runs),
+                   seconds=time.perf_counter() - clock,
+                   probe_seconds=sum(run.seconds for run in runs))

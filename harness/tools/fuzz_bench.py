@@ -1,6 +1,6 @@
 """Benchmarks of the fuzz path and of AP scaling (numbers for the issue note, never asserted).
 
-Usage: ``python -m harness.tools.fuzz.bench [--n 2000] [--seed 0] [--skip-fuzz] [--skip-scaling] [--json FILE]``
+Usage: ``python -m harness.tools.fuzz_bench [--n 2000] [--seed 0] [--skip-fuzz] [--skip-scaling] [--json FILE]``
 
 1. fuzz throughput: ``run_fuzz`` with 1 and with 2 workers on the same seed, every metric, then
    on the context-precision (LLM) targets only; wall seconds, scored contexts per second, the
@@ -16,6 +16,8 @@ Usage: ``python -m harness.tools.fuzz.bench [--n 2000] [--seed 0] [--skip-fuzz] 
 
 Load from other processes on the machine changes every wall-time number; the load average at
 start and end is printed with the results.
+
+The two throughput rows of ``ragas-compat bench`` are measured by ``harness.tools.fuzz.throughput``.
 """
 
 from __future__ import annotations
@@ -38,6 +40,7 @@ from harness.tools.bench import (
     random_labels,
 )
 from harness.tools.fuzz.runner import run_fuzz
+from harness.tools.fuzz.throughput import measure_fuzz_throughput
 
 SCALING_KS = (10, 100, 1000, 10_000)
 REFERENCE_ONLY_K = 10**6
@@ -126,6 +129,7 @@ def main(argv: list[str] | None = None) -> int:
         results["fuzz"] = [fuzz_throughput(args.n, args.seed, w, args.python) for w in (1, 2)]
         results["fuzz_context_precision_only"] = [fuzz_throughput(args.n, args.seed, w, args.python, CP_METRICS)
                                                   for w in (1, 2)]
+        results["fuzz_vs_stub_loop"] = [row.to_json() for row in measure_fuzz_throughput(1, python=args.python)]
         for key in ("fuzz", "fuzz_context_precision_only"):
             one, two = results[key]
             results[f"{key}_speedup_2_vs_1"] = round(two["contexts_per_second"] / one["contexts_per_second"], 2)

@@ -1,0 +1,207 @@
+"""Fuzz throughput against the minimal stub loop: the rows ``fuzz_per_process`` and ``fuzz_two_workers``
+of ``ragas-compat bench``.
+
+``measure_fuzz_throughput`` compares the fuzz path with the
+minimal stub loop on the same work, in contexts per second *after Ragas is imported* (a long fuzz
+run pays the import once per probe, and the next probe imports while a batch is scored, so the
+import is amortised away; the ratios measure what is paid per context):
+
+- the work: the first ``n`` (400) cases ``generate_cases(n, seed, ["context_precision_with_reference"])``
+  draws, scored on that metric's legacy targets (LLMContextPrecisionWithReference and
+  ContextPrecision); contexts = the sum over (case, target) of len(retrieved_contexts), the same
+  count on both sides (checked);
+- minimal stub loop (one process): ``STUB_LOOP_CHILD`` imports Ragas, then, timed, scores every
+  (case, target) with a bare BaseRagasLLM popping pre-rendered verdict replies (as
+  harness/probe/probe_benchmark.py's minimal side) through ``single_turn_ascore``;
+  rate = contexts / loop seconds;
+- fuzz: as ``ragas-compat fuzz`` does, a ``StartedProbe`` is started and
+  ``run_fuzz(n, seed, [metric], workers=W, started=probe)`` called at once (the cases are generated
+  while the probe imports Ragas); timed from the later of the call and the end of the probe's
+  import (its ``imported.txt``, watched by ``ImportWatch``) to the classified rows: what the host
+  still does after the import, the probe scoring in W forked processes with the scripted judge,
+  reading its output and classifying every pair against the reference; rate = contexts / that time;
+- ``fuzz_per_process`` = fuzz rate with W = 1 / stub loop rate (target >= 0.9);
+  ``fuzz_two_workers`` = fuzz rate with W = 2 / stub loop rate (one process) (target >= 1.7);
+- each repetition measures the stub loop, W = 1 and W = 2 once, the order rotating with the
+  repetition; a ratio pairs the stub loop and the fuzz run of the same repetition.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+from harness.probe.probe_protocol import IMPORTED_FILE
+from harness.runner import StartedProbe
+from harness.tools.bench_rows import BenchRow
+from harness.tools.fuzz.generator import generate_cases, targets_for
+from harness.tools.fuzz.runner import FuzzProbeFailed, batch_timeout, run_fuzz
+
+THROUGHPUT_CASES = 400
+THROUGHPUT_METRIC = "context_precision_with_reference"
+PER_PROCESS_TARGET, TWO_WORKERS_TARGET = 0.9, 1.7
+IMPORT_WAIT = 300.0  # seconds a fuzz probe may take to import Ragas before the measurement gives up
+
+STUB_LOOP_CHILD = r'''
+import asyncio, importlib, json, os, sys, time, warnings
+os.environ["RAGAS_DO_NOT_TRACK"] = "true"
+with open(sys.argv[1], encoding="utf-8") as handle:
+    request = json.load(handle)
+with warnings.catch_warnings():
+    warnings.simplefilter("ignore")
+    module = importlib.import_module(request["module"])
+    from langchain_core.outputs import Generation, LLMResult
+    from ragas.dataset_schema import SingleTurnSample
+    from ragas.llms.base import BaseRagasLLM
+    from ragas.run_config import RunConfig
+
+class ListLLM(BaseRagasLLM):
+    """Pops pre-rendered replies in call order; no lookup, no recording."""
+    def __init__(self, replies):
+        super().__init__(run_config=RunConfig(max_retries=1))
+        self.replies = replies
+    def generate_text(self, prompt, n=1, temperature=0.01, stop=None, callbacks=None):
+        return LLMResult(generations=[[Generation(text=self.replies.pop(0))]])
+    async def agenerate_text(self, prompt, n=1, temperature=0.01, stop=None, callbacks=None):
+        return LLMResult(generations=[[Generation(text=self.replies.pop(0))]])
+    def is_finished(self, response):
+        return True
+
+classes = [getattr(module, name) for name in request["classes"]]
+
+async def loop():
+    contexts = errors = 0
+    for case in request["cases"]:
+        for cls in classes:
+            replies = [json.dumps({"reason": "r", "verdict": v}) for v in case["verdicts"][request["verdicts"]]]
+            sample = SingleTurnSample(user_input=case["user_input"], reference=case["reference"],
+                                      retrieved_contexts=case["retrieved_contexts"])
+            try:
+                await cls(llm=ListLLM(replies)).single_turn_ascore(sample)
+            except Exception:
+                errors += 1
+            contexts += len(case["retrieved_contexts"])
+    return contexts, errors
+
+with warnings.catch_warnings():
+    warnings.simplefilter("ignore")
+    start = time.perf_counter()
+    contexts, errors = asyncio.run(loop())
+    seconds = time.perf_counter() - start
+print(json.dumps({"contexts": contexts, "errors": errors, "loop_seconds": seconds}))
+'''
+
+
+class MeasurementFailed(RuntimeError):
+    pass
+
+
+def stub_loop(n: int, seed: int, *, python: str) -> tuple[int, float]:
+    """(contexts, seconds of the loop after the import) of the minimal stub loop on the throughput work."""
+    cases = generate_cases(n, seed, (THROUGHPUT_METRIC,))
+    classes = [target.split(":", 1)[1] for target in targets_for([THROUGHPUT_METRIC])]
+    request = {"cases": cases, "classes": classes, "verdicts": THROUGHPUT_METRIC,
+               "module": "ragas.metrics._context_precision"}
+    with tempfile.TemporaryDirectory(prefix="ragas-compat-bench-stub-") as tmp:
+        path = Path(tmp) / "request.json"
+        path.write_text(json.dumps(request), encoding="utf-8")
+        proc = subprocess.run([python, "-c", STUB_LOOP_CHILD, str(path)], capture_output=True, text=True,
+                              timeout=1800, stdin=subprocess.DEVNULL,
+                              env={**os.environ, "RAGAS_DO_NOT_TRACK": "true"})
+    if proc.returncode != 0:
+        tail = " | ".join(proc.stderr.strip().splitlines()[-3:]) or "(no output)"
+        raise MeasurementFailed(f"stub loop exited {proc.returncode}: {tail}")
+    report = json.loads(proc.stdout)
+    return report["contexts"], report["loop_seconds"]
+
+
+class ImportWatch:
+    """When a started probe has imported Ragas: a thread polls for its ``imported.txt`` every
+    POLL seconds and notes the ``time.perf_counter()`` it appeared at (``at``, None until then)."""
+
+    POLL = 0.002
+
+    def __init__(self, probe: StartedProbe) -> None:
+        if probe.error is not None or probe.folder is None:
+            raise MeasurementFailed(f"fuzz probe did not start: {probe.error}")
+        self.marker = Path(probe.folder.name) / IMPORTED_FILE
+        self.at: float | None = None
+        self.done = threading.Event()
+        self.thread = threading.Thread(target=self._watch, name="import-watch", daemon=True)
+        self.thread.start()
+
+    def _watch(self) -> None:
+        while not self.done.is_set():
+            if self.marker.exists():
+                self.at = time.perf_counter()
+                return
+            time.sleep(self.POLL)
+
+    def stop(self) -> float | None:
+        self.done.set()
+        self.thread.join()
+        return self.at
+
+
+def fuzz_after_import(n: int, seed: int, workers: int, *, python: str) -> tuple[int, float]:
+    """(contexts scored, seconds of ``run_fuzz`` after its probe imported Ragas). The probe is started
+    and ``run_fuzz`` called at once, as ``ragas-compat fuzz`` does (the cases are generated while the
+    probe imports); the time counts from the later of the call and the end of the import."""
+    probe = StartedProbe(python=python, timeout=IMPORT_WAIT + batch_timeout(n, None))
+    try:
+        watch = ImportWatch(probe)
+    except BaseException:
+        probe.close()
+        raise
+    called = time.perf_counter()
+    try:
+        run = run_fuzz(n, seed, [THROUGHPUT_METRIC], workers=workers, python=python, started=probe)
+    finally:
+        imported = watch.stop()
+    ended = time.perf_counter()
+    if imported is None:
+        raise MeasurementFailed("the fuzz probe finished without saying it had imported Ragas")
+    return run.contexts_scored, ended - max(called, imported)
+
+
+def measure_fuzz_throughput(repetitions: int, *, n: int = THROUGHPUT_CASES, seed: int = 0,
+                            python: str = sys.executable) -> list[BenchRow]:
+    """The rows ``fuzz_per_process`` and ``fuzz_two_workers`` (see the module docstring). Samples are
+    the fuzz run's seconds, the baseline the stub loop's; ratios are contexts per second over the
+    stub loop's, in the same repetition (higher is better: the targets are floors)."""
+    rows = {1: BenchRow("fuzz_per_process", f"fuzz vs minimal stub loop, 1 worker ({n} cases, contexts/s)",
+                        target=PER_PROCESS_TARGET, at_least=True),
+            2: BenchRow("fuzz_two_workers", f"fuzz 2 workers vs minimal stub loop ({n} cases, contexts/s)",
+                        target=TWO_WORKERS_TARGET, at_least=True)}
+    sides = ("stub", 1, 2)
+    load = [os.getloadavg()[0]]
+    try:
+        for repetition in range(repetitions):
+            measured: dict[Any, tuple[int, float]] = {}
+            for side in sides[repetition % 3:] + sides[:repetition % 3]:
+                measured[side] = stub_loop(n, seed, python=python) if side == "stub" else \
+                    fuzz_after_import(n, seed, side, python=python)
+            stub_contexts, stub_seconds = measured["stub"]
+            for workers, row in rows.items():
+                contexts, seconds = measured[workers]
+                if contexts != stub_contexts:
+                    raise MeasurementFailed(f"fuzz scored {contexts} contexts, the stub loop {stub_contexts}")
+                row.samples.append(seconds)
+                row.baseline.append(stub_seconds)
+                row.ratios.append((contexts / seconds) / (stub_contexts / stub_seconds))
+            load.append(os.getloadavg()[0])
+    except (MeasurementFailed, FuzzProbeFailed, subprocess.TimeoutExpired, OSError) as exc:
+        return [BenchRow(row.id, row.measurement, reason=str(exc)) for row in rows.values()]
+    for row in rows.values():
+        row.extra.update(contexts=stub_contexts, cases=n, seed=seed, metric=THROUGHPUT_METRIC,
+                         load_average_1min=load)
+        row.notes.append(f"{stub_contexts} contexts per side; rates after the Ragas import; the order of "
+                         "stub loop, 1 worker and 2 workers rotates with the repetition")
+    return [rows[1], rows[2]]
