@@ -24,6 +24,11 @@ judge failed). Checked: the verdict key is present and i is a canonical decimal 
 len(retrieved_contexts) (``"01"`` or ``"1\\n"`` would be read as 1 by the reference but never asked
 for by the probe's judge, so they are refused).
 
+Optional ``judge_calls``: ``{verdict key: {prompt kind: [call, ...]}}`` — a per-call judge script the
+probe's scripted judge answers in call order (schema ``judgeCallList``). The reference still computes
+from the verdicts, so the verdict key must be present in ``verdicts``, and a verdict key is scripted
+by ``judge_calls`` or ``judge_replies``, not both (checked here).
+
 Inconsistent inputs are refused here, so every command (run, explain, fuzz --check-cases, the pytest
 plugin) refuses them the same way: ``corpus_relevant_count`` R smaller than the number of contexts
 labelled relevant (``1`` or ``true``) in ``verdicts.context_precision_with_reference``.
@@ -279,6 +284,7 @@ def _semantic_problems(obj: Any) -> list[tuple[tuple[Any, ...], str]]:
                                   f"({', '.join(LABEL_LIST_VERDICTS)}), not {key!r}"))
                 elif key not in LABEL_LIST_VERDICTS:
                     found.append((("cases", i, "judge_replies", key), unknown_key_message(key, LABEL_LIST_VERDICTS)))
+        found += _judge_call_problems(i, case)
         if isinstance(replies, dict) and isinstance(contexts, list):
             for key, by_index in replies.items():
                 if key in LABEL_LIST_VERDICTS and not (isinstance(verdicts, dict) and key in verdicts):
@@ -292,6 +298,22 @@ def _semantic_problems(obj: Any) -> list[tuple[tuple[Any, ...], str]]:
                     elif int(index) >= len(contexts):
                         found.append((("cases", i, "judge_replies", key, index),
                                       f"context index {index} out of range ({len(contexts)} retrieved contexts)"))
+    return found
+
+
+def _judge_call_problems(i: int, case: dict[str, Any]) -> list[tuple[tuple[Any, ...], str]]:
+    """``judge_calls`` keys without their verdict (the reference computes from it) or also scripted by
+    ``judge_replies`` (two scripts for one judge)."""
+    calls, verdicts, replies = case.get("judge_calls"), case.get("verdicts"), case.get("judge_replies")
+    found: list[tuple[tuple[Any, ...], str]] = []
+    for key in calls if isinstance(calls, dict) else ():
+        if not (isinstance(verdicts, dict) and key in verdicts):
+            found.append((("cases", i, "judge_calls", key),
+                          f"a per-call script for a verdict the case does not have (verdicts.{key}); the "
+                          f"reference computes from the verdicts, so give them too"))
+        if isinstance(replies, dict) and key in replies:
+            found.append((("cases", i, "judge_calls", key),
+                          f"judge_replies.{key} also scripts this judge; use one of judge_calls and judge_replies"))
     return found
 
 
@@ -363,6 +385,8 @@ def _build_case(raw: dict[str, Any]) -> Case:
         verdicts=MappingProxyType(frozen_verdicts),
         judge_replies=MappingProxyType({key: MappingProxyType({int(i): text for i, text in by_index.items()})
                                         for key, by_index in raw.get("judge_replies", {}).items()}),
+        judge_calls=MappingProxyType({key: MappingProxyType({kind: tuple(calls) for kind, calls in by_kind.items()})
+                                      for key, by_kind in raw.get("judge_calls", {}).items()}),
         judge_audit=None if audit is None else MappingProxyType(
             {"human": MappingProxyType(dict(audit["human"])), "judge": MappingProxyType(dict(audit["judge"]))}),
         raw=raw,

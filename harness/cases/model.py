@@ -52,6 +52,9 @@ class Case:
     judge_audit: Mapping[str, Mapping[str, Any]] | None = None
     # verdict key -> {context index: raw judge reply text} (see module docstring), as given
     judge_replies: Mapping[str, Mapping[int, str]] = field(default_factory=lambda: MappingProxyType({}))
+    # verdict key -> prompt kind -> the per-call script's entries in call order (case key judge_calls), as
+    # given: only the probe's scripted judge reads them; the reference computes from the verdicts
+    judge_calls: Mapping[str, Mapping[str, tuple[Any, ...]]] = field(default_factory=lambda: MappingProxyType({}))
     raw: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
 
 

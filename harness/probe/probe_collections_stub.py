@@ -9,7 +9,8 @@ book, and the same layout, as the legacy judge), and validates the frozen reply 
 When pydantic rejects a reply, the ``ValidationError`` propagates (the target records it as
 the result's error) and is also kept in :attr:`FrozenInstructorJudge.rejected`, so a rejection
 is reported even if Ragas swallowed the exception (not for a prompt the book knows by its whole
-text, ``PromptBook.expect_text``: its unusable replies are scripted on purpose).
+text, ``PromptBook.expect_text``, nor a reply from a per-call script, ``PromptBook.script_calls``: their
+unusable replies are scripted on purpose).
 
 Import only after RAGAS_DO_NOT_TRACK is set (it imports Ragas).
 """
@@ -41,7 +42,8 @@ class FrozenInstructorJudge(InstructorBaseRagasLLM):
         try:
             return response_model.model_validate_json(text)
         except ValidationError as exc:
-            if not self.book.scripted_text(prompt):  # a raw-prompt script scripts its rejected replies
+            # a raw-prompt script (or a per-call script, case key judge_calls) scripts its rejected replies
+            if not self.book.scripted_text(prompt) and not self.book.last_scripted:
                 self.rejected.append(f"{response_model.__name__} refused the frozen reply {text}: {exc}")
             raise
 

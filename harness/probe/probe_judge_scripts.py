@@ -33,10 +33,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 try:
-    from .probe_prompt_book import PromptBook
+    from .probe_prompt_book import FORMAT_FIX_KIND, PromptBook
     from .probe_protocol import API_COLLECTIONS, API_LEGACY
 except ImportError:  # run_probe.py: the script's folder is on sys.path
-    from probe_prompt_book import PromptBook  # type: ignore[no-redef]
+    from probe_prompt_book import FORMAT_FIX_KIND, PromptBook  # type: ignore[no-redef]
     from probe_protocol import API_COLLECTIONS, API_LEGACY  # type: ignore[no-redef]
 
 FROZEN_REASON = "frozen verdict (ragas-compat scripted judge)"
@@ -138,6 +138,17 @@ def fix_output_format_instruction() -> str:
     return fix_output_format_prompt.instruction
 
 
+def use_judge_calls(prompts: PromptAdapter, metric: t.Any, case: dict, book: PromptBook, verdict_key: str) -> None:
+    """Install the case's per-call script for this verdict key (case key ``judge_calls.<verdict_key>``:
+    prompt kind -> its calls in order, ``PromptBook.script_calls``); a ``fix_output_format`` list
+    answers Ragas's "fix the output format" retries. The replies are raw texts, verbatim in every
+    prompt generation (no dialect reshapes them)."""
+    for kind, calls in ((case.get("judge_calls") or {}).get(verdict_key) or {}).items():
+        instruction = (fix_output_format_instruction() if kind == FORMAT_FIX_KIND
+                       else prompts.instruction(metric, kind))
+        book.script_calls(kind, instruction, calls, label=f"judge_calls.{verdict_key}.{kind}")
+
+
 def context_precision_script(verdict_key: str, answer_field: str) -> Script:
     """One prompt per retrieved context: (question, context, answer) -> {reason, verdict}.
 
@@ -148,6 +159,7 @@ def context_precision_script(verdict_key: str, answer_field: str) -> Script:
     """
 
     def script(prompts: PromptAdapter, metric: t.Any, case: dict, book: PromptBook) -> None:
+        use_judge_calls(prompts, metric, case, book, verdict_key)
         contexts = case.get("retrieved_contexts") or []
         raw_replies = (case.get("judge_replies") or {}).get(verdict_key) or {}
         for i, label in enumerate(case["verdicts"][verdict_key]):
@@ -181,6 +193,7 @@ def context_precision_script(verdict_key: str, answer_field: str) -> Script:
 
 def context_recall_script(prompts: PromptAdapter, metric: t.Any, case: dict, book: PromptBook) -> None:
     """One prompt: (question, joined contexts, reference) -> {classifications: [...]}."""
+    use_judge_calls(prompts, metric, case, book, "context_recall")
     instruction = prompts.instruction(metric, CONTEXT_RECALL_CLASSIFICATION)
     book.expect(
         CONTEXT_RECALL_CLASSIFICATION, instruction,
@@ -197,6 +210,7 @@ def context_recall_script(prompts: PromptAdapter, metric: t.Any, case: dict, boo
 def faithfulness_script(prompts: PromptAdapter, metric: t.Any, case: dict, book: PromptBook) -> None:
     """Statement generation (question, response) -> {statements}; then, only when there is at
     least one statement, NLI (joined contexts, statements) -> {statements: [verdicts]}."""
+    use_judge_calls(prompts, metric, case, book, "faithfulness")
     claims = case["verdicts"]["faithfulness"]
     statements = [c["statement"] for c in claims]
     book.expect(
@@ -225,6 +239,7 @@ def factual_correctness_script(prompts: PromptAdapter, metric: t.Any, case: dict
     response. Claims come from ``verdicts.factual_correctness`` by their ``from``. The collections
     class adds ``atomicity``/``coverage`` to the decomposition input and skips the NLI prompt for zero
     claims; the legacy class asks it with an empty statement list."""
+    use_judge_calls(prompts, metric, case, book, "factual_correctness")
     claims = case["verdicts"]["factual_correctness"]
     mode = getattr(metric, "mode", "f1")  # Ragas's defaults for an instance that does not say
     sides = [("response", "reference")] + ([] if mode == "precision" else [("reference", "response")])
@@ -256,6 +271,7 @@ def factual_correctness_script(prompts: PromptAdapter, metric: t.Any, case: dict
 def context_entity_recall_script(prompts: PromptAdapter, metric: t.Any, case: dict, book: PromptBook) -> None:
     """ContextEntityRecall: entity extraction from the reference, then from the joined contexts
     (``verdicts.context_entity_recall`` by ``from``)."""
+    use_judge_calls(prompts, metric, case, book, "context_entity_recall")
     items = case["verdicts"]["context_entity_recall"]
     instruction = prompts.instruction(metric, ENTITY_EXTRACTION)
     for source, text in (("reference", case.get("reference")),
@@ -270,6 +286,7 @@ def noise_sensitivity_script(prompts: PromptAdapter, metric: t.Any, case: dict, 
     retrieved context, NLI of the reference statements and of the response statements against it;
     then NLI of the response statements against the reference (``verdicts.noise_sensitivity``).
     Nothing is asked when an input is empty (both APIs raise ValueError first)."""
+    use_judge_calls(prompts, metric, case, book, "noise_sensitivity")
     if not all(case.get(f) for f in ("user_input", "response", "reference", "retrieved_contexts")):
         return
     items = case["verdicts"]["noise_sensitivity"]

@@ -11,6 +11,14 @@ exception) when the prompt is not in the book, is asked more often than the book
 or is ambiguous (the same prompt must receive different replies, which no judge that
 answers by content can do). :meth:`PromptBook.unasked` lists expected prompts never asked.
 
+Per-call scripts (:meth:`PromptBook.script_calls`; a case's ``judge_calls``): the askings of one prompt
+kind answered in CALL order, not by content, each with the scripted raw reply text verbatim (or the
+``n`` generations of that call). An entry with ``when`` answers only an asking whose input has those
+field values (``null``: the field is absent); one with ``repeat`` answers every further asking it fits (a
+judge that always says the same, e.g. never valid JSON). A call no entry answers falls back to the content-keyed
+replies; with a script, the kind's content-keyed entries may go unasked and entries never used are not
+a mismatch (a release that asks less is the behaviour recorded).
+
 Raw-prompt mode (:meth:`PromptBook.expect_text`): a prompt that is a plain string template
 (Ragas's NVIDIA-style rating metrics) is recognised by its whole rendered text and answered with
 its scripted replies in asking order (a retry asks the same text again); any other text still
@@ -75,6 +83,38 @@ class _Entry:
 
 
 @dataclass
+class ScriptedCall:
+    """One entry of a per-call script: the reply texts of one call (one per generation; a single text
+    answers every generation) and, optionally, the input field values an asking must have."""
+
+    replies: tuple[str, ...]
+    when: dict | None = None
+    repeat: bool = False  # answers every asking it fits, never used up
+    used: bool = False
+
+    def matches(self, data: object) -> bool:
+        if not self.when:
+            return True
+        if not isinstance(data, dict):
+            return False
+        return all(canonical(data.get(name)) == canonical(value) for name, value in self.when.items())
+
+
+def scripted_call(entry: object) -> ScriptedCall:
+    """A case's call entry (a text, a list of texts, or ``{"reply": ..., "when": {...}, "repeat": bool}``)
+    as a :class:`ScriptedCall`; ValueError for any other shape."""
+    when, repeat = None, False
+    if isinstance(entry, dict):
+        when, repeat, entry = entry.get("when"), entry.get("repeat") is True, entry.get("reply")
+        if when is not None and not isinstance(when, dict):
+            raise ValueError(f"a scripted call's 'when' must be an object, got {when!r}")
+    replies = [entry] if isinstance(entry, str) else entry
+    if not isinstance(replies, list) or not replies or not all(isinstance(r, str) for r in replies):
+        raise ValueError(f"a scripted call is a reply text or a non-empty list of them, got {entry!r}")
+    return ScriptedCall(tuple(replies), when, repeat)
+
+
+@dataclass
 class _TextEntry:
     """A prompt known by its whole text (:meth:`PromptBook.expect_text`): replies in asking order."""
 
@@ -96,6 +136,8 @@ class PromptBook:
         self._texts: dict[str, _TextEntry] = {}  # raw-prompt mode: whole prompt text -> its replies
         self.problems: list[str] = []  # every mismatch, in the order found
         self._ignored: dict[str, frozenset[str]] = {}  # kind -> input fields left out of its key
+        self._calls: dict[str, tuple[str, list[ScriptedCall]]] = {}  # kind -> (label, per-call script)
+        self.last_scripted = False  # the latest answer came from a per-call script (script_calls)
 
     def ignore_fields(self, kind: str, names: t.Iterable[str]) -> None:
         """Leave the input fields ``names`` of prompt ``kind`` out of its lookup key: fields a Ragas
@@ -104,6 +146,18 @@ class PromptBook:
         self._ignored[kind] = self._ignored.get(kind, frozenset()) | frozenset(names)
 
     # -- building -----------------------------------------------------------------
+    def script_calls(self, kind: str, instruction: str, calls: t.Iterable[object], label: str) -> None:
+        """Answer the askings of prompt ``kind`` in call order from ``calls`` (each a reply text, a list
+        of the call's generations, or ``{"reply": ..., "when": {field: value}, "repeat": true}``), verbatim:
+        an asking takes the first unused entry whose ``when`` its input satisfies (no ``when``: any); a
+        ``repeat`` entry is never used up. Askings no
+        entry answers get the content-keyed replies; the kind's content-keyed expectations become
+        optional, and unused entries are no mismatch."""
+        known = self._kinds.setdefault(instruction, kind)
+        if known != kind:
+            raise ValueError(f"instruction registered for both {known!r} and {kind!r}")
+        self._calls[kind] = (label, [scripted_call(entry) for entry in calls])
+
     def expect(self, kind: str, instruction: str, prompt_input: dict, reply: dict,
                label: str) -> None:
         """Expect one asking of prompt ``kind`` on ``prompt_input``; answer with ``reply``.
@@ -235,7 +289,8 @@ class PromptBook:
 
     @property
     def expected_count(self) -> int:
-        return (sum(1 if e.samples else len(e.replies) for e in self._unique_entries().values() if not e.optional)
+        return (sum(1 if e.samples else len(e.replies) for (kind, _), e in self._unique_entries().items()
+                    if not e.optional and kind not in self._calls)
                 + len(self._texts))
 
     # -- answering ----------------------------------------------------------------
@@ -274,6 +329,10 @@ class PromptBook:
                 self.asked.append({"kind": None, "input": None})
                 raise self._fail(str(exc)) from None
             kind = self._kind_of(head)
+            self.last_scripted = False
+            scripted = self._scripted_reply(kind, data, n)
+            if scripted is not None:
+                return scripted
             self.asked.append({"kind": kind, "input": data})
             if kind is None:
                 first_line = head.split("\n", 1)[0]
@@ -312,6 +371,24 @@ class PromptBook:
                 reply = json.loads(reply)["text"]
             return [reply] * n
 
+    def _scripted_reply(self, kind: str | None, data: object, n: int) -> list[str] | None:
+        """The ``n`` generations of this asking from ``kind``'s per-call script, None when no entry
+        answers it (the asking is recorded here when one does)."""
+        label, calls = self._calls.get(kind or "", ("", []))
+        index = next((i for i, call in enumerate(calls) if not call.used and call.matches(data)), None)
+        if index is None:
+            return None
+        call = calls[index]
+        call.used = not call.repeat
+        self.asked.append({"kind": kind, "input": data, "scripted": f"{label}[{index}]"})
+        self.last_scripted = True
+        if len(call.replies) == 1:
+            return list(call.replies) * n
+        if n > len(call.replies):
+            raise self._fail(f"{kind} prompt ({label}[{index}]) asked for {n} generations; "
+                             f"the script gives {len(call.replies)}")
+        return list(call.replies[:n])
+
     def _content_key(self, kind: str, data: object) -> str:
         """The lookup key of a prompt's input; a format-fix request is keyed by the original
         prompt's kind and input plus the output string it asks to fix."""
@@ -337,7 +414,7 @@ class PromptBook:
         """Expected prompts Ragas never asked (one line per missing asking)."""
         out = []
         for (kind, _), entry in self._unique_entries().items():
-            missing = 0 if entry.optional else (1 if entry.samples else len(entry.replies)) - entry.asked
+            missing = 0 if entry.optional or kind in self._calls else (1 if entry.samples else len(entry.replies)) - entry.asked
             if missing > 0:
                 out.append(f"{kind} prompt ({entry.label}) expected {len(entry.replies)} "
                            f"time(s), asked {entry.asked}")
