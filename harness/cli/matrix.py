@@ -38,6 +38,7 @@ from harness.tools.matrix.environments import (
     parse_entries,
     record_lock,
 )
+from harness.tools.matrix.release_list import load_default_versions
 from harness.tools.matrix.report import REPORT_FILES, cases_text, write_matrix_reports
 from harness.tools.matrix.run import VersionColumn, run_matrix
 from harness.tools.matrix.verdict import MatrixFinding, matrix_exit_code, matrix_findings
@@ -119,9 +120,10 @@ MATRIX_HELP = (
 
 @exits_on_harness_errors()
 def matrix_command(
-    versions: str = typer.Option(..., "--versions",
-                                 help="Comma-separated releases (0.2.15), specifiers (>=0.3,<0.4) "
-                                      "or checkout:PATH entries, oldest first."),
+    versions: Optional[str] = typer.Option(None, "--versions",
+                                           help="Comma-separated releases (0.2.15), specifiers (>=0.3,<0.4) "
+                                                "or checkout:PATH entries, oldest first; default: "
+                                                "default_versions of --versions-file."),
     cases: Optional[list[Path]] = typer.Option(None, "--cases", help="Case file(s); default: the bundled suite."),
     out: Path = typer.Option(DEFAULT_MATRIX_OUT, "--out", help="Folder for matrix.md, matrix.json, matrix.html."),
     cache_dir: Optional[Path] = typer.Option(None, "--cache-dir",
@@ -138,12 +140,15 @@ def matrix_command(
     fail_on: Optional[list[str]] = typer.Option(None, "--fail-on",
                                                 help="Finding kinds that make the exit code 1, comma-separated or "
                                                      f"repeated: all (default), none, {', '.join(DRIFT_KINDS)}."),
+    telemetry: bool = typer.Option(False, "--telemetry",
+                                   help="Leave Ragas's telemetry on in every column: each network attempt is "
+                                        "blocked and counted, and a change in the count is a drift."),
     output: OutputFormat = format_option(),
 ) -> None:
     console = stdout() if output is OutputFormat.TABLE else stderr()  # progress; stdout keeps md/json clean
     started = time.perf_counter()
     kinds = parse_fail_on(fail_on)
-    entries = parse_entries(versions)
+    entries = parse_entries(versions if versions is not None else ",".join(load_default_versions(versions_file)))
     rules = load_version_rules(versions_file)
     suite = load_suite(list(cases or []))
     check_writable(out, REPORT_FILES)
@@ -165,10 +170,10 @@ def matrix_command(
         env_seconds = time.perf_counter() - started
         probes_task = columns_bar.add_task("probes", total=len(environments))
         columns, probe_seconds = run_matrix(
-            environments, suite, timeout=timeout, jobs=jobs,
+            environments, suite, timeout=timeout, jobs=jobs, telemetry=telemetry,
             progress=lambda label, event: columns_bar.advance(probes_task) if event == "done" else None)
     suite_info = {"name": suite.name, "source": suite.source if not cases else
-                  ", ".join(display_path(p) for p in cases), "cases": len(suite.cases)}
+                  ", ".join(display_path(p) for p in cases), "cases": len(suite.cases), "telemetry": telemetry}
     matrix = build_matrix(columns, suite_info)
     write_matrix_reports(matrix, out)
     found = matrix_findings(matrix)
