@@ -9,7 +9,7 @@ import pytest
 
 from harness.cases import Suite, load_default_suite
 from harness.runner import ProbeRun
-from harness.tools.matrix.drift import Cell, ColumnInfo, build_matrix, causes_between, telemetry_drifts
+from harness.tools.matrix.drift import HARNESS_CAUSES, Cell, ColumnInfo, build_matrix, causes_between, telemetry_drifts
 from harness.tools.matrix.environments import Environment
 from harness.tools.matrix.report import REPORT_FILES, cases_text, render_reports, write_matrix_reports
 from harness.tools.matrix.run import run_matrix
@@ -223,6 +223,20 @@ def test_a_class_the_judge_cannot_drive_is_not_scripted_not_missing():
     causes = causes_between(not_scripted, Cell(status="value", value=0.5, classification="identical"),
                             "0.3.9", "0.4.3")
     assert [c.kind for c in causes] == ["not_scripted"] and "0.3.9" in causes[0].text
+
+
+def test_an_uninstalled_optional_dependency_is_the_harness_s_limit():
+    # the matrix environments install Ragas and the version rules, not Ragas's extras
+    message = "sacrebleu is required for bleu score. Please install it using `pip install sacrebleu`"
+    missing = Cell(status="error", error_type="ImportError", error_message=message)
+    assert missing.text == "harness: dependency not installed" and missing.harness_limit == "dependency_missing"
+    causes = causes_between(Cell(status="value", value=0.4, classification="identical"), missing, "0.2.5", "0.2.6")
+    assert [c.kind for c in causes] == ["dependency_missing"]
+    assert "0.2.6's matrix environment" in causes[0].text and "not a Ragas change" in causes[0].text
+    assert causes[0].kind in HARNESS_CAUSES
+    # a Ragas exception of another type stays Ragas's
+    raised = Cell(status="error", error_type="ValueError", error_message="bad")
+    assert raised.harness_limit is None
 
 
 def test_machine_paths_in_what_ragas_said_are_replaced(suite, tmp_path):

@@ -8,8 +8,10 @@ named:
 
 * ``unavailable``      - one of the two versions could not be installed or imported;
 * ``class_missing`` / ``class_added`` - the target class does not exist in one of them;
-* ``not_scripted`` / ``stub_mismatch`` / ``harness_error`` - the harness cannot drive the class in one
-  of them: it asks its judge through an interface the scripted judge does not know (0.3.x collections
+* ``not_scripted`` / ``stub_mismatch`` / ``harness_error`` / ``dependency_missing`` - the harness cannot
+  drive the class in one of them: the matrix environment lacks an optional dependency the class imports
+  when used (``ImportError``: the environments install Ragas and the version rules, not Ragas's extras
+  such as sacrebleu, rouge-score, nltk or datacompy); it asks its judge through an interface the scripted judge does not know (0.3.x collections
   API), the scripted judge could not answer its prompts (``StubMismatch``: the frozen verdicts are laid
   out for another prompt generation), or the harness's own code failed (an error the probe marks
   ``origin: harness``). These are the harness's limits, never a Ragas drift: such a cell is labelled
@@ -54,7 +56,9 @@ HARNESS_LIMITS: dict[str, str] = {
     "not_scripted": "harness: not scripted",
     "stub_mismatch": "harness: judge cannot answer",
     "harness_error": "harness: own error",
+    "dependency_missing": "harness: dependency not installed",
 }
+IMPORT_ERRORS = ("ImportError", "ModuleNotFoundError")
 NOT_RUN_LABELS = {MISSING_CLASS: "missing class", **HARNESS_LIMITS}
 HARNESS_CAUSES = frozenset(HARNESS_LIMITS)  # cause kinds that are the harness's, never Ragas drift
 
@@ -89,6 +93,8 @@ class Cell:
             return "stub_mismatch"
         if self.error_origin == HARNESS_ORIGIN:
             return "harness_error"
+        if self.error_type in IMPORT_ERRORS:
+            return "dependency_missing"
         return None
 
     @property
@@ -293,6 +299,9 @@ def harness_limit_text(limit: str, label: str, cell: Cell) -> str:
     if limit == "stub_mismatch":
         return (f"the harness's scripted judge could not answer {label}'s prompts (its frozen verdicts are laid "
                 "out for another prompt generation): not compared there, not a Ragas change")
+    if limit == "dependency_missing":
+        return (f"{label}'s matrix environment does not install a dependency the class needs "
+                f"({cell.error_message}): not compared there, not a Ragas change")
     return (f"the harness's own code failed on {label} ({cell.error_type}): not compared there, "
             "not a Ragas change")
 
