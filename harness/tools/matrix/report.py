@@ -15,6 +15,7 @@ import html
 import json
 import math
 import struct
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -23,7 +24,7 @@ from harness.report.atomic import write_reports_atomically
 from harness.tools.matrix.drift import MISSING_CLASS, ApiCell, Cell, Drift, Matrix, MatrixRow
 from harness.values import encode_float
 
-MATRIX_FORMAT = 1
+MATRIX_FORMAT = 2  # 2: explanations and error messages stored once under "texts", cells refer by key
 REPORT_FILES = ("matrix.json", "matrix.md", "matrix.html")
 
 
@@ -33,12 +34,12 @@ def _value_json(cell: Cell) -> Any:
     return encode_float(cell.value) if cell.status == "value" else None
 
 
-def _cell_json(cell: Cell, causes: tuple) -> dict:
+def _cell_json(cell: Cell, causes: tuple, text_key: Callable[[str | None], str | None]) -> dict:
     out: dict[str, Any] = {"status": cell.status, "text": cell.text}
     if cell.status == "value":
         out["value"] = _value_json(cell)
     if cell.status == "error":
-        out["error"] = {"type": cell.error_type, "message": cell.error_message}
+        out["error"] = {"type": cell.error_type, "message": text_key(cell.error_message)}
         if cell.error_origin:
             out["error"]["origin"] = cell.error_origin
     if cell.not_run is not None:
@@ -47,7 +48,7 @@ def _cell_json(cell: Cell, causes: tuple) -> dict:
         out["reason"] = cell.error_message
     if cell.classification is not None:
         out["classification"] = cell.classification
-        out["explanation"] = cell.explanation
+        out["explanation"] = text_key(cell.explanation)
     if cell.ragas_class:
         out["ragas_class"] = cell.ragas_class
     if cell.fields_dropped:
@@ -70,7 +71,13 @@ def _api_json(cell: ApiCell | None) -> dict | None:
 
 
 def matrix_to_json(matrix: Matrix) -> dict:
-    return {
+    """The matrix for machines; a cell's ``explanation`` and error ``message`` are keys of ``texts``."""
+    texts: dict[str, str] = {}
+
+    def text_key(text: str | None) -> str | None:
+        return None if text is None else texts.setdefault(text, f"t{len(texts) + 1}")
+
+    document = {
         "matrix_format": MATRIX_FORMAT,
         "suite": matrix.suite,
         "columns": [{"label": c.label, "ragas_version": c.version, "kind": c.kind, "available": c.available,
@@ -82,16 +89,32 @@ def matrix_to_json(matrix: Matrix) -> dict:
                    for d in matrix.drifts],
         "rows": [{"case_id": r.case_id, "category": r.category, "metric": r.metric, "target": r.target,
                   "reference": r.reference,
-                  "cells": {c.label: _cell_json(cell, () if i == 0 else r.changes[i - 1])
+                  "cells": {c.label: _cell_json(cell, () if i == 0 else r.changes[i - 1], text_key)
                             for i, (c, cell) in enumerate(zip(matrix.columns, r.cells, strict=True))}}
                  for r in matrix.rows],
         "api": {target: {c.label: _api_json(cell) for c, cell in zip(matrix.columns, cells, strict=True)}
                 for target, cells in matrix.api.items()},
     }
+    document["texts"] = {key: text for text, key in texts.items()}
+    return document
 
 
 def render_json(matrix: Matrix) -> str:
-    return json.dumps(matrix_to_json(matrix), indent=1, ensure_ascii=False, allow_nan=False) + "\n"
+    """matrix.json: each section on its own lines, every item of a list (a column, a drift, a row with
+    all its cells, a target's API cells) on one line, so a diff shows the rows that changed."""
+    document = matrix_to_json(matrix)
+
+    def line(value: Any) -> str:
+        return json.dumps(value, ensure_ascii=False, allow_nan=False, separators=(", ", ": "))
+
+    def section(value: Any) -> str:
+        if isinstance(value, list) and value:
+            return "[\n" + ",\n".join("  " + line(item) for item in value) + "\n ]"
+        if isinstance(value, dict) and value and all(isinstance(v, (dict, list)) for v in value.values()):
+            return "{\n" + ",\n".join(f"  {line(k)}: {line(v)}" for k, v in value.items()) + "\n }"
+        return line(value)
+
+    return "{\n" + ",\n".join(f" {line(key)}: {section(value)}" for key, value in document.items()) + "\n}\n"
 
 
 # ---------------------------------------------------------------- Markdown
