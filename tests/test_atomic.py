@@ -193,8 +193,15 @@ WRITER = textwrap.dedent("""
 """)
 
 
+def _sigint_raises() -> None:
+    """In the child, before Python starts: SIGINT at its default, so Python turns it into KeyboardInterrupt
+    even when this test runs in the background (a shell starts background jobs with SIGINT ignored)."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def _writer(folder: Path, tag: str, times: int) -> subprocess.Popen:
-    return subprocess.Popen([sys.executable, "-c", WRITER, str(folder), tag, str(times), *NAMES])
+    return subprocess.Popen([sys.executable, "-c", WRITER, str(folder), tag, str(times), *NAMES],
+                            preexec_fn=_sigint_raises)
 
 
 def test_concurrent_writers_serialise_and_readers_always_see_one_whole_set(tmp_path: Path):
@@ -258,7 +265,7 @@ def test_a_signal_during_publication_leaves_a_whole_set_and_no_leftovers(tmp_pat
     else:
         write_reports_atomically(tmp_path, {n: f"old {n}" for n in NAMES})
     proc = subprocess.run([sys.executable, "-c", INTERRUPTED, str(tmp_path), sig, when, *NAMES],
-                          capture_output=True, text=True, timeout=60)
+                          capture_output=True, text=True, timeout=60, preexec_fn=_sigint_raises)
     assert proc.returncode == (130 if sig == "SIGINT" else 143), proc.stdout + proc.stderr
     # the signal was held back until the set was published and everything cleaned
     publications = 4 if first else 1
