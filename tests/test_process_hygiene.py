@@ -138,10 +138,17 @@ def test_an_exception_in_the_harness_kills_the_group(tmp_path, monkeypatch):
 
 # ------------------------------------------------------------------ the harness's own signals
 
+def _signals_at_default() -> None:
+    """In the child: SIGINT and SIGTERM at their defaults. The harness keeps signals its caller ignores
+    ignored (as a background job's SIGINT is), so the test gives it a caller that does not."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+
+
 def _harness(args: list[str], cwd: Path) -> subprocess.Popen:
     env = {**os.environ, "XDG_CACHE_HOME": str(cwd / "cache")}
     return subprocess.Popen([sys.executable, "-m", "harness", *args], cwd=cwd, env=env, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True)
+                            stderr=subprocess.PIPE, text=True, preexec_fn=_signals_at_default)
 
 
 @pytest.mark.parametrize("sig, code, line", [(signal.SIGTERM, 143, "terminated (SIGTERM)"),

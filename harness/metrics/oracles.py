@@ -29,11 +29,15 @@ ORACLE_LIBRARIES: dict[str, str] = {"sacrebleu": "sacrebleu", "rouge-score": "ro
                                     "datacompy": "datacompy"}
 
 
-@functools.cache
 def _version(distribution: str) -> str | None:
-    """The installed version of an oracle library (imported once to check it works); None when absent."""
+    """The installed version of an oracle library (its module imported to check it works); None when absent."""
+    return _installed_version(distribution, ORACLE_LIBRARIES[distribution])
+
+
+@functools.cache
+def _installed_version(distribution: str, module: str) -> str | None:
     try:
-        importlib.import_module(ORACLE_LIBRARIES[distribution])
+        importlib.import_module(module)
     except ImportError:
         return None
     try:
