@@ -43,9 +43,12 @@ def _entry(table: str, case_id: str, fields: list[tuple[str, str]], classificati
 
 def _row_entries(audit: Any) -> list[str]:
     lines: list[str] = []
+    rows_by_case: dict[str, list[Any]] = {}
+    for row in audit.rows:
+        rows_by_case.setdefault(row.case.id, []).append(row)
     for case in audit.suite.cases:
         groups: dict[tuple[str, str, str | None, bool], list[str]] = {}
-        for row in (r for r in audit.rows if r.case.id == case.id):
+        for row in rows_by_case.get(case.id, ()):
             name = str(row.classification.name)
             reason, upstream = _reason(row.expected, name, row.classification.explanation)
             key = (name, reason, upstream, out_of_range(row.spec.name, row.ragas_value))
@@ -57,10 +60,12 @@ def _row_entries(audit: Any) -> list[str]:
 
 def _pair_entries(audit: Any) -> list[str]:
     lines: list[str] = []
-    pairs = audit_pairs(audit)
+    pairs_by_case: dict[str, list[Any]] = {}
+    for pair in audit_pairs(audit):
+        pairs_by_case.setdefault(pair.case.id, []).append(pair)
     for case in audit.suite.cases:
         by_legacy: dict[tuple[str, str, str | None], dict[str, list[str]]] = {}
-        for pair in (p for p in pairs if p.case.id == case.id):
+        for pair in pairs_by_case.get(case.id, ()):
             name = str(pair.classification.name)
             reason, upstream = _reason(pair.expected, name, pair.classification.explanation)
             by_legacy.setdefault((name, reason, upstream), {}).setdefault(pair.legacy.target, []).append(

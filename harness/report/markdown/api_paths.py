@@ -34,12 +34,14 @@ def api_paths_markdown(audit: Audit) -> list[str]:
     lines += ["Behavioural differences, with the case that shows each:", "",
               "| case | metric | classification | legacy | collections | meaning | explained by |",
               "|---|---|---|---|---|---|---|"]
+    explainers: dict[tuple[str, str, str], set[str]] = {}  # (case, metric, classification) -> who explains
+    for p in pairs:
+        explainers.setdefault((p.case.id, p.metric, p.classification.name), set()).add(
+            p.expected.by or "nothing (unexplained)")
     for d in differences:
         legacy = "; ".join(f"`{TargetId(t).ragas_class}` {v}" for t, v in d.legacy)
         collections = "; ".join(f"`{TargetId(t).ragas_class}` {v}" for t, v in d.collections)
-        explained = sorted({p.expected.by or "nothing (unexplained)" for p in pairs
-                            if p.case.id == d.case.id and p.metric == d.metric
-                            and p.classification.name == d.classification})
+        explained = sorted(explainers.get((d.case.id, d.metric, d.classification), ()))
         lines.append("| " + " | ".join(markdown_cell(c) for c in (d.case.id, d.metric, d.classification, legacy,
                                                            collections, d.meaning, ", ".join(explained))) + " |")
     lines.append("")
