@@ -41,9 +41,16 @@ from harness.probe.probe_dialects import (
     prompts_for,
     reply_like_example,
 )
-from harness.probe.probe_judge_scripts_criteria import votes_script
+from harness.probe.probe_judge_scripts_criteria import folded_questions, votes_script
 from harness.probe.probe_prompt_book import FORMAT_FIX_KIND, PromptBook, StubMismatch
-from harness.probe.probe_prompt_layouts import CURRENT, CURRENT_CAPITALISED, EARLY_0_2, LayoutMismatch, split_layout
+from harness.probe.probe_prompt_layouts import (
+    CURRENT,
+    CURRENT_CAPITALISED,
+    EARLY_0_2,
+    EARLY_0_2_0,
+    LayoutMismatch,
+    split_layout,
+)
 from harness.probe.probe_protocol import API_COLLECTIONS, API_LEGACY
 from harness.probe.probe_rating_scripts import rating_script
 
@@ -85,6 +92,12 @@ def render_early_0_2(instruction: str, data: dict) -> str:
             "Respond only with a valid JSON object that complies with the specified schema.\noutput: ")
 
 
+def render_0_2_0(instruction: str, data: dict) -> str:
+    """0.2.0 alone: the early-0.2 input block, then ``output: `` with no "Respond only ..." line."""
+    return render_early_0_2(instruction, data).replace(
+        "Respond only with a valid JSON object that complies with the specified schema.\n", "")
+
+
 def render_0_1(instruction: str, data: dict, output_key: str) -> str:
     """0.1.x ``Prompt.format``: ``key: value`` lines after "Your actual task:" (no JSON input block); a
     string value JSON-encoded, any other value written with ``str()``."""
@@ -108,8 +121,9 @@ def cp_book() -> PromptBook:
     render_current(CP_INSTRUCTION, CP_INPUT, input_label="Input"),
     render_early_0_2(CP_INSTRUCTION, CP_INPUT),
     render_early_0_2(CP_INSTRUCTION, {**CP_INPUT, "reference": None}),  # 0.2.0-0.2.5 render null fields
+    render_0_2_0(CP_INSTRUCTION, {**CP_INPUT, "reference": None}),
     render_0_1(CP_INSTRUCTION, CP_INPUT, "verification"),
-], ids=["current", "current-Input", "early-0.2", "early-0.2-null-field", "0.1"])
+], ids=["current", "current-Input", "early-0.2", "early-0.2-null-field", "0.2.0", "0.1"])
 def test_one_expectation_answers_every_pydantic_prompt_generation(rendering):
     book = cp_book()
     assert json.loads(book.answer(rendering)) == {"reason": "r", "verdict": 1}
@@ -121,6 +135,8 @@ def test_each_layout_is_recognised_by_its_own_text():
     assert split_layout(render_function_without_schema(RECALL_INSTRUCTION, CP_INPUT))[2] is CURRENT_CAPITALISED
     head, data, layout = split_layout(render_early_0_2(CP_INSTRUCTION, {**CP_INPUT, "reference": None}))
     assert layout is EARLY_0_2 and data == CP_INPUT and head.startswith(CP_INSTRUCTION)
+    head, data, layout = split_layout(render_0_2_0(CP_INSTRUCTION, {**CP_INPUT, "reference": None}))
+    assert layout is EARLY_0_2_0 and data == CP_INPUT and head.startswith(CP_INSTRUCTION)
     # an input block that is not JSON is the layout's, and fails loudly
     with pytest.raises(LayoutMismatch, match="not JSON"):
         split_layout(render_current(CP_INSTRUCTION, CP_INPUT).replace('"q"', "q"))
@@ -200,6 +216,51 @@ def test_a_class_holding_prompt_objects_keeps_the_current_collections_dialect(mo
     metric = type("StandIn04", (), {"__module__": name})()
     metric.prompt = SimpleNamespace(instruction=CP_INSTRUCTION)
     assert prompts_for(API_COLLECTIONS, metric) is scripts.COLLECTIONS_PROMPTS
+
+
+class GranularDecompositionInput(BaseModel):  # 0.4.x collections ClaimDecompositionInput
+    response: str
+    atomicity: str = "low"
+    coverage: str = "low"
+
+
+class ClaimsOutput(BaseModel):
+    claims: list[str]
+
+
+class DecompositionObject:
+    """A 0.4.x collections prompt object whose ``to_string`` renders the input it is given, with or
+    without its granularity fields (0.4.0 takes them but does not render them)."""
+
+    input_model = GranularDecompositionInput
+    output_model = ClaimsOutput
+    instruction = DECOMPOSE_INSTRUCTION
+
+    def __init__(self, renders_granularity: bool) -> None:
+        self.renders_granularity = renders_granularity
+
+    def to_string(self, data: GranularDecompositionInput) -> str:
+        shown = data.model_dump() if self.renders_granularity else {"response": data.response}
+        return render_current(DECOMPOSE_INSTRUCTION, shown)
+
+
+@pytest.mark.parametrize("granular", [False, True], ids=["0.4.0", "granular"])
+def test_a_class_holding_one_prompt_object_and_a_prompt_function_is_driven_through_both(monkeypatch, granular):
+    """0.4.0 collections FactualCorrectness: its decomposition an object, its NLI a function of its module."""
+    metric = function_metric(monkeypatch, f"stand_in_fc_040_{granular}")
+    module = sys.modules[type(metric).__module__]
+    metric.prompt = DecompositionObject(renders_granularity=granular)
+    adapter = prompts_for(API_COLLECTIONS, metric)
+    assert isinstance(adapter, FunctionPrompts) and adapter.decomposition_names_granularity is granular
+    assert adapter.format_fix_after_raw_reply is scripts.COLLECTIONS_PROMPTS.format_fix_after_raw_reply
+    case = {"response": "resp", "reference": "ref", "verdicts": {"factual_correctness": [
+        {"from": "response", "statement": "a", "verdict": 1}, {"from": "reference", "statement": "b", "verdict": 0}]}}
+    book = PromptBook()
+    scripts.factual_correctness_script(adapter, metric, case, book)
+    asked = metric.prompt.to_string(GranularDecompositionInput(response="resp"))
+    assert json.loads(book.answer(asked))["claims"] == ["a"]
+    assert [s["verdict"] for s in json.loads(book.answer(module.nli_statement_prompt("ref", ["a"])))["statements"]] \
+        == [1]
 
 
 def test_function_dialect_drives_context_precision_from_the_frozen_verdicts(monkeypatch):
@@ -371,6 +432,23 @@ def test_legacy_dialect_drops_unrendered_fields_and_fills_the_criteria_from_the_
     assert CriticOutput.model_validate_json(book.answer(asked)).verdict == 1
 
 
+@pytest.mark.parametrize("form", [0, 1], ids=["0.2.0-0.2.3", "0.2.4-0.2.5"])
+def test_aspect_critic_answers_the_asking_with_the_contexts_folded_as_each_0_2_release_folds_them(form):
+    metric = SimpleNamespace(single_turn_prompt=prompt(CRITIC_INSTRUCTION, CriticInput, CriticOutput),
+                             definition="Is it right?")
+    case = {"user_input": "q", "response": "r", "retrieved_contexts": ["c1", "c2"],
+            "verdicts": {"aspect_critic": [{"verdict": 1}]}}
+    adapter, book = prompts_for(API_LEGACY, metric), PromptBook()
+    votes_script("aspect_critic", 1)(adapter, metric, case, dialect_book(adapter, book))
+    folded = folded_questions("q", ["c1", "c2"])[form]
+    assert "c1\nc2" in folded and folded != "q"
+    asked = render_0_2_0(CRITIC_INSTRUCTION, {"user_input": folded, "response": "r", "criteria": "Is it right?"})
+    assert CriticOutput.model_validate_json(book.answer(asked)).verdict == 1
+    assert book.unasked() == [] and book.expected_count == 1
+    with pytest.raises(StubMismatch, match="all used"):  # one asking, whichever form it takes
+        book.answer(render_0_2_0(CRITIC_INSTRUCTION, {"user_input": "q", "response": "r", "criteria": "Is it right?"}))
+
+
 class SimpleCriteriaInput(BaseModel):  # 0.2.x SimpleCriteriaScore: optional sample fields and its criteria
     user_input: str | None = None
     response: str | None = None
@@ -469,6 +547,23 @@ def test_0_1_format_fix_is_answered_with_the_completion_itself():
     assert book.asked[-1]["kind"] == FORMAT_FIX_KIND and book.problems == [] and book.unasked() == []
 
 
+def test_a_format_fix_asked_again_on_the_same_output_gets_the_same_fix():
+    """0.2.0-0.2.2 ask the fix prompt again while its answer still does not parse; the judge fixes a given
+    output string the same way each time. Any other prompt asked beyond its verdicts stays a mismatch."""
+    fix_instruction = "The output string did not satisfy the constraints given in the prompt. Fix the output string."
+    book = PromptBook()
+    book.expect_raw(scripts.CONTEXT_PRECISION, CP_INSTRUCTION, CP_INPUT, "verdict: yes", label="raw")
+    book.expect_format_fix(fix_instruction, scripts.CONTEXT_PRECISION, CP_INPUT, "verdict: yes", "verdict: yes",
+                           label="fix")
+    original = render_early_0_2(CP_INSTRUCTION, CP_INPUT)
+    assert book.answer(original) == "verdict: yes"
+    fix = render_0_2_0(fix_instruction, {"output_string": "verdict: yes", "prompt_value": original})
+    assert [json.loads(book.answer(fix)) for _ in range(3)] == [{"text": "verdict: yes"}] * 3
+    assert book.problems == [] and book.unasked() == []
+    with pytest.raises(StubMismatch, match="asked 2 times"):
+        book.answer(original)
+
+
 @pytest.mark.parametrize(("reply", "example", "shaped"), [
     ({"classifications": [{"attributed": 1}]}, [{"statement": "s", "reason": "r", "attributed": 0}],
      [{"attributed": 1}]),
@@ -516,6 +611,10 @@ def test_legacy_decomposition_of_0_2_is_answered_with_nested_claims():
                               "time(s), asked 0"]
     reference = render_early_0_2(DECOMPOSE_INSTRUCTION, {"response": "ref", "sentences": ["ref"]})
     assert NestedClaims.model_validate_json(book.answer(reference)).decomposed_claims == [["b"]]
+    # ... and so is the NLI of the reference's claims against the response (0.2.0-0.2.2 ask it too)
+    verified = NLIOutput.model_validate_json(book.answer(render_early_0_2(
+        NLI_INSTRUCTION, {"context": "resp", "statements": ["b"]})))
+    assert [s.verdict for s in verified.statements] == [0] and book.expected_count == 2
 
 
 # -- the book: answers some releases ask for -------------------------------------------------------
@@ -575,7 +674,7 @@ def run_column(version: str):
 
 
 @pytest.mark.matrix_e2e
-@pytest.mark.parametrize("version", ["0.1.21", "0.2.3", "0.2.6", "0.2.15", "0.3.9"])
+@pytest.mark.parametrize("version", ["0.1.21", "0.2.0", "0.2.2", "0.2.3", "0.2.4", "0.2.6", "0.2.15", "0.3.9", "0.4.0"])
 def test_every_judged_cell_of_a_release_is_driven_by_the_frozen_verdicts(version):
     matrix = run_column(version)
     # the judge's limits; a dependency the environment does not install (a string or table metric's

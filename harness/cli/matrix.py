@@ -31,13 +31,13 @@ from harness.tools.matrix.environments import (
     DEFAULT_LOCK_DIR,
     DEFAULT_VERSIONS_FILE,
     Environment,
-    PipInstaller,
     default_cache_dir,
     ensure_environments,
     load_version_rules,
     parse_entries,
     record_lock,
 )
+from harness.tools.matrix.installers import INSTALLER_CHOICES, InstallFailed, choose_installer
 from harness.tools.matrix.release_list import load_default_versions
 from harness.tools.matrix.report import REPORT_FILES, cases_text, write_matrix_reports
 from harness.tools.matrix.run import VersionColumn, run_matrix
@@ -136,7 +136,10 @@ def matrix_command(
     lock_dir: Path = typer.Option(DEFAULT_LOCK_DIR, "--lock-dir",
                                   help="pip constraints per release (<version>.txt), used when present."),
     record_locks: bool = typer.Option(False, "--record-locks",
-                                      help="Write each built release's pip freeze to --lock-dir."),
+                                      help="Write each built release's freeze to --lock-dir."),
+    installer_name: str = typer.Option("auto", "--installer",
+                                       help=f"What builds the environments: {', '.join(INSTALLER_CHOICES)} "
+                                            "(auto: uv when found, else pip)."),
     fail_on: Optional[list[str]] = typer.Option(None, "--fail-on",
                                                 help="Finding kinds that make the exit code 1, comma-separated or "
                                                      f"repeated: all (default), none, {', '.join(DRIFT_KINDS)}."),
@@ -153,20 +156,24 @@ def matrix_command(
     suite = load_suite(list(cases or []))
     check_writable(out, REPORT_FILES)
     cache = cache_dir or default_cache_dir()
+    installer = choose_installer(installer_name.strip().lower())
     columns_bar = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
                            TimeElapsedColumn(), console=console, transient=False)
     with columns_bar:
         envs_task = columns_bar.add_task("environments", total=len(entries))
         environments = ensure_environments(
-            entries, cache_dir=cache, rules=rules, jobs=jobs, lock_dir=lock_dir,
+            entries, cache_dir=cache, rules=rules, installer=installer, jobs=jobs, lock_dir=lock_dir,
             progress=lambda label, event: columns_bar.advance(envs_task) if event == "done" else
             columns_bar.update(envs_task, description=f"environments (building {shown(label)})"))
         columns_bar.update(envs_task, description="environments")
         if record_locks:
             for env in environments:
                 if env.kind == "release" and env.available:
-                    console.print(f"lock written: {shown(display_path(record_lock(env, PipInstaller(), lock_dir)))}",
-                                  highlight=False)
+                    try:
+                        written = f"lock written: {shown(display_path(record_lock(env, installer, lock_dir)))}"
+                    except InstallFailed as exc:
+                        written = f"[yellow]no lock for {shown(env.label)}[/]: {shown(str(exc))}"
+                    console.print(written, highlight=False)
         env_seconds = time.perf_counter() - started
         probes_task = columns_bar.add_task("probes", total=len(environments))
         columns, probe_seconds = run_matrix(

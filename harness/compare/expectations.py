@@ -54,6 +54,7 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -75,6 +76,16 @@ from harness.errors import HarnessInputError
 from harness.input_limits import STDIN, STDIN_SOURCE, loads_toml, read_toml
 
 CLASSIFICATION_NAMES: tuple[str, ...] = tuple(str(c) for c in CLASSIFICATIONS)
+
+
+@lru_cache(maxsize=1024)
+def version_in(specifier: SpecifierSet, version: str) -> bool:
+    """Does ``specifier`` contain ``version`` (pre-releases included; an invalid version is in none)?
+    Cached: every row asks every rule about the same one or two versions."""
+    try:
+        return specifier.contains(Version(version), prereleases=True)
+    except InvalidVersion:
+        return False
 
 
 @dataclass(frozen=True)
@@ -130,10 +141,7 @@ class Rule:
             return True
         if version is None:
             return False
-        try:
-            return self.ragas.contains(Version(version), prereleases=True)
-        except InvalidVersion:
-            return False
+        return version_in(self.ragas, version)
 
     def explains(self, classification: str, target: str, subject: Subject) -> bool:
         return (classification == self.classification and matches_any(target, self.targets)

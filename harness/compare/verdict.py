@@ -166,13 +166,22 @@ def audit_pairs(audit: Audit) -> tuple[Any, ...]:
     return tuple(getattr(audit, "pairs", ()) or ())
 
 
+_FINDINGS_CACHE = "_harness_findings"  # an audit is immutable: its findings are collected once
+
+
 def findings(audit: Audit) -> list[Finding]:
-    """Every finding of an audit: rows in order, then pairs, then problems of the expectations."""
+    """Every finding of an audit: rows in order, then pairs, then problems of the expectations
+    (collected once per audit object; the reports and the exit code all ask)."""
+    cached = getattr(audit, "__dict__", {}).get(_FINDINGS_CACHE)
+    if cached is not None:
+        return list(cached)
     found = [finding for row in audit.rows for finding in row_findings(row)]
     found += [finding for pair in audit_pairs(audit) for finding in pair_findings(pair)]
     found += [Finding("unexplained", None, None, None, None, problem) for problem in audit.expectation_problems]
     found += [Finding("replay_mismatch", case_id, target, classification, None, message)
               for case_id, target, classification, message in replay_problems(audit)]
+    if hasattr(audit, "__dict__"):
+        object.__setattr__(audit, _FINDINGS_CACHE, tuple(found))  # frozen dataclass: set once, beside its fields
     return found
 
 

@@ -327,6 +327,21 @@ def renders_input_field(function: t.Callable[..., str], name: str) -> bool:
     return isinstance(data, dict) and name in data
 
 
+def object_renders_input_field(prompt: t.Any, name: str) -> bool | None:
+    """Does a prompt object whose input model has field ``name`` render it into its input block (0.4.0's
+    claim decomposition takes ``atomicity`` but does not show it)? None when it has no such field or
+    cannot be rendered on an empty input."""
+    fields = getattr(getattr(prompt, "input_model", None), "model_fields", None)
+    if not isinstance(fields, dict) or name not in fields:
+        return None
+    empty = {n: ([] if t.get_origin(f.annotation) is list else "") for n, f in fields.items() if f.is_required()}
+    try:
+        _, data, _ = split_layout(prompt.to_string(prompt.input_model(**empty)))
+    except Exception:  # any failure to render on an empty input: cannot tell
+        return None
+    return isinstance(data, dict) and name in data
+
+
 PROMPT_FUNCTION_PACKAGE = "ragas.prompt.metrics"
 
 
@@ -350,8 +365,17 @@ def prompts_for(api: str, metric: t.Any) -> PromptAdapter:
                               LEGACY_PROMPTS.decomposition_names_granularity, LEGACY_PROMPTS.nli_with_zero_claims,
                               metric=metric)
     module = _module_of(metric)
-    if holds_prompt_objects(metric, COLLECTIONS_PROMPTS) or not has_prompt_functions(module):
+    if not has_prompt_functions(module):
         return COLLECTIONS_PROMPTS
+    if holds_prompt_objects(metric, COLLECTIONS_PROMPTS):
+        # both (0.4.0 FactualCorrectness: its decomposition prompt an object, its NLI prompt a function of
+        # its module): each kind where the instance keeps it, else its module's function; flags as 0.4.x
+        granular = object_renders_input_field(
+            getattr(metric, COLLECTIONS_PROMPTS.attributes[CLAIM_DECOMPOSITION], None), "atomicity")
+        return FunctionPrompts(API_COLLECTIONS, COLLECTIONS_PROMPTS.attributes,
+                               COLLECTIONS_PROMPTS.format_fix_after_raw_reply,
+                               COLLECTIONS_PROMPTS.decomposition_names_granularity if granular is None else granular,
+                               COLLECTIONS_PROMPTS.nli_with_zero_claims, module=module)
     decomposition = getattr(module, "claim_decomposition_prompt", None)
     granular = callable(decomposition) and renders_input_field(decomposition, "atomicity")
     return FunctionPrompts(API_COLLECTIONS, COLLECTIONS_PROMPTS.attributes,

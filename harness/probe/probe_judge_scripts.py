@@ -243,14 +243,21 @@ def factual_correctness_script(prompts: PromptAdapter, metric: t.Any, case: dict
     claims = case["verdicts"]["factual_correctness"]
     mode = getattr(metric, "mode", "f1")  # Ragas's defaults for an instance that does not say
     sides = [("response", "reference")] + ([] if mode == "precision" else [("reference", "response")])
-    if mode == "precision":  # 0.2.0-0.2.x decompose the reference in every mode: answered, not expected
-        own = [c["statement"] for c in claims if c.get("from") == "reference"]
+    if mode == "precision":  # 0.2.0-0.2.x decompose and verify the reference in every mode: answered, not expected
+        reference_claims = [c for c in claims if c.get("from") == "reference"]
+        own = [c["statement"] for c in reference_claims]
         unexpected_input: dict = {"response": case.get("reference")}
         if prompts.decomposition_names_granularity:
             unexpected_input.update(atomicity=getattr(metric, "atomicity", "low"),
                                     coverage=getattr(metric, "coverage", "low"))
         book.allow(CLAIM_DECOMPOSITION, prompts.instruction(metric, CLAIM_DECOMPOSITION), unexpected_input,
                    {"claims": own}, label="verdicts.factual_correctness (reference claims, if asked)")
+        if own or prompts.nli_with_zero_claims:
+            book.allow(CLAIM_NLI, prompts.instruction(metric, CLAIM_NLI),
+                       {"context": case.get("response"), "statements": own},
+                       {"statements": [{"statement": c["statement"], "reason": FROZEN_REASON,
+                                        "verdict": c["verdict"]} for c in reference_claims]},
+                       label="verdicts.factual_correctness (reference verdicts, if asked)")
     for source, premise in sides:
         own = [c for c in claims if c.get("from") == source]
         statements = [c["statement"] for c in own]

@@ -55,6 +55,18 @@ def sample_input(case: dict) -> dict:
     return {f: case[f] for f in SAMPLE_FIELDS if case.get(f) is not None}
 
 
+# How Ragas 0.2.x AspectCritic / SimpleCriteriaScore fold the contexts into the question they ask about
+# (0.2.0-0.2.3, then 0.2.4-0.2.5); from 0.2.6 the contexts are a field of their own.
+FOLDED_QUESTION_FORMS = ("Question: {question} Answer using context: {contexts}",
+                         "`user_input`: {question} Answer using `retrieved context`: {contexts}")
+
+
+def folded_questions(question: t.Any, contexts: list) -> list[str]:
+    """The question as each 0.2.x release renders it with the contexts folded in (joined by newlines)."""
+    joined = "\n".join(str(c) for c in contexts)
+    return [form.format(question=question, contexts=joined) for form in FOLDED_QUESTION_FORMS]
+
+
 def votes_script(kind: str, strictness: int) -> Script:
     """AspectCritic / SimpleCriteriaScore with ``strictness``: one prompt whose generations are the
     first ``k`` votes (``k``: strictness made odd, as the constructor does)."""
@@ -68,11 +80,10 @@ def votes_script(kind: str, strictness: int) -> Script:
         book.expect_samples(kind, instruction(prompts, metric, kind), sample_input(case),
                             [{reason: FROZEN_REASON, key: vote[key]} for vote in votes],
                             label=f"verdicts.{kind} (first {k} samples)")
-        if kind == "simple_criteria" and case.get("retrieved_contexts") is not None:
+        if case.get("retrieved_contexts") is not None:
             # 0.2.x folded the contexts into the question: the same asking, rendered that way
-            folded = (f"Question: {case.get('user_input')} Answer using context: "
-                      + "\n".join(case["retrieved_contexts"]))
-            book.alias(kind, sample_input(case), {"user_input": folded, "response": case.get("response")})
+            for folded in folded_questions(case.get("user_input"), case["retrieved_contexts"]):
+                book.alias(kind, sample_input(case), {"user_input": folded, "response": case.get("response")})
 
     return script
 

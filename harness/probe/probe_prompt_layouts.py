@@ -11,6 +11,7 @@ instruction, the output schema and the examples. Two generations are known, reco
   input\\ninput: {json}\\nRespond only with a valid JSON object that complies with the specified
   schema.\\noutput: ``; the input is dumped WITH its ``null`` fields. Its top-level ``null`` fields are
   dropped on reading, so one expected input (written as the current generation renders it) keys both.
+  Ragas 0.2.0 ends the block with ``\noutput: `` alone (no "Respond only ..." line).
 
 - ``0.1`` (Ragas 0.1.x ``Prompt.format``): ``head + "\nYour actual task:\n"``, then one ``\nkey: value``
   line per input key (a string value JSON-encoded, so one line), then ``\n<output key>: \n``. A value
@@ -57,6 +58,8 @@ CURRENT = PromptLayout("current", "\nNow perform the same with the following inp
 EARLY_0_2 = PromptLayout(
     "early-0.2", "\nNow perform the above instruction with the following input\ninput: ",
     "\nRespond only with a valid JSON object that complies with the specified schema.\noutput: ", True)
+# Ragas 0.2.0 alone: the early-0.2 input block without the "Respond only with ..." line
+EARLY_0_2_0 = PromptLayout("early-0.2 (0.2.0)", EARLY_0_2.input_marker, "\noutput: ", True)
 # 0.3.x ``context_recall_prompt`` writes its input label capitalised (``Input: ``); otherwise current
 CURRENT_CAPITALISED = PromptLayout("current (Input:)", "\nNow perform the same with the following input\nInput: ",
                                    "\nOutput: ", False)
@@ -110,7 +113,8 @@ def _list_text(text: str) -> object:
 
 
 TASK_LINES = TaskLinesLayout()
-LAYOUTS: tuple[PromptLayout | TaskLinesLayout, ...] = (CURRENT, CURRENT_CAPITALISED, EARLY_0_2, TASK_LINES)
+LAYOUTS: tuple[PromptLayout | TaskLinesLayout, ...] = (CURRENT, CURRENT_CAPITALISED, EARLY_0_2, EARLY_0_2_0,
+                                                       TASK_LINES)
 
 
 def split_layout(text: str) -> tuple[str, object, PromptLayout | TaskLinesLayout]:

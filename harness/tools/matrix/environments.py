@@ -1,14 +1,16 @@
 """One isolated virtualenv per Ragas release, built once in a cache folder and reused.
 
 An environment lives in ``<cache>/<version>/`` (default cache ``~/.cache/ragas-compat/envs``).
-It is built with ``python -m venv`` and one ``pip install ragas==<version> <extras>``, where the
-extras come from the rules in ``pinned/versions.toml`` (pip's own download/wheel cache is used as
-usual, so a rebuild downloads nothing). A build succeeds only when, after the install, the new
+It is built with one install of ``ragas==<version> <extras>`` into a new virtualenv, where the
+extras come from the rules in ``pinned/versions.toml``, by an installer (``harness.tools.matrix.installers``):
+``uv venv`` + ``uv pip install`` when uv is found (seconds; files hard-linked from uv's cache, so
+environments share their disk), else ``python -m venv`` + ``pip install`` (pip's own download/wheel
+cache is used as usual, so a rebuild downloads nothing). A build succeeds only when, after the install, the new
 interpreter imports Ragas and the modules the probe needs (``PROBE_IMPORTS``); only then is the marker
 file written, last. An environment without it (a build that was interrupted, or one that installed
 but does not import) or whose recorded requirements differ from today's rules is deleted and built
 again. A failed build is never reused: its folder is removed, it is retried on the next run, and
-its reason (stage, first error line, the tail of pip's log) is kept in ``<cache>/.failed/<version>.json``
+its reason (stage, first error line, the tail of the installer's log) is kept in ``<cache>/.failed/<version>.json``
 until a build of that version succeeds. Builds of different versions run in parallel (``jobs``); builds of the same version by
 two processes are serialised by a lock file.
 
@@ -31,7 +33,6 @@ from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Protocol
 
 from packaging.specifiers import InvalidSpecifier, SpecifierSet
 from packaging.version import InvalidVersion, Version
@@ -39,6 +40,17 @@ from packaging.version import InvalidVersion, Version
 from harness.errors import HarnessInputError
 from harness.input_limits import read_bytes, read_toml, source_name
 from harness.resources import pinned
+from harness.tools.matrix.installers import (  # noqa: F401  (re-exported: callers import the installers from here)
+    _IMPORT_CHECK,
+    ImportFailed,
+    Installer,
+    InstallFailed,
+    PipInstaller,
+    UvInstaller,
+    choose_installer,
+    first_line,
+    import_failure_text,
+)
 
 DEFAULT_VERSIONS_FILE = pinned("versions.toml")
 DEFAULT_LOCK_DIR = pinned("matrix-locks")
@@ -189,117 +201,6 @@ def pip_index_versions(python: str = sys.executable, timeout: float = 120.0) -> 
                             field="--versions")
 
 
-# ---------------------------------------------------------------- installers
-
-class InstallFailed(Exception):
-    """Creating the virtualenv or installing into it failed; ``str()`` is the error's first line."""
-
-    stage = "install"
-
-
-class ImportFailed(InstallFailed):
-    """The environment installed but a module the probe needs does not import in it."""
-
-    stage = "import"
-
-
-# Run by the new environment's interpreter (``-I``: no user site, no PYTHONPATH): import each module
-# in order, stop at the first failure, print one JSON line {"module", "error"} for it, exit 1.
-_IMPORT_CHECK = """
-import importlib, json, sys
-for name in sys.argv[1:]:
-    try:
-        importlib.import_module(name)
-    except BaseException as exc:
-        print(json.dumps({"module": name, "error": f"{type(exc).__name__}: {exc}".splitlines()[0]}))
-        sys.exit(1)
-"""
-
-
-class Installer(Protocol):
-    def create(self, env_dir: Path) -> Path:
-        """Create a virtualenv at ``env_dir``; return its interpreter."""
-
-    def install(self, python: Path, requirements: Sequence[str], log: Path, constraints: Path | None = None) -> None:
-        """Install ``requirements`` (under pip ``constraints`` if given) with that interpreter's pip;
-        raise InstallFailed."""
-
-    def freeze(self, python: Path) -> list[str]:
-        """``name==version`` of every distribution installed in the environment."""
-
-    def check_imports(self, python: Path, modules: Sequence[str]) -> None:
-        """Import ``modules`` with that interpreter; raise ImportFailed naming the first that fails."""
-
-
-def first_line(text: str) -> str:
-    """The line a reader needs first: pip's first ``ERROR:`` line, else the last non-empty line."""
-    lines = [line.strip() for line in (text or "").splitlines() if line.strip()]
-    for line in lines:
-        if line.startswith("ERROR:"):
-            return line
-    return lines[-1] if lines else "(no output)"
-
-
-@dataclass
-class PipInstaller:
-    """``python -m venv`` with the harness's base interpreter, then ``pip install`` (pip cache reused)."""
-
-    base_python: str = sys.executable
-    timeout: float = 1800.0
-
-    def create(self, env_dir: Path) -> Path:
-        proc = subprocess.run([self.base_python, "-m", "venv", str(env_dir)], capture_output=True, text=True,
-                              check=False, timeout=self.timeout)
-        if proc.returncode != 0:
-            raise InstallFailed(f"venv: {first_line(proc.stderr or proc.stdout)}")
-        return env_dir / "bin" / "python"
-
-    def install(self, python: Path, requirements: Sequence[str], log: Path, constraints: Path | None = None) -> None:
-        command = [str(python), "-m", "pip", "install", "--disable-pip-version-check", "--no-input",
-                   "--progress-bar", "off", *(["-c", str(constraints)] if constraints else []), *requirements]
-        env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "PYTHONHOME", "PIP_NO_CACHE_DIR")}
-        with open(log, "w", encoding="utf-8") as handle:
-            try:
-                proc = subprocess.run(command, stdout=handle, stderr=subprocess.PIPE, text=True, check=False,
-                                      timeout=self.timeout, env=env, stdin=subprocess.DEVNULL)
-            except subprocess.TimeoutExpired:
-                raise InstallFailed(f"pip install timed out after {self.timeout:g} s") from None
-            handle.write(proc.stderr or "")
-        if proc.returncode != 0:
-            raise InstallFailed(first_line(proc.stderr))
-
-    def freeze(self, python: Path) -> list[str]:
-        proc = subprocess.run([str(python), "-m", "pip", "freeze", "--all", "--disable-pip-version-check"],
-                              capture_output=True, text=True, check=False, timeout=self.timeout)
-        return sorted((line.strip() for line in proc.stdout.splitlines()
-                       if "==" in line and not line.startswith(("pip==", "setuptools==", "wheel=="))),
-                      key=str.lower)
-
-    def check_imports(self, python: Path, modules: Sequence[str]) -> None:
-        env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "PYTHONHOME")}
-        env["RAGAS_DO_NOT_TRACK"] = "true"
-        try:
-            proc = subprocess.run([str(python), "-I", "-c", _IMPORT_CHECK, *modules], capture_output=True,
-                                  text=True, check=False, timeout=self.timeout, env=env, stdin=subprocess.DEVNULL)
-        except subprocess.TimeoutExpired:
-            raise ImportFailed(f"import check timed out after {self.timeout:g} s") from None
-        if proc.returncode == 0:
-            return
-        raise ImportFailed(import_failure_text(proc.stdout, proc.stderr))
-
-
-def import_failure_text(stdout: str, stderr: str) -> str:
-    """``import ragas.metrics: ModuleNotFoundError: No module named 'nltk'`` from the check's output."""
-    for line in reversed((stdout or "").splitlines()):
-        try:
-            found = json.loads(line)
-        except json.JSONDecodeError:
-            continue
-        if isinstance(found, dict) and "module" in found:
-            return f"import {found['module']}: {found.get('error')}"
-    return f"import check failed: {first_line(stderr or stdout)}"
-
-
 # ---------------------------------------------------------------- environments
 
 @dataclass(frozen=True)
@@ -308,6 +209,7 @@ class Environment:
 
     status: "reused" (marker found and current), "built" (built in this run), "checkout"
     (a working tree, no environment), "unavailable" (``error`` says why, first line only).
+    installer: what built a release's environment ("uv", "pip"; None when not recorded).
     """
 
     label: str
@@ -322,6 +224,7 @@ class Environment:
     size_bytes: int | None = None
     path: Path | None = field(default=None, compare=False)
     notes: tuple[str, ...] = ()
+    installer: str | None = None
 
     @property
     def available(self) -> bool:
@@ -375,13 +278,19 @@ def _write_marker(env_dir: Path, marker: dict) -> None:
 
 
 def record_lock(environment: Environment, installer: Installer, lock_dir: Path = DEFAULT_LOCK_DIR) -> Path:
-    """Write ``<lock_dir>/<version>.txt`` (pip freeze of a built environment) so later builds resolve
-    to exactly these distributions (used as pip constraints), and mark the environment as built from it."""
+    """Write ``<lock_dir>/<version>.txt`` (a freeze of a built environment) so later builds resolve
+    to exactly these distributions (used as constraints), and mark the environment as built from it.
+    The environment is frozen by what built it (a uv environment has no pip), else by ``installer``;
+    a freeze that finds nothing raises InstallFailed rather than writing an empty lock."""
+    freezer = choose_installer(environment.installer) if environment.installer else installer
+    lines = freezer.freeze(Path(environment.python))
+    if not lines:
+        raise InstallFailed(f"{getattr(freezer, 'name', 'the installer')} freeze of {environment.path} found no "
+                            "distributions; no lock written")
     lock_dir.mkdir(parents=True, exist_ok=True)
     lock = lock_dir / f"{environment.version}.txt"
-    lines = installer.freeze(Path(environment.python))
-    header = (f"# pip freeze of a working Ragas {environment.version} environment (Python {_python_tag()}); "
-              "constraints for `ragas-compat matrix`\n")
+    header = (f"# {getattr(freezer, 'name', 'pip')} freeze of a working Ragas {environment.version} environment "
+              f"(Python {_python_tag()}); constraints for `ragas-compat matrix`\n")
     lock.write_text(header + "\n".join(lines) + "\n", encoding="utf-8")
     marker = read_marker(environment.path)
     if marker is not None:
@@ -456,7 +365,8 @@ def ensure_release(label: str, version: str, cache_dir: Path, rules: Sequence[Ve
         marker = read_marker(env_dir)
         if marker_is_current(marker, requirements, env_dir, lock):
             return Environment(label, "release", version, str(env_dir / "bin" / "python"), (), "reused", None,
-                               requirements, marker.get("seconds"), marker.get("size_bytes"), env_dir)
+                               requirements, marker.get("seconds"), marker.get("size_bytes"), env_dir,
+                               installer=marker.get("installer"))
         previous = read_failure(cache_dir, version)
         notes = (f"retried: the previous build failed at {previous.get('stage')}: {previous.get('reason')}",) \
             if previous else ()
@@ -479,12 +389,14 @@ def ensure_release(label: str, version: str, cache_dir: Path, rules: Sequence[Ve
                                requirements, path=env_dir, notes=notes)
         seconds = round(time.perf_counter() - started, 1)
         size = tree_size(env_dir)
+        name = getattr(installer, "name", None)  # information only: marker_is_current does not look at it
         _write_marker(env_dir, {"format": MARKER_FORMAT, "version": version, "requirements": list(requirements),
                                 "python": _python_tag(), "lock": lock_digest(lock),
-                                "imports_checked": list(PROBE_IMPORTS), "seconds": seconds, "size_bytes": size})
+                                "imports_checked": list(PROBE_IMPORTS), "seconds": seconds, "size_bytes": size,
+                                "installer": name})
         failure_record_path(cache_dir, version).unlink(missing_ok=True)
         return Environment(label, "release", version, str(python), (), "built", None, requirements, seconds, size,
-                           env_dir, notes)
+                           env_dir, notes, installer=name)
 
 
 def checkout_environment(entry: MatrixEntry, python: str = sys.executable) -> Environment:
@@ -508,10 +420,11 @@ def ensure_environments(entries: Sequence[MatrixEntry], *, cache_dir: Path | Non
                         jobs: int = 2, available: Callable[[], Sequence[str]] | None = None,
                         lock_dir: Path | None = DEFAULT_LOCK_DIR,
                         progress: Progress | None = None) -> list[Environment]:
-    """One environment per entry, in the entries' order; releases built ``jobs`` at a time."""
+    """One environment per entry, in the entries' order; releases built ``jobs`` at a time by
+    ``installer`` (default ``choose_installer("auto")``: uv when found, else pip)."""
     cache_dir = Path(cache_dir or default_cache_dir())
     rules = load_version_rules() if rules is None else rules
-    installer = installer or PipInstaller()
+    installer = choose_installer("auto") if installer is None else installer
     progress = progress or (lambda label, event: None)
     listed: list[str] | None = None
 
