@@ -239,6 +239,21 @@ def test_an_uninstalled_optional_dependency_is_the_harness_s_limit():
     assert raised.harness_limit is None
 
 
+def test_a_dependency_s_data_the_environment_does_not_hold_is_the_harness_s_limit():
+    # nltk's tokenizer models come from its own downloader (no network here), not from the package index
+    message = ("\n**********\n  Resource 'punkt_tab' not found.\n  Please use the NLTK Downloader to obtain the "
+               "resource:\n")
+    lookup = Cell(status="error", error_type="LookupError", error_message=message)
+    assert lookup.harness_limit == "dependency_missing" and lookup.text == "harness: dependency not installed"
+    from harness.tools.matrix.drift import message_line
+
+    assert message_line(message) == "Resource 'punkt_tab' not found."
+    assert message_line("\n\n") == "" and message_line("KeyError: 'x'\nmore") == "KeyError: 'x'"
+    # any other LookupError (a KeyError included) is Ragas's
+    assert Cell(status="error", error_type="LookupError", error_message="no such key").harness_limit is None
+    assert Cell(status="error", error_type="KeyError", error_message="'reference'").harness_limit is None
+
+
 def test_machine_paths_in_what_ragas_said_are_replaced(suite, tmp_path):
     env_dir = tmp_path / "envs" / "0.2.3"
     site = f"{env_dir}/lib/python3.11/site-packages/ragas/embeddings/base.py"

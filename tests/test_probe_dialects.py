@@ -534,6 +534,22 @@ def test_0_1_faithfulness_is_driven_with_replies_shaped_as_its_examples():
     assert book.problems == [] and book.unasked() == []
 
 
+def test_0_1_answer_relevancy_is_asked_on_the_answer_and_the_joined_contexts():
+    from harness.probe.probe_answer_scripts import QUESTION_GENERATION, answer_relevancy_script
+
+    instruction = "Generate a question for the given answer and identify if answer is noncommittal."
+    metric = SimpleNamespace(strictness=3, question_generation=prompt_0_1(
+        instruction, ["answer", "context"], "output", {"question": "x", "noncommittal": 0}))
+    case = {"user_input": "q", "response": "r", "retrieved_contexts": ["c1", "c2"], "verdicts": {"answer_relevancy": [
+        {"statement": f"q{i}", "noncommittal": i % 2} for i in range(3)]}}
+    adapter, book = prompts_for(API_LEGACY, metric), PromptBook()
+    answer_relevancy_script(adapter, metric, case, dialect_book(adapter, book))
+    # 0.1.x names the response "answer" and shows the joined contexts, which the frozen questions do not depend on
+    asked = render_0_1(instruction, {"answer": "r", "context": "c1\nc2"}, "output")
+    assert [json.loads(book.answer(asked))["question"] for _ in range(3)] == ["q0", "q1", "q2"]
+    assert book.asked[-1]["kind"] == QUESTION_GENERATION and book.problems == [] and book.unasked() == []
+
+
 def test_0_1_format_fix_is_answered_with_the_completion_itself():
     fix_instruction = "Below, the Completion did not satisfy the constraints given in the Prompt."
     book = PromptBook()

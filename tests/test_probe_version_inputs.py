@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import ClassVar
 
-from harness.probe.probe_scoring import ROW_NAMES_0_1, adapt_inputs, declared_columns
+from harness.probe.probe_scoring import ROW_NAMES_0_1, adapt_inputs, declared_columns, row_fields
 
 INPUTS = {"user_input": "q", "retrieved_contexts": ["c"], "reference": "r", "retrieved_context_ids": ["d1"]}
 
@@ -41,3 +41,14 @@ def test_declared_columns_from_required_columns_or_evaluation_mode():
 
     assert declared_columns(Modern()) == ["reference", "user_input"]
     assert declared_columns(Old()) == ["evaluation_mode=qcg"] and declared_columns(object()) == []
+
+
+def test_a_0_1_row_also_holds_the_columns_its_evaluation_mode_names():
+    class Mode:
+        name = "qac"  # 0.1.x AnswerRelevancy: reads the contexts that later releases do not
+
+    metric = type("Old", (), {"evaluation_mode": Mode()})()
+    assert row_fields(None, metric, ("user_input", "response")) == ("user_input", "response", "retrieved_contexts")
+    # a release with SingleTurnSample, or a class without a mode: the fields the target reads, as given
+    assert row_fields(Sample_0_2, metric, ("user_input", "response")) == ("user_input", "response")
+    assert row_fields(None, object(), ("response",)) == ("response",)

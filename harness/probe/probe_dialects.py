@@ -163,9 +163,13 @@ class FunctionPrompts(PromptAdapter):
 # input fields an earlier generation renders that no verdict states: filled from the instance
 # (``criteria``: 0.2.x AspectCritic / SimpleCriteriaScore render their own definition into the input;
 # ``rubrics``: 0.2.x RubricsScore its own rubric, unless the script names the case's) or left out of the
-# prompt's key (``sentences``: 0.2.0-0.2.x's own sentence segmentation of the text it asks about)
+# prompt's key (``sentences``: 0.2.0-0.2.x's own sentence segmentation of the text it asks about;
+# ``context``: 0.1.x AnswerRelevancy's question generation shows the joined contexts, which the frozen
+# question does not depend on; a prompt whose expectation names ``context`` keeps it in its key)
 FILLED_FROM_INSTANCE = {"criteria": "definition", "rubrics": "rubrics"}
-DERIVED_BY_RAGAS = ("sentences",)
+# an input field under the name an earlier generation's prompt gives it (0.1.x question generation: "answer")
+EARLIER_INPUT_NAMES = {"response": "answer"}
+DERIVED_BY_RAGAS = ("sentences", "context")
 
 
 @dataclass(frozen=True, eq=False)
@@ -197,6 +201,9 @@ class AliasedPrompts(PromptAdapter):
         # a field this generation's input model does not have is not rendered (0.2.x AspectCritic shows
         # its judge no contexts): it is not part of the key
         shaped = {name: value for name, value in prompt_input.items() if name in input_fields}
+        for name, earlier in EARLIER_INPUT_NAMES.items():  # the same input under an earlier generation's name
+            if name in prompt_input and name not in input_fields and earlier in input_fields and earlier not in shaped:
+                shaped[earlier] = prompt_input[name]
         for name in input_fields:
             if name in shaped:
                 continue

@@ -130,6 +130,20 @@ ROW_NAMES_0_1 = {"user_input": "question", "retrieved_contexts": "contexts", "re
                  "reference": "ground_truth"}
 
 
+# Ragas 0.1.x: the columns an ``evaluation_mode`` names (q question, a answer, c contexts, g ground_truth)
+MODE_LETTERS_0_1 = {"q": "user_input", "a": "response", "c": "retrieved_contexts", "g": "reference"}
+
+
+def row_fields(sample_cls: type | None, metric: t.Any, fields_read: t.Sequence[str]) -> tuple[str, ...]:
+    """The case fields a sample is built from: the fields the target reads; for a 0.1.x row dict also
+    the columns its ``evaluation_mode`` names (0.1.x AnswerRelevancy is ``qac``: it reads the contexts
+    that later releases do not), as a dataset of its time would hold them."""
+    mode = getattr(getattr(metric, "evaluation_mode", None), "name", None)
+    if sample_cls is not None or not isinstance(mode, str):
+        return tuple(fields_read)
+    return tuple(dict.fromkeys((*fields_read, *(MODE_LETTERS_0_1[c] for c in mode if c in MODE_LETTERS_0_1))))
+
+
 def adapt_inputs(sample_cls: type | None, inputs: dict) -> tuple[t.Any, list[str], list[str]]:
     """``(sample, accepted, dropped)`` for this Ragas: a SingleTurnSample of the fields it declares
     (it would silently drop the others, so they are reported as dropped), or - without
@@ -234,7 +248,7 @@ async def run_legacy_target(target: Target, case: dict) -> ProbeResult:
             result["expected_prompts"] = book.expected_count
             _record_received(metric, target.fields_read, received)
             sample, result["fields_accepted"], result["fields_dropped"] = adapt_inputs(
-                sample_cls, {f: case[f] for f in target.fields_read if f in case})
+                sample_cls, {f: case[f] for f in row_fields(sample_cls, metric, target.fields_read) if f in case})
             scored = (metric.ascore(sample) if isinstance(sample, dict)
                       else metric.single_turn_ascore(sample))
             value = encode_score(await scored)

@@ -35,6 +35,7 @@ class declares it reads (``_required_columns``) and the warnings raised while sc
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import dataclass, field
 from itertools import pairwise
 from typing import Any
@@ -59,6 +60,9 @@ HARNESS_LIMITS: dict[str, str] = {
     "dependency_missing": "harness: dependency not installed",
 }
 IMPORT_ERRORS = ("ImportError", "ModuleNotFoundError")
+# A dependency's data files the environment does not hold: nltk's tokenizer models (0.2.0-0.2.4 BleuScore's
+# ``word_tokenize`` needs ``punkt_tab``) come from nltk's own downloader, not from the package index.
+DATA_MISSING = (("LookupError", re.compile(r"Resource '[^']+' not found")),)  # nltk.data.find's message
 NOT_RUN_LABELS = {MISSING_CLASS: "missing class", **HARNESS_LIMITS}
 HARNESS_CAUSES = frozenset(HARNESS_LIMITS)  # cause kinds that are the harness's, never Ragas drift
 
@@ -93,7 +97,8 @@ class Cell:
             return "stub_mismatch"
         if self.error_origin == HARNESS_ORIGIN:
             return "harness_error"
-        if self.error_type in IMPORT_ERRORS:
+        if self.error_type in IMPORT_ERRORS or any(
+                self.error_type == kind and marker.search(self.error_message or "") for kind, marker in DATA_MISSING):
             return "dependency_missing"
         return None
 
@@ -192,6 +197,12 @@ def _warnings(items: Any) -> tuple[str, ...]:
     return tuple(texts)
 
 
+def message_line(message: str | None) -> str:
+    """The line of an exception message a cell shows: its first line with a letter or digit (nltk's
+    LookupError opens with an empty line and a row of asterisks), stripped; "" when there is none."""
+    return next((line.strip() for line in (message or "").splitlines() if any(c.isalnum() for c in line)), "")
+
+
 def cell_from(row: AuditRow, result: dict) -> Cell:
     common = dict(classification=row.classification.name, explanation=row.classification.explanation,
                   ragas_class=result.get("ragas_class"), received=dict(result.get("received") or {}),
@@ -199,8 +210,8 @@ def cell_from(row: AuditRow, result: dict) -> Cell:
                   warnings=_warnings(result.get("warnings")))
     if isinstance(row.ragas_value, RagasError):
         error = result.get("value", {}).get("error", {}) if isinstance(result.get("value"), dict) else {}
-        return Cell("error", None, row.ragas_value.type, row.ragas_value.message.splitlines()[0]
-                    if row.ragas_value.message else "", error_origin=error.get("origin"), **common)
+        return Cell("error", None, row.ragas_value.type, message_line(row.ragas_value.message),
+                    error_origin=error.get("origin"), **common)
     return Cell("value", row.ragas_value, **common)
 
 
