@@ -132,3 +132,26 @@ def test_fuzz_throughput_rows_have_their_shape():
         data = row.to_json()
         assert data["target_is_floor"] is True and data["ratio_summary"]["n"] == 1
     assert rows[0].baseline == rows[1].baseline  # one stub loop per repetition, shared by both ratios
+
+
+@pytest.mark.skipif(importlib.util.find_spec("ragas") is None, reason="Ragas is not installed in this interpreter")
+def test_the_minimal_stub_loop_scores_every_case_by_every_class(tmp_path):
+    """harness/probe/probe_stub_loop.py, run by file path as the fuzz bench runs it: no errors, and the
+    contexts of every (case, class) counted once."""
+    import json
+    import subprocess
+    import sys
+
+    from harness.tools.fuzz.throughput import STUB_LOOP
+
+    cases = [{"user_input": f"q{i}", "reference": f"r{i}", "retrieved_contexts": [f"c{i}.{k}" for k in range(i + 1)],
+              "verdicts": {"context_precision_with_reference": [k % 2 for k in range(i + 1)]}} for i in range(3)]
+    request = tmp_path / "request.json"
+    request.write_text(json.dumps({"module": "ragas.metrics._context_precision", "cases": cases,
+                                   "classes": ["LLMContextPrecisionWithReference", "ContextPrecision"],
+                                   "verdicts": "context_precision_with_reference"}), encoding="utf-8")
+    proc = subprocess.run([sys.executable, str(STUB_LOOP), str(request)], capture_output=True, text=True,
+                          timeout=300, check=False)
+    assert proc.returncode == 0, proc.stderr
+    report = json.loads(proc.stdout)
+    assert report["errors"] == 0 and report["contexts"] == 2 * (1 + 2 + 3) and report["loop_seconds"] > 0

@@ -53,37 +53,10 @@ def probe_scorer():
 
 
 def minimal_scorer():
-    from langchain_core.outputs import Generation, LLMResult
-    from ragas.dataset_schema import SingleTurnSample
-    from ragas.llms.base import BaseRagasLLM
+    from probe_stub_loop import context_precision_scorer
     from ragas.metrics._context_precision import LLMContextPrecisionWithReference
-    from ragas.run_config import RunConfig
 
-    class ListLLM(BaseRagasLLM):
-        """Pops pre-rendered replies in call order; no lookup, no recording."""
-
-        def __init__(self, replies: list[str]) -> None:
-            super().__init__(run_config=RunConfig(max_retries=1))
-            self.replies = replies
-
-        def generate_text(self, prompt, n=1, temperature=0.01, stop=None, callbacks=None):
-            return LLMResult(generations=[[Generation(text=self.replies.pop(0))]])
-
-        async def agenerate_text(self, prompt, n=1, temperature=0.01, stop=None, callbacks=None):
-            return LLMResult(generations=[[Generation(text=self.replies.pop(0))]])
-
-        def is_finished(self, response):
-            return True
-
-    async def score(case: dict) -> object:
-        replies = [json.dumps({"reason": "r", "verdict": v})
-                   for v in case["verdicts"]["context_precision_with_reference"]]
-        metric = LLMContextPrecisionWithReference(llm=ListLLM(replies))
-        sample = SingleTurnSample(user_input=case["user_input"], reference=case["reference"],
-                                  retrieved_contexts=case["retrieved_contexts"])
-        return await metric.single_turn_ascore(sample)
-
-    return score
+    return context_precision_scorer(LLMContextPrecisionWithReference, "context_precision_with_reference")
 
 
 async def timed_rounds(cases: list[dict], rounds: int) -> tuple[list[float], list[float]]:

@@ -10,7 +10,7 @@ import is amortised away; the ratios measure what is paid per context):
   draws, scored on that metric's legacy targets (LLMContextPrecisionWithReference and
   ContextPrecision); contexts = the sum over (case, target) of len(retrieved_contexts), the same
   count on both sides (checked);
-- minimal stub loop (one process): ``STUB_LOOP_CHILD`` imports Ragas, then, timed, scores every
+- minimal stub loop (one process): ``harness/probe/probe_stub_loop.py`` imports Ragas, then, timed, scores every
   (case, target) with a bare BaseRagasLLM popping pre-rendered verdict replies (as
   harness/probe/probe_benchmark.py's minimal side) through ``single_turn_ascore``;
   rate = contexts / loop seconds;
@@ -39,7 +39,7 @@ from pathlib import Path
 from typing import Any
 
 from harness.probe.probe_protocol import IMPORTED_FILE
-from harness.runner import StartedProbe
+from harness.runner import PROBE_DIR, StartedProbe
 from harness.tools.bench_rows import BenchRow
 from harness.tools.fuzz.generator import generate_cases, targets_for
 from harness.tools.fuzz.runner import FuzzProbeFailed, batch_timeout, run_fuzz
@@ -49,54 +49,7 @@ THROUGHPUT_METRIC = "context_precision_with_reference"
 PER_PROCESS_TARGET, TWO_WORKERS_TARGET = 0.9, 1.7
 IMPORT_WAIT = 300.0  # seconds a fuzz probe may take to import Ragas before the measurement gives up
 
-STUB_LOOP_CHILD = r'''
-import asyncio, importlib, json, os, sys, time, warnings
-os.environ["RAGAS_DO_NOT_TRACK"] = "true"
-with open(sys.argv[1], encoding="utf-8") as handle:
-    request = json.load(handle)
-with warnings.catch_warnings():
-    warnings.simplefilter("ignore")
-    module = importlib.import_module(request["module"])
-    from langchain_core.outputs import Generation, LLMResult
-    from ragas.dataset_schema import SingleTurnSample
-    from ragas.llms.base import BaseRagasLLM
-    from ragas.run_config import RunConfig
-
-class ListLLM(BaseRagasLLM):
-    """Pops pre-rendered replies in call order; no lookup, no recording."""
-    def __init__(self, replies):
-        super().__init__(run_config=RunConfig(max_retries=1))
-        self.replies = replies
-    def generate_text(self, prompt, n=1, temperature=0.01, stop=None, callbacks=None):
-        return LLMResult(generations=[[Generation(text=self.replies.pop(0))]])
-    async def agenerate_text(self, prompt, n=1, temperature=0.01, stop=None, callbacks=None):
-        return LLMResult(generations=[[Generation(text=self.replies.pop(0))]])
-    def is_finished(self, response):
-        return True
-
-classes = [getattr(module, name) for name in request["classes"]]
-
-async def loop():
-    contexts = errors = 0
-    for case in request["cases"]:
-        for cls in classes:
-            replies = [json.dumps({"reason": "r", "verdict": v}) for v in case["verdicts"][request["verdicts"]]]
-            sample = SingleTurnSample(user_input=case["user_input"], reference=case["reference"],
-                                      retrieved_contexts=case["retrieved_contexts"])
-            try:
-                await cls(llm=ListLLM(replies)).single_turn_ascore(sample)
-            except Exception:
-                errors += 1
-            contexts += len(case["retrieved_contexts"])
-    return contexts, errors
-
-with warnings.catch_warnings():
-    warnings.simplefilter("ignore")
-    start = time.perf_counter()
-    contexts, errors = asyncio.run(loop())
-    seconds = time.perf_counter() - start
-print(json.dumps({"contexts": contexts, "errors": errors, "loop_seconds": seconds}))
-'''
+STUB_LOOP = PROBE_DIR / "probe_stub_loop.py"  # the minimal stub loop, run by file path
 
 
 class MeasurementFailed(RuntimeError):
@@ -112,7 +65,7 @@ def stub_loop(n: int, seed: int, *, python: str) -> tuple[int, float]:
     with tempfile.TemporaryDirectory(prefix="ragas-compat-bench-stub-") as tmp:
         path = Path(tmp) / "request.json"
         path.write_text(json.dumps(request), encoding="utf-8")
-        proc = subprocess.run([python, "-c", STUB_LOOP_CHILD, str(path)], capture_output=True, text=True,
+        proc = subprocess.run([python, str(STUB_LOOP), str(path)], capture_output=True, text=True,
                               timeout=1800, stdin=subprocess.DEVNULL,
                               env={**os.environ, "RAGAS_DO_NOT_TRACK": "true"})
     if proc.returncode != 0:
