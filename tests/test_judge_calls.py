@@ -19,6 +19,7 @@ from harness.probe.probe_prompt_book import PromptBook, StubMismatch
 
 CASES = Path(__file__).parent / "data" / "per_call_cases.json"
 FEWER_VERDICTS = "per-call-faithfulness-fewer-verdicts-than-statements"
+SAMPLES_DISAGREE = "per-call-relevancy-samples-disagree"
 FAITHFULNESS, WITHOUT_REFERENCE, NEVER_JSON = ("per-call-faithfulness-zero-statements",
                                                "per-call-precision-without-reference-judges-reference",
                                                "per-call-precision-reply-never-json")
@@ -73,13 +74,17 @@ def test_judge_replies_and_judge_calls_cannot_script_the_same_judge():
 
 
 def test_the_schema_names_only_prompt_kinds_the_judge_scripts_ask():
+    from harness.probe.probe_answer_scripts import ATTRIBUTES
     from harness.probe.probe_judge_scripts import PROMPT_KINDS
+    from harness.probe.probe_judge_scripts_criteria import PROMPTS
     from harness.probe.probe_prompt_book import FORMAT_FIX_KIND
+    from harness.probe.probe_protocol import API_LEGACY
     from harness.resources import CASES_SCHEMA, package_text
 
     schema = json.loads(package_text(CASES_SCHEMA))
     by_key = schema["$defs"]["case"]["properties"]["judge_calls"]["properties"]
-    assert by_key and all(set(spec["properties"]) <= {*PROMPT_KINDS, FORMAT_FIX_KIND} for spec in by_key.values())
+    kinds = {*PROMPT_KINDS, *ATTRIBUTES[API_LEGACY], *PROMPTS, FORMAT_FIX_KIND}
+    assert by_key and all(set(spec["properties"]) <= kinds for spec in by_key.values())
     assert set(by_key) <= set(schema["$defs"]["case"]["properties"]["verdicts"]["properties"])
 
 
@@ -189,6 +194,12 @@ def test_the_installed_ragas_reads_the_scripts():
     for target in ("legacy:Faithfulness", "collections:Faithfulness"):  # divides by the verdicts the reply holds
         row = cells(matrix, FEWER_VERDICTS, target)
         assert (row.reference, row.cells[0].value, row.cells[0].prompts) == ("1/2", 1.0, 2)
+    # three generations that disagree: the legacy class asks once for n=3 and reads the first sample's flag
+    # (mean cosine 4/5); the collections class asks three times for one and sees the first generation each time
+    legacy = cells(matrix, SAMPLES_DISAGREE, "legacy:AnswerRelevancy").cells[0]
+    assert (legacy.value, legacy.prompts) == (pytest.approx(0.8), 1)
+    collections = cells(matrix, SAMPLES_DISAGREE, "collections:AnswerRelevancy").cells[0]
+    assert (collections.value, collections.prompts) == (1.0, 3)
 
 
 def causes(row, index: int) -> dict[str, str]:
@@ -224,3 +235,18 @@ def test_a_reply_that_is_never_json_fails_differently_in_0_1_21_and_0_2_3():
     assert found["exception_changed"].startswith("ValidationError -> RagasOutputParserException")
     assert found["prompts_changed"] == "judge prompts 2 -> 4"
     assert any(d.kind == "exception_changed" and (NEVER_JSON, row.target) in d.rows for d in matrix.drifts)
+
+
+@pytest.mark.matrix_e2e
+def test_generations_that_disagree_score_by_how_a_release_samples_them():
+    """A deterministic judge returns the same three generations on every call, the second noncommittal:
+    0.1.21 asks once for n=3 and zeroes the score (as the verdicts define), 0.2.x asks three calls of one
+    generation and sees the first each time (1.0), 0.3.9 asks once again but reads the first sample's flag."""
+    matrix = matrix_over(cached("0.1.21", "0.2.3", "0.3.9"))
+    row = cells(matrix, SAMPLES_DISAGREE, "legacy:AnswerRelevancy")
+    assert row.reference == "0"
+    assert [(c.value, c.prompts) for c in row.cells] == [(0.0, 1), (1.0, 3), (pytest.approx(0.8), 1)]
+    first, second = causes(row, 0), causes(row, 1)
+    assert first["prompts_changed"] == "judge prompts 1 -> 3" and "value_changed" in first
+    assert second["prompts_changed"] == "judge prompts 3 -> 1" and "value_changed" in second
+    assert any(d.kind == "value_changed" and (SAMPLES_DISAGREE, row.target) in d.rows for d in matrix.drifts)

@@ -19,11 +19,16 @@ from __future__ import annotations
 import typing as t
 
 try:
-    from .probe_judge_scripts import FROZEN_REASON, STATEMENT_GENERATOR, PromptAdapter
+    from .probe_judge_scripts import FROZEN_REASON, STATEMENT_GENERATOR, PromptAdapter, use_judge_calls
     from .probe_prompt_book import PromptBook
     from .probe_protocol import API_COLLECTIONS, API_LEGACY
 except ImportError:  # run_probe.py: the script's folder is on sys.path
-    from probe_judge_scripts import FROZEN_REASON, STATEMENT_GENERATOR, PromptAdapter  # type: ignore[no-redef]
+    from probe_judge_scripts import (  # type: ignore[no-redef]
+        FROZEN_REASON,
+        STATEMENT_GENERATOR,
+        PromptAdapter,
+        use_judge_calls,
+    )
     from probe_prompt_book import PromptBook  # type: ignore[no-redef]
     from probe_protocol import API_COLLECTIONS, API_LEGACY  # type: ignore[no-redef]
 
@@ -45,6 +50,8 @@ def instruction(prompts: PromptAdapter, metric: t.Any, kind: str) -> str:
 
 
 def answer_correctness_script(prompts: PromptAdapter, metric: t.Any, case: dict, book: PromptBook) -> None:
+    use_judge_calls(prompts, metric, case, book, "answer_correctness",
+                    lambda kind: instruction(prompts, metric, kind))
     statements = case["verdicts"]["answer_correctness"]
     response = [s for s in statements if s.get("from") == "response"]
     reference = [s for s in statements if s.get("from") == "reference"]
@@ -70,6 +77,7 @@ def answer_correctness_script(prompts: PromptAdapter, metric: t.Any, case: dict,
 
 
 def answer_relevancy_script(prompts: PromptAdapter, metric: t.Any, case: dict, book: PromptBook) -> None:
+    use_judge_calls(prompts, metric, case, book, "answer_relevancy", lambda kind: instruction(prompts, metric, kind))
     strictness = int(getattr(metric, "strictness", 3))
     drawn = case["verdicts"]["answer_relevancy"][:strictness]
     replies = [{"question": s["statement"], "noncommittal": s["noncommittal"]} for s in drawn]

@@ -138,13 +138,16 @@ def fix_output_format_instruction() -> str:
     return fix_output_format_prompt.instruction
 
 
-def use_judge_calls(prompts: PromptAdapter, metric: t.Any, case: dict, book: PromptBook, verdict_key: str) -> None:
+def use_judge_calls(prompts: PromptAdapter, metric: t.Any, case: dict, book: PromptBook, verdict_key: str,
+                    instruction_of: t.Callable[[str], str] | None = None) -> None:
     """Install the case's per-call script for this verdict key (case key ``judge_calls.<verdict_key>``:
     prompt kind -> its calls in order, ``PromptBook.script_calls``); a ``fix_output_format`` list
     answers Ragas's "fix the output format" retries. The replies are raw texts, verbatim in every
-    prompt generation (no dialect reshapes them)."""
+    prompt generation (no dialect reshapes them). ``instruction_of(kind)``: where a script's prompts
+    are not among the adapter's kinds (the answer, criteria and rubric scripts' own)."""
     for kind, calls in ((case.get("judge_calls") or {}).get(verdict_key) or {}).items():
         instruction = (fix_output_format_instruction() if kind == FORMAT_FIX_KIND
+                       else instruction_of(kind) if instruction_of is not None
                        else prompts.instruction(metric, kind))
         book.script_calls(kind, instruction, calls, label=f"judge_calls.{verdict_key}.{kind}")
 

@@ -22,11 +22,11 @@ from __future__ import annotations
 import typing as t
 
 try:
-    from .probe_judge_scripts import PromptAdapter, Script
+    from .probe_judge_scripts import PromptAdapter, Script, use_judge_calls
     from .probe_prompt_book import PromptBook
     from .probe_protocol import API_COLLECTIONS, API_LEGACY
 except ImportError:  # run_probe.py: the script's folder is on sys.path
-    from probe_judge_scripts import PromptAdapter, Script  # type: ignore[no-redef]
+    from probe_judge_scripts import PromptAdapter, Script, use_judge_calls  # type: ignore[no-redef]
     from probe_prompt_book import PromptBook  # type: ignore[no-redef]
     from probe_protocol import API_COLLECTIONS, API_LEGACY  # type: ignore[no-redef]
 
@@ -73,6 +73,7 @@ def votes_script(kind: str, strictness: int) -> Script:
     k = strictness if strictness % 2 else strictness + 1
 
     def script(prompts: PromptAdapter, metric: t.Any, case: dict, book: PromptBook) -> None:
+        use_judge_calls(prompts, metric, case, book, kind, lambda asked: instruction(prompts, metric, asked))
         votes = case["verdicts"][kind][:k]
         if not votes:
             return
@@ -92,6 +93,7 @@ def rubrics_script(kind: str) -> Script:
     """RubricsScore / InstanceRubrics: one prompt -> {feedback, score}."""
 
     def script(prompts: PromptAdapter, metric: t.Any, case: dict, book: PromptBook) -> None:
+        use_judge_calls(prompts, metric, case, book, kind, lambda asked: instruction(prompts, metric, asked))
         prompt_input = sample_input(case)
         if kind == "instance_rubrics":
             if prompts.api == API_COLLECTIONS and not case.get("rubrics"):
