@@ -369,7 +369,7 @@ class StartedProbe:
         if proc.stopped:
             return ProbeRun(False, STOPPED_MESSAGE, {}, proc.stderr, proc.seconds)
         if proc.timed_out:
-            return ProbeRun(False, f"probe timed out after {self.timeout:g} s", {}, proc.stderr, proc.seconds)
+            return ProbeRun(False, timed_out_message(self.timeout, self.progress()), {}, proc.stderr, proc.seconds)
         return _outcome(proc, _read_output(self.output_path), self.python)
 
     def close(self) -> None:
@@ -377,6 +377,16 @@ class StartedProbe:
             self.process.kill()
         if self.folder is not None:
             self.folder.cleanup()
+
+
+def timed_out_message(timeout: float, progress: tuple[int, int]) -> str:
+    """``probe timed out after 600 s``, and while it was scoring how far it got and what to do: the
+    timeout bounds the whole probe, so a bigger suite needs a larger ``--timeout``."""
+    done, total = progress
+    if not total:
+        return f"probe timed out after {timeout:g} s"
+    return (f"probe timed out after {timeout:g} s with {done:,} of {total:,} scoring units done; "
+            "the timeout bounds the whole run, so a suite this size needs a larger --timeout")
 
 
 def _outcome(proc: Completed, output: dict | str, python: str) -> ProbeRun:

@@ -107,3 +107,12 @@ def test_an_error_the_probes_own_code_raised_is_marked_as_the_harnesss():
 
     assert probe_scoring.raised_by_probe(raise_from(str(PROBE_DIR / "probe_judge_scripts.py")))
     assert not probe_scoring.raised_by_probe(raise_from("/site-packages/ragas/metrics/_faithfulness.py"))
+
+
+def test_a_timeout_while_scoring_says_how_far_the_probe_got_and_what_to_do():
+    from harness.runner import timed_out_message
+
+    assert timed_out_message(600, (0, 0)) == "probe timed out after 600 s"
+    message = timed_out_message(600, (27692, 50044))
+    assert message.startswith("probe timed out after 600 s with 27,692 of 50,044 scoring units done")
+    assert "larger --timeout" in message
