@@ -36,8 +36,8 @@ OUTPUTS = {
 @pytest.fixture
 def fake_matrix(monkeypatch):
     def environments(entries, **kwargs):
-        return [Environment(e.text, "release", e.exact_version, python, status="reused")
-                for e, python in zip(entries, ("old", "new"), strict=True)]
+        return [Environment(e.text, "release", e.exact_version, python, status="reused", installer=installer)
+                for e, python, installer in zip(entries, ("old", "new"), ("pip", "uv"), strict=True)]
 
     def probe(cases, *, python, sys_path_prefix, timeout):
         output = {"probe_format": 1, "ragas": {"version": python, "import_error": None, "import_warnings": []},
@@ -58,6 +58,7 @@ def test_json_summary_names_ragas_findings_and_keeps_harness_limits_out(tmp_path
     assert found.exit_code == 1, found.output
     doc = json.loads(found.stdout)
     assert [c["label"] for c in doc["columns"]] == ["0.2.3", "0.2.15"] and doc["columns"][0]["available"]
+    assert [c["installer"] for c in doc["columns"]] == ["pip", "uv"]  # what built each environment
     kinds = {(f["kind"], f["target"]) for f in doc["findings"]}
     assert kinds == {("unexplained", "legacy:LLMContextPrecisionWithReference"),
                      ("divergence", "legacy:LLMContextPrecisionWithReference")}
@@ -82,3 +83,9 @@ def test_markdown_summary_separates_the_harness_limits(tmp_path, fake_matrix):
     assert "value_changed" in ragas and "StubMismatch" not in ragas and "stub_mismatch" not in ragas
     assert "stub_mismatch" in harness
     assert "Findings: 2 (0 of a --fail-on kind)." in md.stdout
+
+
+def test_the_markdown_summary_says_what_built_each_environment(tmp_path, fake_matrix):
+    found = invoke(tmp_path, "--format", "md", "--fail-on", "none")
+    assert found.exit_code == 0, found.output
+    assert "| reused (pip) |" in found.stdout and "| reused (uv) |" in found.stdout

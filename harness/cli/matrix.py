@@ -46,8 +46,14 @@ from harness.tools.matrix.verdict import MatrixFinding, matrix_exit_code, matrix
 DEFAULT_MATRIX_OUT = DEFAULT_REPORT_DIR / "matrix"  # in the current folder; the committed one: --out reports/matrix
 
 
+def _environment_text(env: Environment) -> str:
+    """``built (uv)``, ``reused (pip)``, ``checkout``: how the column's environment came to be."""
+    return f"{env.status} ({env.installer})" if env.installer else env.status
+
+
 def _column_json(env: Environment, column: VersionColumn) -> dict:
     return {"label": env.label, "ragas_version": column.version, "environment": env.status,
+            "installer": env.installer,
             "build_seconds": env.build_seconds, "size_bytes": env.size_bytes, "probe_seconds": column.probe_seconds,
             "available": column.available, "error": column.error, "notes": list(env.notes)}
 
@@ -67,7 +73,7 @@ def summary_markdown(matrix: Matrix, environments: list, columns: list, found: l
                      fail_on: frozenset[str], out: Path) -> list[str]:
     lines = ["## Ragas version matrix", ""]
     lines += markdown_table(["column", "Ragas", "environment", "build s", "size MB", "status"],
-                            [[env.label, column.version or "?", env.status,
+                            [[env.label, column.version or "?", _environment_text(env),
                               "" if env.build_seconds is None else f"{env.build_seconds:.0f}",
                               "" if env.size_bytes is None else f"{env.size_bytes / 1e6:.0f}",
                               "ok" if column.available else f"unavailable: {column.error}"]
@@ -91,7 +97,7 @@ def _print_summary(console: Console, matrix: Matrix, environments: list, columns
     for name in ("column", "Ragas", "environment", "build s", "size MB", "probe s", "status"):
         table.add_column(name)
     for env, column in zip(environments, columns, strict=True):
-        table.add_row(shown(env.label), shown(column.version or "?"), env.status,
+        table.add_row(shown(env.label), shown(column.version or "?"), _environment_text(env),
                       "" if env.build_seconds is None else f"{env.build_seconds:.0f}",
                       "" if env.size_bytes is None else f"{env.size_bytes / 1e6:.0f}",
                       "" if column.probe_seconds is None else f"{column.probe_seconds:.1f}",
