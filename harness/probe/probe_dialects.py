@@ -47,6 +47,7 @@ try:
         OUTPUT_FORMAT_LINE,
         STATEMENT_GENERATOR,
         PromptAdapter,
+        empty_input,
     )
     from .probe_prompt_layouts import LayoutMismatch, split_layout
     from .probe_protocol import API_COLLECTIONS
@@ -65,6 +66,7 @@ except ImportError:  # run_probe.py: the script's folder is on sys.path
         OUTPUT_FORMAT_LINE,
         STATEMENT_GENERATOR,
         PromptAdapter,
+        empty_input,
     )
     from probe_prompt_layouts import LayoutMismatch, split_layout  # type: ignore[no-redef]
     from probe_protocol import API_COLLECTIONS  # type: ignore[no-redef]
@@ -341,9 +343,8 @@ def object_renders_input_field(prompt: t.Any, name: str) -> bool | None:
     fields = getattr(getattr(prompt, "input_model", None), "model_fields", None)
     if not isinstance(fields, dict) or name not in fields:
         return None
-    empty = {n: ([] if t.get_origin(f.annotation) is list else "") for n, f in fields.items() if f.is_required()}
     try:
-        _, data, _ = split_layout(prompt.to_string(prompt.input_model(**empty)))
+        _, data, _ = split_layout(prompt.to_string(empty_input(prompt.input_model)))
     except Exception:  # any failure to render on an empty input: cannot tell
         return None
     return isinstance(data, dict) and name in data

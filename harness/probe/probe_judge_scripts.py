@@ -86,12 +86,17 @@ class PromptAdapter:
 OUTPUT_FORMAT_LINE = "\nPlease return the output in a JSON format"
 
 
+def empty_input(input_model: t.Any) -> t.Any:
+    """An instance of a prompt's pydantic input model with every field empty: ``[]`` for a list, ``""``
+    otherwise."""
+    return input_model(**{name: ([] if t.get_origin(f.annotation) is list else "")
+                          for name, f in input_model.model_fields.items()})
+
+
 def rendered_instruction(prompt: t.Any) -> str:
     """The instruction of a prompt rendered by a function (no ``instruction`` attribute): render it on
     an empty input of its input model and keep the text before the output-format line."""
-    empty = {name: ([] if t.get_origin(f.annotation) is list else "")
-             for name, f in prompt.input_model.model_fields.items()}
-    head, sep, _ = prompt.to_string(prompt.input_model(**empty)).partition(OUTPUT_FORMAT_LINE)
+    head, sep, _ = prompt.to_string(empty_input(prompt.input_model)).partition(OUTPUT_FORMAT_LINE)
     if not sep:
         raise AttributeError(f"{type(prompt).__name__}: no instruction before the output-format line")
     return head

@@ -9,9 +9,9 @@ named:
 * ``unavailable``      - one of the two versions could not be installed or imported;
 * ``class_missing`` / ``class_added`` - the target class does not exist in one of them;
 * ``not_scripted`` / ``stub_mismatch`` / ``harness_error`` / ``dependency_missing`` - the harness cannot
-  drive the class in one of them: the matrix environment lacks an optional dependency the class imports
-  when used (``ImportError``: the environments install Ragas and the version rules, not Ragas's extras
-  such as sacrebleu, rouge-score, nltk or datacompy); it asks its judge through an interface the scripted judge does not know (0.3.x collections
+  drive the class in one of them: the matrix environment lacks a dependency the class imports when used
+  (``ImportError``) or that dependency's data (nltk's tokenizer models, a ``LookupError``: they come from
+  nltk's downloader, not the package index); it asks its judge through an interface the scripted judge does not know (0.3.x collections
   API), the scripted judge could not answer its prompts (``StubMismatch``: the frozen verdicts are laid
   out for another prompt generation), or the harness's own code failed (an error the probe marks
   ``origin: harness``). These are the harness's limits, never a Ragas drift: such a cell is labelled
@@ -43,7 +43,7 @@ from typing import Any
 from harness.compare.audit import UNSTABLE_WARNINGS, AuditRow
 from harness.compare.classify import same_float
 from harness.compare.rows import reference_text
-from harness.tools.matrix.run import VersionColumn
+from harness.tools.matrix.run import VersionColumn, message_line
 from harness.values import RagasError
 
 MISSING_CLASS_ERROR = "TargetUnavailable"
@@ -195,12 +195,6 @@ def _warnings(items: Any) -> tuple[str, ...]:
         if not text.startswith(UNSTABLE_WARNINGS) and text not in texts:
             texts.append(text)
     return tuple(texts)
-
-
-def message_line(message: str | None) -> str:
-    """The line of an exception message a cell shows: its first line with a letter or digit (nltk's
-    LookupError opens with an empty line and a row of asterisks), stripped; "" when there is none."""
-    return next((line.strip() for line in (message or "").splitlines() if any(c.isalnum() for c in line)), "")
 
 
 def cell_from(row: AuditRow, result: dict) -> Cell:

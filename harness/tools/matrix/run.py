@@ -51,9 +51,10 @@ class VersionColumn:
         return self.audit is not None
 
 
-def _first_line(text: str) -> str:
-    lines = [line for line in (text or "").splitlines() if line.strip()]
-    return lines[0].strip() if lines else "(no message)"
+def message_line(message: str | None) -> str:
+    """The line of an error message a cell or column shows: its first line with a letter or digit
+    (nltk's LookupError opens with an empty line and a row of asterisks), stripped; "" when none."""
+    return next((line.strip() for line in (message or "").splitlines() if any(c.isalnum() for c in line)), "")
 
 
 def portable(value: Any, replacements: Sequence[tuple[str, str]]) -> Any:
@@ -87,7 +88,7 @@ def run_column(environment: Environment, suite: Suite, *, timeout: float = 600.0
     replacements = _replacements(environment)
     if not result.ok:
         return VersionColumn(environment, None, portable(result.output, replacements),
-                             portable(_first_line(result.error or "probe failed"), replacements), result.seconds)
+                             portable(message_line(result.error) or "probe failed", replacements), result.seconds)
     output = portable(result.output, replacements)
     provenance = {"ragas_version": output.get("ragas", {}).get("version"), "matrix_column": environment.label}
     audit = build_audit(suite, output, NO_EXPECTATIONS, provenance)
