@@ -7,7 +7,7 @@ renders and writes atomically. Ragas runs only inside the probe subprocess.
 from __future__ import annotations
 
 import platform
-from collections.abc import Callable, Collection
+from collections.abc import Callable, Collection, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -24,10 +24,10 @@ from harness.metrics.oracles import oracle_status
 from harness.metrics.registry import metric
 from harness.pin import RagasSource, load_pin
 from harness.report.atomic import write_reports_atomically
-from harness.report.html_report import render_html
-from harness.report.json_report import render_json
-from harness.report.junit_report import render_junit
-from harness.report.markdown.document import render_markdown
+from harness.report.html_report import html_chunks
+from harness.report.json_report import json_chunks
+from harness.report.junit_report import junit_chunks
+from harness.report.markdown.document import markdown_chunks
 from harness.resources import CHECKOUT_REPORTS_DIR, DEFAULT_REPORT_DIR, display_path, pinned, pinned_display
 from harness.runner import ProbeRun, StartedProbe
 
@@ -126,13 +126,20 @@ def run_audit(suite: Suite, expectations: Expectations, source: RagasSource, *, 
     return RunResult(audit, probe)
 
 
+def report_chunks(audit: Audit) -> dict[str, Iterator[str]]:
+    """Each report file as the chunks of its text, made as they are written (``write_reports``)."""
+    return {"report.json": json_chunks(audit), "report.md": markdown_chunks(audit),
+            "report.html": html_chunks(audit), "junit.xml": junit_chunks(audit)}
+
+
 def render_reports(audit: Audit) -> dict[str, str]:
-    return {"report.json": render_json(audit), "report.md": render_markdown(audit),
-            "report.html": render_html(audit), "junit.xml": render_junit(audit)}
+    """Each report file's text, whole."""
+    return {name: "".join(chunks) for name, chunks in report_chunks(audit).items()}
 
 
 def write_reports(audit: Audit, out: Path) -> list[Path]:
-    return write_reports_atomically(out, render_reports(audit))
+    """Write the four reports atomically, each streamed to its file (never held whole in memory)."""
+    return write_reports_atomically(out, report_chunks(audit))
 
 
 def pin_expectations() -> Expectations:

@@ -5,6 +5,7 @@ or the new one and nothing else behind (no staging folder, link or lock file).""
 from __future__ import annotations
 
 import fcntl
+import io
 import json
 import os
 import signal
@@ -105,20 +106,52 @@ def test_sets_of_different_writers_share_a_folder(tmp_path: Path):
 
 def test_a_failure_while_staging_touches_no_report(tmp_path: Path, monkeypatch):
     write_reports_atomically(tmp_path, report_set("A"))
-    real = Path.write_bytes
-    calls = []
+    opened = []
 
-    def flaky(self, data):
-        calls.append(self)
-        if len(calls) == 2:
+    class FillsUp(io.StringIO):
+        def write(self, text: str) -> int:
             raise OSError(28, "No space left on device")
-        return real(self, data)
 
-    monkeypatch.setattr(Path, "write_bytes", flaky)
+    def disk_fills_on_the_second_file(path, *args, **kwargs):
+        opened.append(path)
+        return FillsUp() if len(opened) == 2 else open(path, *args, **kwargs)
+
+    monkeypatch.setattr(atomic, "open", disk_fills_on_the_second_file, raising=False)
     with pytest.raises(HarnessInputError, match=r"cannot write the reports .No space left on device.; the "
                                                 r"reports there were left as they were") as raised:
         write_reports_atomically(tmp_path, report_set("B"))
+    assert len(opened) == 2
     assert raised.value.exit_code == ExitCode.BAD_INPUT
+    assert tags(tmp_path) == {"A"}
+    assert_clean(tmp_path)
+
+
+def test_a_report_given_as_chunks_is_written_as_they_come_and_names_the_same_generation(tmp_path: Path):
+    whole = {"report.json": "{\n \"a\": 1\n}\n", "report.md": "# é\n\nrows\n"}
+    seen = []
+
+    def chunks(text: str):
+        for char in text:
+            seen.append(char)
+            yield char
+
+    write_reports_atomically(tmp_path / "whole", whole)
+    write_reports_atomically(tmp_path / "chunks", {name: chunks(text) for name, text in whole.items()})
+    for name, text in whole.items():
+        assert (tmp_path / "chunks" / name).read_text(encoding="utf-8") == text
+    assert len(seen) == sum(len(text) for text in whole.values())
+    assert os.readlink(tmp_path / "chunks" / ".report-set") == os.readlink(tmp_path / "whole" / ".report-set")
+
+
+def test_a_renderer_failing_midway_leaves_the_old_set_and_no_partial_file(tmp_path: Path):
+    write_reports_atomically(tmp_path, report_set("A"))
+
+    def breaks_after_a_line():
+        yield "B md, first line\n"
+        raise ValueError("the renderer's own bug")
+
+    with pytest.raises(ValueError, match="the renderer's own bug"):
+        write_reports_atomically(tmp_path, {**report_set("B"), "report.md": breaks_after_a_line()})
     assert tags(tmp_path) == {"A"}
     assert_clean(tmp_path)
 
@@ -233,21 +266,21 @@ INTERRUPTED = textwrap.dedent("""
         def terminated(signum, frame):
             raise SystemExit(143)
         signal.signal(signal.SIGTERM, terminated)
-    real_replace, real_write = os.replace, Path.write_bytes
+    real_replace = os.replace
     calls = []
     def replace(src, dst):  # the publications: the pointer, then (first time only) each file's symlink
         real_replace(src, dst)
         calls.append(dst)
         if when == "between-publications" and len(calls) == 1:
             os.kill(os.getpid(), sig)
-    def write_bytes(self, data):
-        real_write(self, data)
+    def streamed(name):  # a report made as it is written: the signal arrives mid-file
+        yield "new "
         if when == "while-staging":
             os.kill(os.getpid(), sig)
+        yield name
     atomic.os.replace = replace
-    Path.write_bytes = write_bytes
     try:
-        atomic.write_reports_atomically(folder, {n: "new " + n for n in sys.argv[4:]})
+        atomic.write_reports_atomically(folder, {n: streamed(n) for n in sys.argv[4:]})
     except KeyboardInterrupt:
         print("KeyboardInterrupt after", len(calls), "publications")
         sys.exit(130)

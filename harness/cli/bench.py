@@ -89,7 +89,7 @@ def bench_markdown(rows: list[BenchRow], quick: bool) -> list[str]:
     cells = [[row.measurement, *(_cells(row))] for row in rows]
     cells = [[cell.replace("[green]", "").replace("[bold red]", "").replace("[/]", "") for cell in row] for row in cells]
     return [f"**ragas-compat bench{' --quick' if quick else ''}**: median and min–max per repetition", ""] + \
-        markdown_table(["measurement", "n", "median", "min–max", "ratio / exponent", "target / size"], cells)
+        list(markdown_table(["measurement", "n", "median", "min–max", "ratio / exponent", "target / size"], cells))
 
 
 BENCH_HELP = (

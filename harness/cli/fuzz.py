@@ -61,8 +61,8 @@ def print_fuzz_summary(run: FuzzRun, out: Path, output: OutputFormat = OutputFor
         return
     if output is OutputFormat.MD:
         rows = [[target, sum(c.values()), _counts_text(c)] for target, c in _target_counts(run).items()]
-        print_markdown([f"**{_result_line(run)}**", ""] + markdown_table(["Ragas target", "pairs", "classifications"],
-                                                                        rows))
+        print_markdown([f"**{_result_line(run)}**", ""] + list(markdown_table(
+            ["Ragas target", "pairs", "classifications"], rows)))
         return
     console = stdout()
     console.print(_result_line(run), highlight=False)

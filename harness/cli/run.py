@@ -70,7 +70,7 @@ def summary_markdown(audit: Audit, out: Path) -> list[str]:
     lines = findings_markdown(audit)
     rows = [[name, sum(counts.values()), counts_text(counts)]
             for name, counts in sorted(audit.counts(lambda r: r.spec.name).items())]
-    lines += ["Classifications per metric:", ""] + markdown_table(["metric", "rows", "classifications"], rows)
+    lines += ["Classifications per metric:", ""] + list(markdown_table(["metric", "rows", "classifications"], rows))
     return lines + [f"Reports: {', '.join(f'`{out / name}`' for name in REPORT_FILES)}"]
 
 

@@ -43,7 +43,7 @@ import tempfile
 import threading
 import time
 from collections import Counter
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -60,8 +60,9 @@ def set_name(names: list[str] | tuple[str, ...]) -> str:
     return sorted(stems.items(), key=lambda item: (-item[1], item[0]))[0][0]
 
 
-def write_reports_atomically(folder: Path, files: Mapping[str, str], *, name: str | None = None) -> list[Path]:
-    """Publish ``files`` (file name -> text, UTF-8) as one set in ``folder`` and return their paths there.
+def write_reports_atomically(folder: Path, files: Mapping[str, str | Iterable[str]], *,
+                             name: str | None = None) -> list[Path]:
+    """Publish ``files`` (file name -> text, or the text's chunks in order: written as they come; UTF-8) as one set in ``folder`` and return their paths there.
     HarnessInputError (exit 2) when the folder cannot be created or written, something is in the way,
     or another process holds the folder's lock for too long; the previous set is then left as it was."""
     folder = Path(folder)
@@ -209,7 +210,7 @@ def _locked(folder: Path, lock_name: str, pending: list[int]) -> Iterator[None]:
 class _Publication:
     """One call of ``write_reports_atomically``, under the lock, signals held."""
 
-    def __init__(self, folder: Path, name: str, files: Mapping[str, str]) -> None:
+    def __init__(self, folder: Path, name: str, files: Mapping[str, str | Iterable[str]]) -> None:
         self.folder = folder
         self.files = files
         self.pointer = f".{name}-set"
@@ -236,23 +237,18 @@ class _Publication:
         _check_in_the_way(self.folder, list(self.files), self.pointer)
 
     def _stage(self) -> None:
-        digest = hashlib.sha256()
-        encoded = {}
-        for file, text in sorted(self.files.items()):
-            data = text.encode("utf-8")
-            encoded[file] = data
-            digest.update(f"{len(file)}:{file}:{len(data)}:".encode())
-            digest.update(data)
-        self.generation = self.prefix + digest.hexdigest()[:16]
-        target = self.folder / self.generation
-        if self._target() == self.generation and target.is_dir():
-            return  # the same set is published already: nothing to write or swap
+        """Write every file into a staging folder, chunk by chunk (a report given as an iterable of
+        text is never held whole), then name the generation by the hash of what was written."""
         staging = self.folder / f"{self.prefix}tmp-{secrets.token_hex(6)}"
         try:
             staging.mkdir()
             self.created.append(staging)
-            for file, data in encoded.items():
-                (staging / file).write_bytes(data)
+            for file, text in sorted(self.files.items()):
+                _write_text(staging / file, text)
+            self.generation = self.prefix + _set_digest(staging, sorted(self.files))[:16]
+            target = self.folder / self.generation
+            if self._target() == self.generation and target.is_dir():
+                return  # the same set is published already: nothing to swap (staging is removed)
             if os.path.lexists(target):  # a leftover of an interrupted or killed earlier run
                 _remove(target)
             staging.rename(target)
@@ -304,6 +300,28 @@ class _Publication:
         for entry in entries:
             if entry.startswith(self.prefix) and entry not in keep:
                 _remove(self.folder / entry)
+
+
+def _write_text(path: Path, text: str | Iterable[str]) -> None:
+    """``text`` (one string, or its chunks in order) as UTF-8 at ``path``."""
+    with open(path, "w", encoding="utf-8", newline="") as handle:
+        if isinstance(text, str):
+            handle.write(text)
+        else:
+            handle.writelines(text)
+
+
+def _set_digest(folder: Path, files: list[str]) -> str:
+    """SHA-256 over each file of the set in name order as ``<len(name)>:<name>:<len(bytes)>:<bytes>``,
+    read back from ``folder`` in blocks (the hash names the generation: same names and bytes, same name)."""
+    digest = hashlib.sha256()
+    for file in files:
+        path = folder / file
+        digest.update(f"{len(file)}:{file}:{path.stat().st_size}:".encode())
+        with open(path, "rb") as handle:
+            while block := handle.read(1 << 20):
+                digest.update(block)
+    return digest.hexdigest()
 
 
 def _remove(path: Path) -> None:

@@ -13,6 +13,8 @@ from __future__ import annotations
 import html
 import math
 from collections import Counter
+from collections.abc import Iterator
+from itertools import chain
 from typing import Any
 
 from harness.compare.audit import Audit
@@ -217,16 +219,17 @@ def counts_chart(audit: Audit) -> list[str]:
     return lines
 
 
-def rows_table(audit: Audit) -> list[str]:
+def rows_table(audit: Audit) -> Iterator[str]:
+    """The filterable, sortable table of every row, one ``<tr>`` per row as it is written."""
     header = [("case", "text"), ("category", "text"), ("metric", "text"), ("Ragas target", "text"),
               ("Ragas value (repr)", "number"), ("reference (exact)", "text"), ("reference (float)", "number"),
               ("classification", "text"), ("explained by", "text"), ("why", "text")]
-    out = ['<div class="filters">']
+    yield '<div class="filters">'
     for key in ("metric", "target", "category", "classification"):
-        out.append(f'<label>{_e(key)}<select id="filter-{key}"><option value="">all</option></select></label>')
-    out.append('<label>text<input id="filter-text" type="search" placeholder="case id, value, reason"></label>'
-               '<span id="shown" class="muted"></span></div>')
-    out.append('<table id="rows"><thead><tr>' + "".join(
+        yield f'<label>{_e(key)}<select id="filter-{key}"><option value="">all</option></select></label>'
+    yield ('<label>text<input id="filter-text" type="search" placeholder="case id, value, reason"></label>'
+           '<span id="shown" class="muted"></span></div>')
+    yield ('<table id="rows"><thead><tr>' + "".join(
         f'<th class="sortable" data-type="{kind}">{_e(name)}</th>' for name, kind in header) + "</tr></thead><tbody>")
     for r in audit.rows:
         exact, as_float = reference_texts(r)
@@ -236,7 +239,7 @@ def rows_table(audit: Audit) -> list[str]:
         by = r.expected.label or ("—" if name == "identical" else "nothing (unexplained)")
         reason = f"{r.classification.explanation}" + (f" Expected because: {r.expected.reason}"
                                                       if r.expected.reason and not r.unexpected else "")
-        out.append(
+        yield (
             f'<tr data-metric="{_e(r.spec.name)}" data-target="{_e(r.target)}" data-category="{_e(r.case.category)}" '
             f'data-classification="{_e(name)}">'
             f"<td>{_e(r.case.id)}</td><td>{_e(r.case.category)}</td><td>{_e(r.spec.name)}</td>"
@@ -245,11 +248,16 @@ def rows_table(audit: Audit) -> list[str]:
             f'<td class="mono">{_e(exact)}</td>'
             f'<td class="mono num" data-sort="{_sort_key(reference_value)}">{_e(as_float)}</td>'
             f'<td data-sort="{_e(name)}">{mark}</td><td>{_e(by)}</td><td class="why">{_e(reason)}</td></tr>')
-    out.append("</tbody></table>")
-    return out
+    yield "</tbody></table>"
 
 
 def render_html(audit: Audit) -> str:
+    """``report.html`` as one string (``html_chunks`` joined)."""
+    return "".join(html_chunks(audit))
+
+
+def html_chunks(audit: Audit) -> Iterator[str]:
+    """``report.html``, one self-contained page, written as it is made (one line per part)."""
     v = verdict(audit)
     suite = audit.suite.name
     ragas = audit.provenance.get("ragas", {}) or {}
@@ -276,6 +284,7 @@ def render_html(audit: Audit) -> str:
         if any(r.classification.name == name for r in audit.rows):
             parts.append(f"<dt>{_badge(name)}</dt><dd>{_e(Classification(name).cause)}</dd>")
     parts += ["</dl>", '<h2 id="rows-title">Every row</h2>']
-    parts += rows_table(audit)
-    parts += [f"<script>{_SCRIPT}</script>", "</main></body></html>"]
-    return "\n".join(parts) + "\n"
+    yield "\n".join(parts)
+    for line in chain(rows_table(audit), [f"<script>{_SCRIPT}</script>", "</main></body></html>"]):
+        yield "\n" + line
+    yield "\n"

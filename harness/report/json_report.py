@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Any
 
 from harness.compare.api_paths import path_differences, unpaired_metrics
@@ -44,10 +44,25 @@ EVALUATE_ROW_COLUMNS = ("case_id", "reference_status", "reference_reason", "row_
                         "single_turn_value", "explained_value", "evaluate_error")
 
 
+class Table:
+    """Rows of the same keys, laid out as ``{"columns": [...], "data": [[...], ...]}``: the keys once, a
+    list per row (pandas reads it as ``DataFrame(table["data"], columns=table["columns"])``). The rows
+    are made when the report is written, one at a time (``render_json`` streams them)."""
+
+    def __init__(self, columns: Sequence[str], rows: Callable[[], Iterable[dict[str, Any]]]) -> None:
+        self.columns = list(columns)
+        self._rows = rows
+
+    def data(self) -> Iterator[list[Any]]:
+        return ([row[column] for column in self.columns] for row in self._rows())
+
+    def to_json(self) -> dict[str, Any]:
+        return {"columns": self.columns, "data": list(self.data())}
+
+
 def table(columns: Sequence[str], rows: Iterable[dict[str, Any]]) -> dict[str, Any]:
-    """Rows of the same keys as ``{"columns": [...], "data": [[...], ...]}``: the keys once, a list per row
-    (pandas reads it as ``DataFrame(table["data"], columns=table["columns"])``)."""
-    return {"columns": list(columns), "data": [[row[column] for column in columns] for row in rows]}
+    """``Table`` of rows already made, as its JSON value."""
+    return Table(columns, lambda: rows).to_json()
 
 
 def table_rows(section: dict[str, Any]) -> list[dict[str, Any]]:
@@ -270,7 +285,7 @@ def api_paths_json(audit: Audit, texts: _Texts | None = None) -> dict[str, Any]:
              "legacy": [{"target": t, "value": v} for t, v in d.legacy],
              "collections": [{"target": t, "value": v} for t, v in d.collections]}
             for d in path_differences(pairs)],
-        "results": table(PAIR_COLUMNS, (
+        "results": Table(PAIR_COLUMNS, lambda: (
             {"legacy_row": index[(p.case.id, p.metric, p.legacy.target)],
              "collections_row": index[(p.case.id, p.metric, p.collections.target)],
              "classification": p.classification.name, "explanation": explanation(p.classification.explanation),
@@ -282,7 +297,9 @@ def api_paths_json(audit: Audit, texts: _Texts | None = None) -> dict[str, Any]:
 
 
 
-def audit_to_json(audit: Audit) -> dict[str, Any]:
+def json_sections(audit: Audit) -> dict[str, Any]:
+    """report.json's sections in order; the ``results`` tables are ``Table``s, made row by row as the
+    report is written. ``texts`` is last but one, filled while the tables before it are written."""
     cases, texts = cases_json(audit), _Texts("t")
     return {
         "report_format": REPORT_FORMAT,
@@ -296,33 +313,90 @@ def audit_to_json(audit: Audit) -> dict[str, Any]:
         "cases": cases,
         "references": references_json(audit),
         "targets": targets_json(audit),
-        "results": table(RESULT_COLUMNS, (row_json(row, cases[row.case.id]["received"], texts) for row in audit.rows)),
+        "results": Table(RESULT_COLUMNS, lambda: (row_json(row, cases[row.case.id]["received"], texts)
+                                                  for row in audit.rows)),
         "reference_only": [reference_only_json(row) for row in audit.reference_only],
         "dataset_level": dataset_level_json(audit),
         "api_paths": api_paths_json(audit, texts),
         "expectations": expectations_json(audit),
-        "texts": texts.table(),
+        "texts": _Deferred(texts.table),
         "drift": findings_json(audit)["findings"],
     }
 
 
+class _Deferred:
+    """A section whose value is known only once the sections before it are written (``texts``)."""
+
+    def __init__(self, value: Callable[[], Any]) -> None:
+        self.value = value
+
+
+def audit_to_json(audit: Audit) -> dict[str, Any]:
+    """report.json as one JSON value (what ``render_json`` writes, parsed)."""
+    return _materialized(json_sections(audit))
+
+
+def _materialized(value: Any) -> Any:
+    if isinstance(value, Table):
+        return value.to_json()
+    if isinstance(value, _Deferred):
+        return _materialized(value.value())
+    if isinstance(value, dict):
+        return {key: _materialized(item) for key, item in value.items()}
+    return value
+
+
 def render_json(audit: Audit) -> str:
-    """``report.json``: sections and their keys one per line, every item of a list (a row, a pair, a
-    finding) on one line of its own, so a diff shows the rows that changed."""
-    return _layout(audit_to_json(audit), 0) + "\n"
+    """``report.json`` as one string (``json_chunks`` joined)."""
+    return "".join(json_chunks(audit))
 
 
-def _layout(value: Any, depth: int) -> str:
-    def compact(item: Any) -> str:
-        return json.dumps(item, ensure_ascii=False, allow_nan=False, separators=(", ", ": "))
+def json_chunks(audit: Audit) -> Iterator[str]:
+    """``report.json``, written as it is made: sections and their keys one per line, every item of a
+    list (a row, a pair, a finding) on one line of its own, so a diff shows the rows that changed."""
+    yield from _layout(json_sections(audit), 0)
+    yield "\n"
 
+
+def _compact(item: Any) -> str:
+    return json.dumps(item, ensure_ascii=False, allow_nan=False, separators=(", ", ": "))
+
+
+def _layout(value: Any, depth: int) -> Iterator[str]:
+    """``value`` laid out: dicts above depth 3 one key per line, lists of containers one item per line,
+    everything else compact. A ``Table`` is laid out as its JSON value, one row at a time."""
+    pad, close = " " * (depth + 1), " " * depth
+    if isinstance(value, _Deferred):
+        yield from _layout(value.value(), depth)
+    elif isinstance(value, Table) and depth < 3:
+        yield "{\n" + f'{pad}"columns": {_compact(value.columns)},\n{pad}"data": '
+        yield from _lines(value.data(), depth + 1)
+        yield "\n" + close + "}"
+    elif isinstance(value, Table):
+        yield _compact(value.to_json())
+    elif isinstance(value, dict) and value and depth < 3:
+        yield "{\n"
+        for index, (key, item) in enumerate(value.items()):
+            yield (",\n" if index else "") + f"{pad}{_compact(key)}: "
+            yield from _layout(item, depth + 1)
+        yield "\n" + close + "}"
+    elif isinstance(value, list) and any(isinstance(item, (dict, list)) for item in value):
+        yield from _lines(iter(value), depth)
+    else:
+        yield _compact(value)
+
+
+def _lines(items: Iterator[Any], depth: int) -> Iterator[str]:
+    """A list, one compact item per line (``[]`` when empty)."""
     pad = " " * (depth + 1)
-    if isinstance(value, dict) and value and depth < 3:
-        items = [f"{pad}{compact(key)}: {_layout(item, depth + 1)}" for key, item in value.items()]
-        return "{\n" + ",\n".join(items) + "\n" + " " * depth + "}"
-    if isinstance(value, list) and value and any(isinstance(item, (dict, list)) for item in value):
-        return "[\n" + ",\n".join(pad + compact(item) for item in value) + "\n" + " " * depth + "]"
-    return compact(value)
+    first = next(items, _MISSING)
+    if first is _MISSING:
+        yield "[]"
+        return
+    yield "[\n" + pad + _compact(first)
+    for item in items:
+        yield ",\n" + pad + _compact(item)
+    yield "\n" + " " * depth + "]"
 
 
 

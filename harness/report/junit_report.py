@@ -12,8 +12,11 @@ from __future__ import annotations
 
 import re
 import xml.etree.ElementTree as ET
+from collections.abc import Iterator
+from itertools import chain
 
-from harness.compare.audit import Audit
+from harness.compare.api_paths import PathPair
+from harness.compare.audit import Audit, AuditRow
 from harness.compare.verdict import audit_pairs, pair_findings, row_findings
 from harness.report.text import ragas_text, reference_texts
 
@@ -37,32 +40,59 @@ def _xml_safe(element: ET.Element) -> None:
 
 
 def render_junit(audit: Audit) -> str:
+    """``junit.xml`` as one string (``junit_chunks`` joined)."""
+    return "".join(junit_chunks(audit))
+
+
+def junit_chunks(audit: Audit) -> Iterator[str]:
+    """``junit.xml``, written as it is made: the suite's start tag with its counts, then one indented
+    ``<testcase>`` at a time (the layout of ``ET.indent`` on the whole tree)."""
     failing_pairs = [(pair, found) for pair in audit_pairs(audit) if (found := pair_findings(pair))]
-    row_failures = [found for row in audit.rows if (found := row_findings(row))]
-    failures = len(row_failures) + len(failing_pairs) + len(audit.expectation_problems)
+    row_failures = sum(1 for row in audit.rows if row_findings(row))
+    failures = row_failures + len(failing_pairs) + len(audit.expectation_problems)
     suite = ET.Element("testsuite", name=f"ragas-compat.{audit.suite.name}",
                        tests=str(len(audit.rows) + len(failing_pairs) + len(audit.expectation_problems)),
                        failures=str(failures), errors="0", skipped="0")
-    for row in audit.rows:
-        case = ET.SubElement(suite, "testcase", classname=f"{row.spec.name}.{row.target}", name=row.case.id)
-        found = row_findings(row)
-        if found:
-            failure = ET.SubElement(case, "failure", type="drift",
-                                    message="; ".join(f"{f.kind}: classified {row.classification.name}, expected "
-                                                      f"{row.expected.classification}" if f.kind != "out_of_range"
-                                                      else f"{f.kind}: {f.message}" for f in found))
-            failure.text = (f"Ragas {ragas_text(row)}; reference {reference_texts(row)[0]}; "
-                            f"{row.classification.explanation}")
-    for pair, found in failing_pairs:
-        case = ET.SubElement(suite, "testcase", classname=f"{pair.metric}.{pair.legacy.target} vs "
-                                                          f"{pair.collections.target}", name=pair.case.id)
-        failure = ET.SubElement(case, "failure", type="drift",
-                                message="; ".join(f"{f.kind}: classified {f.classification}, expected {f.expected}"
-                                                  for f in found))
-        failure.text = pair.classification.explanation
-    for index, problem in enumerate(audit.expectation_problems):
-        case = ET.SubElement(suite, "testcase", classname="expectations", name=f"problem-{index}")
-        ET.SubElement(case, "failure", type="expectations", message=problem)
     _xml_safe(suite)
-    ET.indent(suite)
-    return '<?xml version="1.0" encoding="utf-8"?>\n' + ET.tostring(suite, encoding="unicode") + "\n"
+    yield '<?xml version="1.0" encoding="utf-8"?>\n'
+    cases = chain((_row_case(row) for row in audit.rows), (_pair_case(*failing) for failing in failing_pairs),
+                  (_problem_case(index, problem) for index, problem in enumerate(audit.expectation_problems)))
+    first = next(cases, None)
+    if first is None:
+        yield ET.tostring(suite, encoding="unicode") + "\n"
+        return
+    yield ET.tostring(suite, encoding="unicode", short_empty_elements=False).removesuffix("</testsuite>")
+    for case in chain([first], cases):
+        _xml_safe(case)
+        ET.indent(case, level=1)
+        yield "\n  " + ET.tostring(case, encoding="unicode")
+    yield "\n</testsuite>\n"
+
+
+def _row_case(row: AuditRow) -> ET.Element:
+    case = ET.Element("testcase", classname=f"{row.spec.name}.{row.target}", name=row.case.id)
+    found = row_findings(row)
+    if found:
+        failure = ET.SubElement(case, "failure", type="drift",
+                                message="; ".join(f"{f.kind}: classified {row.classification.name}, expected "
+                                                  f"{row.expected.classification}" if f.kind != "out_of_range"
+                                                  else f"{f.kind}: {f.message}" for f in found))
+        failure.text = (f"Ragas {ragas_text(row)}; reference {reference_texts(row)[0]}; "
+                        f"{row.classification.explanation}")
+    return case
+
+
+def _pair_case(pair: PathPair, found: list) -> ET.Element:
+    case = ET.Element("testcase", classname=f"{pair.metric}.{pair.legacy.target} vs {pair.collections.target}",
+                      name=pair.case.id)
+    failure = ET.SubElement(case, "failure", type="drift",
+                            message="; ".join(f"{f.kind}: classified {f.classification}, expected {f.expected}"
+                                              for f in found))
+    failure.text = pair.classification.explanation
+    return case
+
+
+def _problem_case(index: int, problem: str) -> ET.Element:
+    case = ET.Element("testcase", classname="expectations", name=f"problem-{index}")
+    ET.SubElement(case, "failure", type="expectations", message=problem)
+    return case

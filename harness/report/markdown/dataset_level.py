@@ -78,7 +78,7 @@ def _metric_tables(metric: str, aggs: list[TargetAggregate]) -> list[str]:
         table.append([category, cat_policy.cases, cat_policy.defined, _reasons(cat_policy.undefined),
                       _reasons(cat_policy.errors), _exact_mean(cat_policy)]
                      + [f"{t[category][1]}, {_float(t[category][2])}" for t in per_target])
-    return lines + ["Per case category:", ""] + markdown_table(header, table)
+    return lines + ["Per case category:", ""] + list(markdown_table(header, table))
 
 
 def dataset_level_markdown(audit: Audit) -> list[str]:

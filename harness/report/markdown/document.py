@@ -7,6 +7,8 @@ one paragraph, with the concrete rows), then one table per metric with full valu
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Iterator
+from itertools import chain
 from typing import Any
 
 from harness.compare.audit import Audit, metric_entries
@@ -42,7 +44,7 @@ def _provenance(audit: Audit) -> list[str]:
     if "oracles" in p:
         rows.append(["Oracles", ", ".join(f"{name} {version}" if version else f"{name} absent"
                                           for name, version in p["oracles"].items())])
-    return ["## Provenance", ""] + warning + markdown_table(["", ""], rows)
+    return ["## Provenance", ""] + warning + list(markdown_table(["", ""], rows))
 
 
 def _summary(audit: Audit) -> list[str]:
@@ -71,15 +73,15 @@ def _summary(audit: Audit) -> list[str]:
     return lines
 
 
-def _by_classification(audit: Audit) -> list[str]:
+def _by_classification(audit: Audit) -> Iterator[str]:
     """One section per classification: its cause, then its rows grouped by what explains them, each
     group's reason right above the rows it explains (unexplained rows first)."""
-    lines = ["## Causes, by classification", ""]
+    yield from ["## Causes, by classification", ""]
     for name in CLASSIFICATIONS:
         rows = [r for r in audit.rows if r.classification.name == name]
         if not rows or name == "identical":
             continue
-        lines += [f"### `{name}` ({len(rows)} rows)", "", Classification(name).cause, ""]
+        yield from [f"### `{name}` ({len(rows)} rows)", "", Classification(name).cause, ""]
         groups: dict[tuple[str, str, str], list] = {}
         for r in rows:
             key = ("", "", "") if r.unexpected or not r.expected.explained else \
@@ -87,55 +89,56 @@ def _by_classification(audit: Audit) -> list[str]:
             groups.setdefault(key, []).append(r)
         for (label, reason, upstream), members in sorted(groups.items()):
             if label:
-                lines.append(f"**Expected because** ({label}, {len(members)} rows): {reason}"
-                             + (f" ({upstream})" if upstream else ""))
+                yield (f"**Expected because** ({label}, {len(members)} rows): {reason}"
+                       + (f" ({upstream})" if upstream else ""))
             else:
-                lines.append(f"**Not explained** by any rule or case entry ({len(members)} rows):")
-            lines.append("")
-            lines += markdown_table(["case", "Ragas target", "Ragas value", "reference", "why"],
-                                    [[r.case.id, r.target, ragas_text(r), reference_texts(r)[0],
-                                      r.classification.explanation] for r in members])
+                yield f"**Not explained** by any rule or case entry ({len(members)} rows):"
+            yield ""
+            yield from markdown_table(["case", "Ragas target", "Ragas value", "reference", "why"],
+                                      ([r.case.id, r.target, ragas_text(r), reference_texts(r)[0],
+                                        r.classification.explanation] for r in members))
     identical = sum(1 for r in audit.rows if r.classification.name == "identical")
-    lines += [f"### `identical` ({identical} rows)", "", Classification.IDENTICAL.cause, ""]
-    return lines
+    yield from [f"### `identical` ({identical} rows)", "", Classification.IDENTICAL.cause, ""]
 
 
-def _per_metric(audit: Audit) -> list[str]:
-    lines = ["## Per metric", ""]
+def _per_metric(audit: Audit) -> Iterator[str]:
+    yield from ["## Per metric", ""]
     for entry in metric_entries(audit):
         rows = [r for r in audit.rows if r.spec.name == entry["metric"]]
         if not rows:
             continue
-        lines += [f"### {entry['metric']}", "",
-                  f"- Denominator: {entry['denominator']}",
-                  f"- Missing-value policy: {entry['undefined_policy']}"]
-        lines += [f"- `{t['ragas_class']}` reads {', '.join(f'`{f}`' for f in t['fields_read'])}"
-                  for t in entry["ragas_targets"]]
-        lines.append("")
-        table = []
+        yield from [f"### {entry['metric']}", "",
+                    f"- Denominator: {entry['denominator']}",
+                    f"- Missing-value policy: {entry['undefined_policy']}"]
+        yield from [f"- `{t['ragas_class']}` reads {', '.join(f'`{f}`' for f in t['fields_read'])}"
+                    for t in entry["ragas_targets"]]
+        yield ""
         oracle = any(isinstance(r.reference.details.get("oracle"), dict) for r in rows)
-        for r in rows:
-            exact, as_float = reference_texts(r)
-            mark = r.classification.name if not r.unexpected else f"**{r.classification.name}** (expected {r.expected.classification})"
-            table.append([r.case.id, r.case.category, r.target, ragas_text(r),
-                          exact, as_float, mark] + ([oracle_text(r.reference.details.get("oracle"))] if oracle else []))
-        oracle_note = [oracle_line(rows)] if oracle else []
-        lines += oracle_note + markdown_table(["case", "category", "Ragas target", "Ragas value (repr)", "reference (exact)",
-                         "reference (float)", "classification"] + (["oracle"] if oracle else []), table)
-    return lines
+        if oracle:
+            yield oracle_line(rows)
+        yield from markdown_table(["case", "category", "Ragas target", "Ragas value (repr)", "reference (exact)",
+                                   "reference (float)", "classification"] + (["oracle"] if oracle else []),
+                                  (_per_metric_cells(r, oracle) for r in rows))
 
 
-def _reference_only(audit: Audit) -> list[str]:
+def _per_metric_cells(r: Any, oracle: bool) -> list[Any]:
+    exact, as_float = reference_texts(r)
+    mark = r.classification.name if not r.unexpected else \
+        f"**{r.classification.name}** (expected {r.expected.classification})"
+    return [r.case.id, r.case.category, r.target, ragas_text(r), exact, as_float, mark] + \
+        ([oracle_text(r.reference.details.get("oracle"))] if oracle else [])
+
+
+def _reference_only(audit: Audit) -> Iterator[str]:
     if not audit.reference_only:
-        return []
-    lines = ["## Reference only (no Ragas counterpart)", ""]
+        return
+    yield from ["## Reference only (no Ragas counterpart)", ""]
     for name in sorted({r.spec.name for r in audit.reference_only}):
         rows = [r for r in audit.reference_only if r.spec.name == name]
         keys = sorted({k for r in rows for k in r.reference.details})
-        lines += [f"### {name}", "", f"- Denominator: {rows[0].spec.denominator}", ""]
-        lines += markdown_table(["case"] + keys,
-                        [[r.case.id] + [_detail(r.reference.details.get(k)) for k in keys] for r in rows])
-    return lines
+        yield from [f"### {name}", "", f"- Denominator: {rows[0].spec.denominator}", ""]
+        yield from markdown_table(["case"] + keys,
+                                  ([r.case.id] + [_detail(r.reference.details.get(k)) for k in keys] for r in rows))
 
 
 def _detail(value: Any) -> str:
@@ -143,14 +146,33 @@ def _detail(value: Any) -> str:
 
 
 def render_markdown(audit: Audit) -> str:
-    lines = [f"# Ragas compatibility audit: suite `{audit.suite.name}`", "",
-             "Ragas's own scoring classes and the reference implementations ran on identical frozen "
-             "judge verdicts; every difference is classified below.", ""]
-    for part in (findings_markdown, _provenance, _summary, drift_markdown, _by_classification, expectations_markdown,
-                 api_paths_markdown, _per_metric,
-                 dataset_level_markdown, _reference_only):
-        lines += part(audit)
-    return "\n".join(lines).rstrip() + "\n"
+    """``report.md`` as one string (``markdown_chunks`` joined)."""
+    return "".join(markdown_chunks(audit))
+
+
+def markdown_chunks(audit: Audit) -> Iterator[str]:
+    """``report.md``, written as it is made: its lines joined by newlines, trailing white space
+    dropped, one final newline."""
+    lines = chain([f"# Ragas compatibility audit: suite `{audit.suite.name}`", "",
+                   "Ragas's own scoring classes and the reference implementations ran on identical frozen "
+                   "judge verdicts; every difference is classified below.", ""],
+                  *(part(audit) for part in (findings_markdown, _provenance, _summary, drift_markdown,
+                                             _by_classification, expectations_markdown, api_paths_markdown,
+                                             _per_metric, dataset_level_markdown, _reference_only)))
+    yield from _right_stripped(chain([next(lines)], ("\n" + line for line in lines)))
+    yield "\n"
+
+
+def _right_stripped(chunks: Iterator[str]) -> Iterator[str]:
+    """The text ``"".join(chunks).rstrip()``, chunk by chunk (white space is held back until text follows)."""
+    held = ""
+    for chunk in chunks:
+        text = chunk.rstrip()
+        if text:
+            yield held + text
+            held = chunk[len(text):]
+        else:
+            held += chunk
 
 
 def oracle_text(oracle: Any) -> str:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Iterator
 from typing import Any
 
 
@@ -9,8 +10,10 @@ def markdown_cell(text: Any) -> str:
     return str(text).replace("|", "\\|").replace("\n", " ")
 
 
-def markdown_table(header: list[str], rows: list[list[Any]]) -> list[str]:
-    """The table's lines, followed by one blank line."""
-    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
-    lines += ["| " + " | ".join(markdown_cell(c) for c in row) + " |" for row in rows]
-    return lines + [""]
+def markdown_table(header: list[str], rows: Iterable[list[Any]]) -> Iterator[str]:
+    """The table's lines, followed by one blank line; made one row at a time as they are read."""
+    yield "| " + " | ".join(header) + " |"
+    yield "|" + "---|" * len(header)
+    for row in rows:
+        yield "| " + " | ".join(markdown_cell(c) for c in row) + " |"
+    yield ""
