@@ -189,11 +189,12 @@ def run(
                                       allow_other_commit=allow_other_commit, timeout=timeout,
                                       located=started.located() if started else None)
         with scoring_progress(enabled=not quiet and output is OutputFormat.TABLE) as on_progress:
-            result = run_audit(suite, loaded_expectations, source, python=python, timeout=timeout,
-                               metrics=selected or None, workers=workers, started=started, on_progress=on_progress)
-    write_reports(result.audit, out)
-    print_summary(result.audit, out, kinds, output, quiet, verbose)
-    raise typer.Exit(int(exit_code(result.audit, kinds)))
+            audit = run_audit(suite, loaded_expectations, source, python=python, timeout=timeout,
+                              metrics=selected or None, workers=workers, started=started,
+                              on_progress=on_progress).audit  # the probe's output is not kept: rows hold it
+    write_reports(audit, out)
+    print_summary(audit, out, kinds, output, quiet, verbose)
+    raise typer.Exit(int(exit_code(audit, kinds)))
 
 
 def register(app: typer.Typer) -> None:

@@ -96,6 +96,23 @@ def with_received_inputs(spec: MetricSpec, case: Case, reference: ReferenceOutco
     )
 
 
+class _Shared:
+    """One object for equal values across the probe's results (a case's received inputs, warning texts,
+    class names), so the rows of a large suite hold each once instead of once per row."""
+
+    def __init__(self) -> None:
+        self._texts: dict[str, str] = {}
+        self._values: dict[str, Any] = {}
+
+    def text(self, text: str) -> str:
+        return self._texts.setdefault(text, text)
+
+    def value(self, value: Any) -> Any:
+        """``value`` (JSON data, tuples as lists) or an equal one seen before: same JSON text (key order too), same object."""
+        key = json.dumps(value, ensure_ascii=False, default=repr) + type(value).__name__
+        return self._values.setdefault(key, value)
+
+
 def build_audit(suite: Suite, probe_output: dict[str, Any], expectations: Expectations,
                 provenance: dict[str, Any], metrics: Collection[str] | None = None,
                 references: ReferenceBook | None = None) -> Audit:
@@ -106,11 +123,12 @@ def build_audit(suite: Suite, probe_output: dict[str, Any], expectations: Expect
     cases = {case.id: case for case in suite.cases}
     expectations = expectations.for_ragas((probe_output.get("ragas") or {}).get("version"))
     rows = []
+    shared = _Shared()
     for result in probe_output.get("results", []):
         case = cases.get(result["case_id"])
         if case is None:
             continue  # the probe only answers for cases it was given
-        received = result.get("received") or {}
+        received = shared.value(result.get("received") or {})
         ragas_value = decode_ragas_value(result.get("value"))
         # the registry says which metrics a target is compared with; else the metric the probe named
         for spec in metrics_for_target(result["target"]) or (metric(result["metric"]),):
@@ -120,9 +138,9 @@ def build_audit(suite: Suite, probe_output: dict[str, Any], expectations: Expect
             row = AuditRow(
                 case=case,
                 spec=spec,
-                target=result["target"],
-                ragas_class=result.get("ragas_class", result["target"]),
-                fields_read=tuple(result.get("fields_read", ())),
+                target=shared.text(result["target"]),
+                ragas_class=shared.text(result.get("ragas_class", result["target"])),
+                fields_read=shared.value(tuple(result.get("fields_read", ()))),
                 received=received,
                 ragas_value=ragas_value,
                 reference=reference,
@@ -130,8 +148,8 @@ def build_audit(suite: Suite, probe_output: dict[str, Any], expectations: Expect
                 expected=IDENTICAL,
                 prompts=result.get("prompts"),
                 expected_prompts=result.get("expected_prompts"),
-                warnings=tuple(_warning_text(w) for w in result.get("warnings", ())
-                               if not _warning_text(w).startswith(UNSTABLE_WARNINGS)),
+                warnings=shared.value(tuple(shared.text(_warning_text(w)) for w in result.get("warnings", ())
+                                            if not _warning_text(w).startswith(UNSTABLE_WARNINGS))),
             )
             rows.append(dataclasses.replace(row, expected=expectations.explain(row)))  # rule or case entry
     order = {case.id: index for index, case in enumerate(suite.cases)}

@@ -293,13 +293,17 @@ def check_targets(targets: list[str] | None) -> None:
 
 
 def write(document: ProbeOutput, output: str | None) -> None:
-    text = json.dumps(document, indent=1, ensure_ascii=False, allow_nan=False)
+    """The output document as indented JSON, encoded as it is written (never one string: a large
+    suite's results are hundreds of megabytes), to ``output`` (renamed into place when complete)
+    or standard output."""
+    options = {"indent": 1, "ensure_ascii": False, "allow_nan": False}
     if output is None:
-        sys.stdout.write(text + "\n")
+        json.dump(document, sys.stdout, **options)
+        sys.stdout.write("\n")
         return
     partial = output + ".partial"
     with open(partial, "w", encoding="utf-8") as handle:
-        handle.write(text)
+        json.dump(document, handle, **options)
     os.replace(partial, output)
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Sequence
+from itertools import chain, groupby
 from typing import Any
 
 from harness.compare.api_paths import path_differences, unpaired_metrics
@@ -58,6 +59,17 @@ class Table:
 
     def to_json(self) -> dict[str, Any]:
         return {"columns": self.columns, "data": list(self.data())}
+
+
+class Items:
+    """A JSON object made key by key as the report is written (``cases``, ``references``: one entry
+    per case)."""
+
+    def __init__(self, items: Callable[[], Iterable[tuple[str, Any]]]) -> None:
+        self.items = items
+
+    def to_json(self) -> dict[str, Any]:
+        return dict(self.items())
 
 
 def table(columns: Sequence[str], rows: Iterable[dict[str, Any]]) -> dict[str, Any]:
@@ -135,24 +147,52 @@ def row_json(row: AuditRow, case_received: dict[str, Any], texts: _Texts) -> dic
 _MISSING = object()
 
 
-def cases_json(audit: Audit) -> dict[str, dict[str, Any]]:
-    """Per case: its category and what Ragas received, each field as the first target that read it
-    received it (rows list only the fields a target received otherwise)."""
-    cases: dict[str, dict[str, Any]] = {case.id: {"category": case.category, "received": {}}
-                                        for case in audit.suite.cases}
-    for row in audit.rows:
-        received = cases.setdefault(row.case.id, {"category": row.case.category, "received": {}})["received"]
+def _by_case(items: Iterable[Any]) -> Iterator[tuple[str, list[Any]]]:
+    """Rows (or reference-only rows), which come case by case, as (case id, that case's rows)."""
+    for case_id, group in groupby(items, key=lambda item: item.case.id):
+        yield case_id, list(group)
+
+
+def case_received(rows: Iterable[AuditRow]) -> dict[str, Any]:
+    """What Ragas received for one case: each field as the first of its rows that read it received it."""
+    received: dict[str, Any] = {}
+    for row in rows:
         for field, value in (encode_detail(row.received) or {}).items():
             received.setdefault(field, value)
-    return cases
+    return received
 
 
-def references_json(audit: Audit) -> dict[str, dict[str, Any]]:
-    """Per case and metric, the reference outcome (the same for every Ragas target of the metric)."""
-    references: dict[str, dict[str, Any]] = {}
-    for row in (*audit.rows, *audit.reference_only):
-        references.setdefault(row.case.id, {}).setdefault(row.spec.name, _reference_json(row.reference))
-    return references
+def case_entries(audit: Audit) -> Iterator[tuple[str, dict[str, Any]]]:
+    """Per case, in suite order: its category and what Ragas received (``case_received``; rows list only
+    the fields a target received otherwise)."""
+    rows = _by_case(audit.rows)
+    current = next(rows, None)
+    for case in audit.suite.cases:
+        received = {}
+        if current is not None and current[0] == case.id:
+            received = case_received(current[1])
+            current = next(rows, None)
+        yield case.id, {"category": case.category, "received": received}
+
+
+def reference_entries(audit: Audit) -> Iterator[tuple[str, dict[str, Any]]]:
+    """Per case and metric, the reference outcome (the same for every Ragas target of the metric): the
+    cases with rows first, in row order, then the cases with reference-only metrics alone."""
+    only = dict(_by_case(audit.reference_only))
+    for case_id, rows in _by_case(audit.rows):
+        entry: dict[str, Any] = {}
+        for row in (*rows, *only.pop(case_id, ())):
+            entry.setdefault(row.spec.name, _reference_json(row.reference))
+        yield case_id, entry
+    for case_id, rows in only.items():
+        yield case_id, {row.spec.name: _reference_json(row.reference) for row in rows}
+
+
+def result_entries(audit: Audit, texts: _Texts) -> Iterator[dict[str, Any]]:
+    """The ``results`` rows in order, each case's received inputs computed once for its rows."""
+    for _, rows in _by_case(audit.rows):
+        received = case_received(rows)
+        yield from (row_json(row, received, texts) for row in rows)
 
 
 def targets_json(audit: Audit) -> dict[str, dict[str, Any]]:
@@ -261,7 +301,6 @@ def dataset_level_json(audit: Audit) -> dict[str, Any] | None:
     return {"policy": POLICY, "settings": level.settings, "problems": list(level.problems), "metrics": metrics}
 
 
-
 # --------------------------------------------------------------------------- legacy vs collections
 
 def api_paths_json(audit: Audit, texts: _Texts | None = None) -> dict[str, Any]:
@@ -296,11 +335,10 @@ def api_paths_json(audit: Audit, texts: _Texts | None = None) -> dict[str, Any]:
     }
 
 
-
 def json_sections(audit: Audit) -> dict[str, Any]:
     """report.json's sections in order; the ``results`` tables are ``Table``s, made row by row as the
     report is written. ``texts`` is last but one, filled while the tables before it are written."""
-    cases, texts = cases_json(audit), _Texts("t")
+    texts = _Texts("t")
     return {
         "report_format": REPORT_FORMAT,
         "encoding": {"NaN": "the string \"NaN\"", "undefined": "null",
@@ -310,11 +348,10 @@ def json_sections(audit: Audit) -> dict[str, Any]:
         "findings": [key_finding_json(f) for f in key_findings(audit)],
         "summary": summary_json(audit),
         "metrics": metric_entries(audit),
-        "cases": cases,
-        "references": references_json(audit),
+        "cases": Items(lambda: case_entries(audit)),
+        "references": Items(lambda: reference_entries(audit)),
         "targets": targets_json(audit),
-        "results": Table(RESULT_COLUMNS, lambda: (row_json(row, cases[row.case.id]["received"], texts)
-                                                  for row in audit.rows)),
+        "results": Table(RESULT_COLUMNS, lambda: result_entries(audit, texts)),
         "reference_only": [reference_only_json(row) for row in audit.reference_only],
         "dataset_level": dataset_level_json(audit),
         "api_paths": api_paths_json(audit, texts),
@@ -337,7 +374,7 @@ def audit_to_json(audit: Audit) -> dict[str, Any]:
 
 
 def _materialized(value: Any) -> Any:
-    if isinstance(value, Table):
+    if isinstance(value, (Table, Items)):
         return value.to_json()
     if isinstance(value, _Deferred):
         return _materialized(value.value())
@@ -363,27 +400,44 @@ def _compact(item: Any) -> str:
 
 
 def _layout(value: Any, depth: int) -> Iterator[str]:
-    """``value`` laid out: dicts above depth 3 one key per line, lists of containers one item per line,
-    everything else compact. A ``Table`` is laid out as its JSON value, one row at a time."""
-    pad, close = " " * (depth + 1), " " * depth
+    """``value`` laid out: objects above depth 3 one key per line, lists of containers one item per line,
+    everything else compact. A ``Table`` or ``Items`` is laid out as its JSON value, made as it goes."""
     if isinstance(value, _Deferred):
         yield from _layout(value.value(), depth)
-    elif isinstance(value, Table) and depth < 3:
-        yield "{\n" + f'{pad}"columns": {_compact(value.columns)},\n{pad}"data": '
-        yield from _lines(value.data(), depth + 1)
-        yield "\n" + close + "}"
-    elif isinstance(value, Table):
+    elif isinstance(value, (Table, Items)) and depth >= 3:
         yield _compact(value.to_json())
-    elif isinstance(value, dict) and value and depth < 3:
-        yield "{\n"
-        for index, (key, item) in enumerate(value.items()):
-            yield (",\n" if index else "") + f"{pad}{_compact(key)}: "
-            yield from _layout(item, depth + 1)
-        yield "\n" + close + "}"
+    elif isinstance(value, Table):
+        yield from _members(iter([("columns", value.columns), ("data", _Rows(value.data()))]), depth)
+    elif isinstance(value, Items):
+        yield from _members(iter(value.items()), depth)
+    elif isinstance(value, dict) and depth < 3:
+        yield from _members(iter(value.items()), depth)
+    elif isinstance(value, _Rows):
+        yield from _lines(value.rows, depth)
     elif isinstance(value, list) and any(isinstance(item, (dict, list)) for item in value):
         yield from _lines(iter(value), depth)
     else:
         yield _compact(value)
+
+
+class _Rows:
+    """A table's ``data``: one row per line, made as they are written."""
+
+    def __init__(self, rows: Iterator[list[Any]]) -> None:
+        self.rows = rows
+
+
+def _members(items: Iterator[tuple[str, Any]], depth: int) -> Iterator[str]:
+    """An object, one ``"key": value`` per line (``{}`` when empty)."""
+    first = next(items, _MISSING)
+    if first is _MISSING:
+        yield "{}"
+        return
+    pad = " " * (depth + 1)
+    for index, (key, item) in enumerate(chain([first], items)):
+        yield ("{\n" if index == 0 else ",\n") + f"{pad}{_compact(key)}: "
+        yield from _layout(item, depth + 1)
+    yield "\n" + " " * depth + "}"
 
 
 def _lines(items: Iterator[Any], depth: int) -> Iterator[str]:
@@ -397,7 +451,6 @@ def _lines(items: Iterator[Any], depth: int) -> Iterator[str]:
     for item in items:
         yield ",\n" + pad + _compact(item)
     yield "\n" + " " * depth + "]"
-
 
 
 def result_rows(report: dict[str, Any]) -> list[dict[str, Any]]:
