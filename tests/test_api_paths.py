@@ -141,7 +141,7 @@ def test_pairs_are_checked_against_path_deviations():
 
 def test_differences_and_rendering_name_the_case_and_both_values():
     audit = audit_of(TWO_PATHS)
-    differences = path_differences(path_pairs(audit.rows, None))
+    differences = list(path_differences(path_pairs(audit.rows, None)))
     assert [(d.case.id, d.classification) for d in differences] == [
         ("edge-empty-retrieval", "error"), ("edge-non-binary-verdict", "coercion")]
     section = api_paths_json(audit)
@@ -157,7 +157,7 @@ def test_differences_and_rendering_name_the_case_and_both_values():
 
 def test_no_pairs_no_section():
     audit = audit_of([result("cp-worked-example", "legacy:L", CP, 0.8333333332916666)])
-    assert api_paths_markdown(audit) == [] and api_paths_json(audit)["pairs"] == 0
+    assert list(api_paths_markdown(audit)) == [] and api_paths_json(audit)["pairs"] == 0
 
 
 def test_committed_report_lists_the_known_path_differences():

@@ -27,9 +27,10 @@ unpaired. Nothing here does I/O; ``harness.report.markdown.api_paths`` renders t
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
+from itertools import groupby
 from typing import Any
 
 from harness.cases import Case
@@ -183,18 +184,20 @@ class PathDifference:
     legacy: tuple[tuple[str, str], ...]       # (target, value text)
     collections: tuple[tuple[str, str], ...]
     meaning: str
+    explained_by: tuple[str, ...] = ()  # the rules or case entries that explain its pairs
 
 
-def path_differences(pairs: Sequence[PathPair]) -> tuple[PathDifference, ...]:
-    """Non-identical pairs grouped by (case, metric, classification)."""
-    groups: dict[tuple[str, str, str], list[PathPair]] = {}
-    for pair in pairs:
-        if pair.classification.name != "identical":
-            groups.setdefault((pair.case.id, pair.metric, pair.classification.name), []).append(pair)
-    out = []
-    for (_, metric, name), members in groups.items():
-        legacy = {p.legacy.target: value_text(p.legacy.ragas_value) for p in members}
-        collections = {p.collections.target: value_text(p.collections.ragas_value) for p in members}
-        out.append(PathDifference(members[0].case, metric, name, tuple(legacy.items()),
-                                  tuple(collections.items()), Classification(name).pair_meaning))
-    return tuple(out)
+def path_differences(pairs: Iterable[PathPair]) -> Iterator[PathDifference]:
+    """Non-identical pairs grouped by (case, metric, classification), made case by case (pairs come in
+    row order, so a case's pairs are together)."""
+    for _, case_pairs in groupby(pairs, key=lambda pair: pair.case.id):
+        groups: dict[tuple[str, str], list[PathPair]] = {}
+        for pair in case_pairs:
+            if pair.classification.name != "identical":
+                groups.setdefault((pair.metric, pair.classification.name), []).append(pair)
+        for (metric, name), members in groups.items():
+            legacy = {p.legacy.target: value_text(p.legacy.ragas_value) for p in members}
+            collections = {p.collections.target: value_text(p.collections.ragas_value) for p in members}
+            yield PathDifference(members[0].case, metric, name, tuple(legacy.items()), tuple(collections.items()),
+                                 Classification(name).pair_meaning,
+                                 tuple(sorted({p.expected.by or "nothing (unexplained)" for p in members})))

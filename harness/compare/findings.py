@@ -150,11 +150,10 @@ def _unexplained(audit: Audit) -> list[KeyFinding]:
     groups: dict[tuple[str, str | None], list[Any]] = {}
     for finding in drift_findings(audit):
         groups.setdefault((finding.kind, finding.classification), []).append(finding)
-    rows = {(r.case.id, r.target): r for r in audit.rows}
     out = []
     for (kind, classification), members in groups.items():
         first = members[0]
-        row = rows.get((first.case_id, first.target))
+        row = next((r for r in audit.rows if r.case.id == first.case_id and r.target == first.target), None)
         example = example_of(row) if row is not None else ExampleRow(first.case_id, None, first.target, "—", "—")
         what = f"classified {classification}" if classification else \
             "a recorded live score" if kind == "replay_mismatch" else "an expectations-file problem"

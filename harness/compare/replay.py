@@ -47,7 +47,8 @@ def _shown(value: Any) -> str:
 def replay_problems(audit: Any) -> list[tuple[str, str, str | None, str]]:
     """``(case_id, target, classification of the replayed row or None, message)`` for every recorded
     live score the replay does not reproduce."""
-    rows = {(row.case.id, str(row.target)): row for row in audit.rows}
+    recorded = {case.id for case in audit.suite.cases if isinstance((case.raw or {}).get("recording"), dict)}
+    rows = {(row.case.id, str(row.target)): row for row in audit.rows if row.case.id in recorded}
     out = []
     for case in audit.suite.cases:
         recording = (case.raw or {}).get("recording")

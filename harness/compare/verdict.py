@@ -163,7 +163,8 @@ def pair_findings(pair: Any) -> list[Finding]:
 
 def audit_pairs(audit: Audit) -> tuple[Any, ...]:
     """The audit's legacy-vs-collections pairs (``harness.compare.api_paths.PathPair``)."""
-    return tuple(getattr(audit, "pairs", ()) or ())
+    pairs = getattr(audit, "pairs", ()) or ()
+    return pairs if isinstance(pairs, tuple) else tuple(pairs)
 
 
 _FINDINGS_CACHE = "_harness_findings"  # an audit is immutable: its findings are collected once

@@ -1,6 +1,6 @@
 """What the reports say about expectations: the drift findings and the rules that explained rows.
 
-Shared by ``report.json`` (``findings_json``, ``expectations_json``) and ``report.md``
+Shared by ``report.json`` (``finding_json``, ``expectations_json``) and ``report.md``
 (``harness.report.markdown.drift`` renders them).
 The findings are listed whatever ``--fail-on`` says; the exit code applies the policy
 (``harness.compare.verdict``).
@@ -8,9 +8,10 @@ The findings are listed whatever ``--fail-on`` says; the exit code applies the p
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import Any
 
-from harness.compare.verdict import Finding, audit_pairs, counts, findings
+from harness.compare.verdict import Finding, audit_pairs
 
 KIND_MEANING: dict[str, str] = {
     "unexplained": "a row no rule explains (or whose case entry expects another classification), or a "
@@ -27,18 +28,14 @@ def finding_json(finding: Finding) -> dict[str, Any]:
             "classification": finding.classification, "expected": finding.expected, "message": finding.message}
 
 
-def findings_json(audit: Any) -> dict[str, Any]:
-    found = findings(audit)
-    return {"by_kind": counts(found), "findings": [finding_json(f) for f in found]}
-
-
-def _explained(audit: Any) -> list[tuple[Any, str]]:
+def _explained(audit: Any) -> Iterator[tuple[Any, str]]:
     """(expectation, "row"|"pair") for every row and pair a rule or case entry explains."""
-    items = [(row.expected, "row") for row in audit.rows
-             if row.expected.explained and str(row.classification.name) == row.expected.classification]
-    items += [(pair.expected, "pair") for pair in audit_pairs(audit)
-              if pair.expected.explained and str(pair.classification.name) == pair.expected.classification]
-    return items
+    for row in audit.rows:
+        if row.expected.explained and str(row.classification.name) == row.expected.classification:
+            yield row.expected, "row"
+    for pair in audit_pairs(audit):
+        if pair.expected.explained and str(pair.classification.name) == pair.expected.classification:
+            yield pair.expected, "pair"
 
 
 def expectations_json(audit: Any) -> list[dict[str, Any]]:

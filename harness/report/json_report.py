@@ -27,9 +27,9 @@ from harness.compare.dataset_level import (
     sentence,
 )
 from harness.compare.findings import key_finding_json, key_findings, verdict_json
-from harness.compare.verdict import pair_findings, row_findings
+from harness.compare.verdict import counts, findings, pair_findings, row_findings
 from harness.metrics.outcome import ReferenceOutcome
-from harness.report.drift import expectations_json, findings_json
+from harness.report.drift import expectations_json, finding_json
 from harness.values import RagasError, encode_detail, encode_float, encode_fraction, encode_ragas_value
 
 # 2: references, received inputs, target fields and warning texts stored once;
@@ -70,11 +70,6 @@ class Items:
 
     def to_json(self) -> dict[str, Any]:
         return dict(self.items())
-
-
-def table(columns: Sequence[str], rows: Iterable[dict[str, Any]]) -> dict[str, Any]:
-    """``Table`` of rows already made, as its JSON value."""
-    return Table(columns, lambda: rows).to_json()
 
 
 def table_rows(section: dict[str, Any]) -> list[dict[str, Any]]:
@@ -218,7 +213,7 @@ def summary_json(audit: Audit) -> dict[str, Any]:
         "rows": len(audit.rows),
         "unexpected": len(audit.unexpected),
         "drift": audit.drift,
-        "drift_by_kind": findings_json(audit)["by_kind"],
+        "drift_by_kind": counts(findings(audit)),
         "expectation_problems": list(audit.expectation_problems),
         "by_classification": _full_counts(by_class),
         "by_metric": {k: _full_counts(v) for k, v in sorted(audit.counts(lambda r: r.spec.name).items())},
@@ -280,35 +275,63 @@ def target_json(agg: TargetAggregate) -> dict[str, Any]:
         "problems": list(agg.run_problems),
         "by_category": {category: {"cases": policy.cases, "kept": kept, "mean": encode_float(mean)}
                         for category, (policy, kept, mean) in by_category(agg).items()},
-        "rows": table(EVALUATE_ROW_COLUMNS, (_row_json(r) for r in agg.rows)),
+        "rows": Table(EVALUATE_ROW_COLUMNS, lambda: (_row_json(r) for r in agg.rows)),
     }
 
 
-def dataset_level_json(audit: Audit) -> dict[str, Any] | None:
+def dataset_level_section(audit: Audit) -> dict[str, Any] | None:
+    """The ``dataset_level`` section; its ``metrics`` made one metric at a time as they are written."""
     level = audit.dataset_level
     if level is None:
         return None
-    metrics = []
-    for metric, aggs in level.by_metric().items():
-        first = aggs[0]  # the reference policy depends on the metric, not on the Ragas class
-        metrics.append({
-            "metric": metric,
-            "reference": policy_json(first.policy),
-            "reference_by_category": {category: policy_json(policy)
-                                      for category, (policy, _, _) in by_category(first).items()},
-            "ragas": [target_json(agg) for agg in aggs],
-        })
-    return {"policy": POLICY, "settings": level.settings, "problems": list(level.problems), "metrics": metrics}
+    return {"policy": POLICY, "settings": level.settings, "problems": list(level.problems),
+            "metrics": _Rows((_metric_level_json(metric, aggs) for metric, aggs in level.by_metric().items()),
+                             nested=True)}
+
+
+def _metric_level_json(metric: str, aggs: list[TargetAggregate]) -> dict[str, Any]:
+    first = aggs[0]  # the reference policy depends on the metric, not on the Ragas class
+    return {
+        "metric": metric,
+        "reference": policy_json(first.policy),
+        "reference_by_category": {category: policy_json(policy)
+                                  for category, (policy, _, _) in by_category(first).items()},
+        "ragas": [target_json(agg) for agg in aggs],
+    }
 
 
 # --------------------------------------------------------------------------- legacy vs collections
 
+class _RowIndex:
+    """The index in ``results`` of the row of (case, metric, target): where the case's rows start, then
+    a scan of that case's rows (an entry per case, not per row)."""
+
+    def __init__(self, rows: Sequence[AuditRow]) -> None:
+        self.rows = rows
+        self.spans: dict[str, tuple[int, int]] = {}
+        start = 0
+        for case_id, group in _by_case(rows):
+            self.spans[case_id] = (start, start + len(group))
+            start += len(group)
+
+    def of(self, case_id: str, metric: str, target: str) -> int:
+        start, end = self.spans[case_id]
+        return next(i for i in range(start, end)
+                    if self.rows[i].spec.name == metric and self.rows[i].target == target)
+
+
 def api_paths_json(audit: Audit, texts: _Texts | None = None) -> dict[str, Any]:
-    """The report's ``api_paths`` section (explanations in ``texts`` by key; without, the texts inline).
-    Each pair refers to its legacy and its collections row by their index in ``results``."""
+    """The report's ``api_paths`` section as one JSON value (``api_paths_section``)."""
+    return _materialized(api_paths_section(audit, texts))
+
+
+def api_paths_section(audit: Audit, texts: _Texts | None = None) -> dict[str, Any]:
+    """The report's ``api_paths`` section (explanations in ``texts`` by key; without, the texts inline),
+    its differences and pairs made as they are written. Each pair refers to its legacy and its
+    collections row by their index in ``results``."""
     explanation = texts.key if texts is not None else str
     pairs = audit.pairs
-    index = {(row.case.id, row.spec.name, row.target): i for i, row in enumerate(audit.rows)}
+    index = _RowIndex(audit.rows)
     counts = {name: sum(1 for p in pairs if p.classification.name == name) for name in CLASSIFICATIONS}
     return {
         "description": ("legacy vs collections at this Ragas: each legacy row paired with each collections "
@@ -318,15 +341,15 @@ def api_paths_json(audit: Audit, texts: _Texts | None = None) -> dict[str, Any]:
         "unexpected": sum(1 for p in pairs if p.unexpected),
         "by_classification": counts,
         "unpaired_metrics": unpaired_metrics(audit.rows),
-        "differences": [
+        "differences": _Rows(
             {"case_id": d.case.id, "category": d.case.category, "metric": d.metric,
              "classification": d.classification, "meaning": d.meaning,
              "legacy": [{"target": t, "value": v} for t, v in d.legacy],
              "collections": [{"target": t, "value": v} for t, v in d.collections]}
-            for d in path_differences(pairs)],
+            for d in path_differences(pairs)),
         "results": Table(PAIR_COLUMNS, lambda: (
-            {"legacy_row": index[(p.case.id, p.metric, p.legacy.target)],
-             "collections_row": index[(p.case.id, p.metric, p.collections.target)],
+            {"legacy_row": index.of(p.case.id, p.metric, p.legacy.target),
+             "collections_row": index.of(p.case.id, p.metric, p.collections.target),
              "classification": p.classification.name, "explanation": explanation(p.classification.explanation),
              "expected_classification": p.expected.classification, "explained_by": p.expected.label,
              "unexpected": p.unexpected,
@@ -353,11 +376,11 @@ def json_sections(audit: Audit) -> dict[str, Any]:
         "targets": targets_json(audit),
         "results": Table(RESULT_COLUMNS, lambda: result_entries(audit, texts)),
         "reference_only": [reference_only_json(row) for row in audit.reference_only],
-        "dataset_level": dataset_level_json(audit),
-        "api_paths": api_paths_json(audit, texts),
+        "dataset_level": dataset_level_section(audit),
+        "api_paths": api_paths_section(audit, texts),
         "expectations": expectations_json(audit),
         "texts": _Deferred(texts.table),
-        "drift": findings_json(audit)["findings"],
+        "drift": _Rows(finding_json(finding) for finding in findings(audit)),
     }
 
 
@@ -376,6 +399,10 @@ def audit_to_json(audit: Audit) -> dict[str, Any]:
 def _materialized(value: Any) -> Any:
     if isinstance(value, (Table, Items)):
         return value.to_json()
+    if isinstance(value, _Rows):
+        return [_materialized(item) for item in value.rows]
+    if isinstance(value, list):
+        return [_materialized(item) for item in value]
     if isinstance(value, _Deferred):
         return _materialized(value.value())
     if isinstance(value, dict):
@@ -413,7 +440,7 @@ def _layout(value: Any, depth: int) -> Iterator[str]:
     elif isinstance(value, dict) and depth < 3:
         yield from _members(iter(value.items()), depth)
     elif isinstance(value, _Rows):
-        yield from _lines(value.rows, depth)
+        yield from _lines(value.rows, depth, value.nested)
     elif isinstance(value, list) and any(isinstance(item, (dict, list)) for item in value):
         yield from _lines(iter(value), depth)
     else:
@@ -421,10 +448,12 @@ def _layout(value: Any, depth: int) -> Iterator[str]:
 
 
 class _Rows:
-    """A table's ``data``: one row per line, made as they are written."""
+    """A list made item by item as it is written, one item per line (a table's ``data``, findings,
+    differences). ``nested``: its items hold ``Table``s, written compact row by row too."""
 
-    def __init__(self, rows: Iterator[list[Any]]) -> None:
+    def __init__(self, rows: Iterator[Any], *, nested: bool = False) -> None:
         self.rows = rows
+        self.nested = nested
 
 
 def _members(items: Iterator[tuple[str, Any]], depth: int) -> Iterator[str]:
@@ -440,17 +469,41 @@ def _members(items: Iterator[tuple[str, Any]], depth: int) -> Iterator[str]:
     yield "\n" + " " * depth + "}"
 
 
-def _lines(items: Iterator[Any], depth: int) -> Iterator[str]:
+def _lines(items: Iterator[Any], depth: int, nested: bool = False) -> Iterator[str]:
     """A list, one compact item per line (``[]`` when empty)."""
     pad = " " * (depth + 1)
     first = next(items, _MISSING)
     if first is _MISSING:
         yield "[]"
         return
-    yield "[\n" + pad + _compact(first)
+    compact = _compact_chunks if nested else lambda item: iter([_compact(item)])
+    yield "[\n" + pad
+    yield from compact(first)
     for item in items:
-        yield ",\n" + pad + _compact(item)
+        yield ",\n" + pad
+        yield from compact(item)
     yield "\n" + " " * depth + "]"
+
+
+def _compact_chunks(value: Any) -> Iterator[str]:
+    """``_compact(value)`` made piece by piece: a ``Table`` inside one row at a time."""
+    if isinstance(value, Table):
+        yield f'{{"columns": {_compact(value.columns)}, "data": ['
+        for index, row in enumerate(value.data()):
+            yield (", " if index else "") + _compact(row)
+        yield "]}"
+    elif isinstance(value, dict) and value:
+        for index, (key, item) in enumerate(value.items()):
+            yield ("{" if index == 0 else ", ") + f"{_compact(key)}: "
+            yield from _compact_chunks(item)
+        yield "}"
+    elif isinstance(value, list) and value:
+        for index, item in enumerate(value):
+            yield "[" if index == 0 else ", "
+            yield from _compact_chunks(item)
+        yield "]"
+    else:
+        yield _compact(value)
 
 
 def result_rows(report: dict[str, Any]) -> list[dict[str, Any]]:

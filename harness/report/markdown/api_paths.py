@@ -2,18 +2,21 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from itertools import chain
+
 from harness.compare.api_paths import path_differences, unpaired_metrics
 from harness.compare.audit import Audit
 from harness.report.markdown.table import markdown_cell
 from harness.vocabulary import Classification, TargetId
 
 
-def api_paths_markdown(audit: Audit) -> list[str]:
+def api_paths_markdown(audit: Audit) -> Iterator[str]:
     """The report's section "Legacy vs collections at this Ragas" (no lines when no pair exists)."""
     pairs = audit.pairs
     unpaired = unpaired_metrics(audit.rows)
     if not pairs and not unpaired["collections_only"]:
-        return []
+        return
     lines = ["## Legacy vs collections at this Ragas", "",
              "Ragas ships two paths for the same metric names: the legacy classes (`ragas.metrics`) and "
              "`ragas.metrics.collections`. Each legacy row is paired with each collections row of the same "
@@ -29,25 +32,21 @@ def api_paths_markdown(audit: Audit) -> list[str]:
         lines.append(f"Collections only (no legacy class run): {', '.join(unpaired['collections_only'])}.")
     lines.append("")
     differences = path_differences(pairs)
-    if not differences:
-        return lines + ["No behavioural difference between the two paths on this suite.", ""]
-    lines += ["Behavioural differences, with the case that shows each:", "",
-              "| case | metric | classification | legacy | collections | meaning | explained by |",
-              "|---|---|---|---|---|---|---|"]
-    explainers: dict[tuple[str, str, str], set[str]] = {}  # (case, metric, classification) -> who explains
-    for p in pairs:
-        explainers.setdefault((p.case.id, p.metric, p.classification.name), set()).add(
-            p.expected.by or "nothing (unexplained)")
-    for d in differences:
+    first = next(differences, None)
+    if first is None:
+        yield from lines + ["No behavioural difference between the two paths on this suite.", ""]
+        return
+    yield from lines + ["Behavioural differences, with the case that shows each:", "",
+                        "| case | metric | classification | legacy | collections | meaning | explained by |",
+                        "|---|---|---|---|---|---|---|"]
+    for d in chain([first], differences):
         legacy = "; ".join(f"`{TargetId(t).ragas_class}` {v}" for t, v in d.legacy)
         collections = "; ".join(f"`{TargetId(t).ragas_class}` {v}" for t, v in d.collections)
-        explained = sorted(explainers.get((d.case.id, d.metric, d.classification), ()))
-        lines.append("| " + " | ".join(markdown_cell(c) for c in (d.case.id, d.metric, d.classification, legacy,
-                                                           collections, d.meaning, ", ".join(explained))) + " |")
-    lines.append("")
+        yield "| " + " | ".join(markdown_cell(c) for c in (d.case.id, d.metric, d.classification, legacy,
+                                                          collections, d.meaning, ", ".join(d.explained_by))) + " |"
+    yield ""
     if unexpected:
-        lines += ["Unexpected pairs:", ""]
-        lines += [f"- {p.case.id}: {p.legacy.target} vs {p.collections.target}: {p.classification.name} "
-                  f"(expected {p.expected.classification})" for p in unexpected]
-        lines.append("")
-    return lines
+        yield from ["Unexpected pairs:", ""]
+        yield from (f"- {p.case.id}: {p.legacy.target} vs {p.collections.target}: {p.classification.name} "
+                    f"(expected {p.expected.classification})" for p in unexpected)
+        yield ""
