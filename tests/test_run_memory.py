@@ -1,0 +1,65 @@
+"""A 10,000-case run's memory: the host grows by a stated bound per case-file byte and per row.
+
+Two runs of ``ragas-compat run --metric context_precision_with_reference --workers 1`` (five Ragas
+targets, judged by the scripted stub), on the bundled suite copied to 1,000 and to 10,000 cases
+(``copied_suite``). The host's peak resident memory (``getrusage`` of the host process itself, not
+the probe) grows with the cases it loads (parsed, the suite takes about 9 bytes per byte of its
+file) and with the rows it holds: their classifications and values, the inputs Ragas received
+(shared across a case's rows) and the reference outcomes. The reports are streamed to disk
+(tests/test_streaming_reports.py), so no report text is held.
+
+Stated bound: at most ``SUITE_BYTES_PER_FILE_BYTE`` per added case-file byte plus
+``HOST_BYTES_PER_ROW`` per added row. Measured on a 2-core machine: the host grew by 84 MB for
+7.2 MB of cases and 7,760 rows (bound 104 MB); before the writers streamed and rows shared their
+inputs, by 147 MB."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from harness.tools.scale_bench import copied_suite
+
+SUITE_BYTES_PER_FILE_BYTE = 10
+HOST_BYTES_PER_ROW = 4096
+
+# Runs the command line in this process and prints its own peak resident memory (KiB).
+_HOST_PEAK = ("import resource, sys\n"
+              "from harness.cli.app import app\n"
+              "try:\n"
+              "    app(sys.argv[1:], prog_name='ragas-compat')\n"
+              "except SystemExit as exc:\n"
+              "    code = exc.code\n"
+              "print('PEAK_KIB', resource.getrusage(resource.RUSAGE_SELF).ru_maxrss, code)\n")
+ENV = {**os.environ, "RAGAS_DO_NOT_TRACK": "true", "RAGAS_COMPAT_MAX_CASES": "10000"}
+
+
+def _peak(script: str, *argv: str) -> tuple[int, str]:
+    proc = subprocess.run([sys.executable, "-c", script, *argv], capture_output=True, text=True, env=ENV,
+                          timeout=1800)
+    line = next((line for line in proc.stdout.splitlines() if line.startswith("PEAK_KIB")), None)
+    assert line is not None, proc.stdout[-500:] + proc.stderr[-2000:]
+    _, kib, rest = line.split()
+    return int(kib) * 1024, rest
+
+
+def test_a_10000_case_run_grows_by_at_most_the_stated_bytes_per_case_byte_and_per_row(tmp_path: Path):
+    measured = {}
+    for cases in (1000, 10000):
+        case_file = tmp_path / f"cases-{cases}.json"
+        case_file.write_text(json.dumps(copied_suite(cases)), encoding="utf-8")
+        out = tmp_path / f"out-{cases}"
+        run_peak, code = _peak(_HOST_PEAK, "run", "--cases", str(case_file), "--out", str(out), "--workers", "1",
+                               "--metric", "context_precision_with_reference", "--quiet")
+        assert code in ("0", "1"), code  # 1: the copies of cases the pin names by id are unexplained
+        summary = json.loads((out / "report.json").read_text(encoding="utf-8"))["summary"]
+        assert sum(summary["cases_per_category"].values()) == cases
+        measured[cases] = {"run": run_peak, "case_file": case_file.stat().st_size, "rows": summary["rows"]}
+    small, big = measured[1000], measured[10000]
+    assert big["rows"] >= 8 * small["rows"] > 0, measured
+    bound = (SUITE_BYTES_PER_FILE_BYTE * (big["case_file"] - small["case_file"])
+             + HOST_BYTES_PER_ROW * (big["rows"] - small["rows"]))
+    assert big["run"] - small["run"] <= bound, measured
