@@ -17,7 +17,8 @@ folder shows no diff).
 The steps, under an exclusive ``fcntl.flock`` on ``folder/.report-set.lock`` (a concurrent writer on the
 same folder waits up to ``LOCK_WAIT_SECONDS``, the time to write a set, then refuses with exit 2):
 
-1. stage: every file into ``.report-set.tmp-<random>``, renamed to ``.report-set.<hash>`` when complete;
+1. stage: every file into ``.report-set.tmp-<random>`` (a file given as chunks of text is written as
+   they come, never held whole), renamed to ``.report-set.<hash>`` when complete;
 2. check: each name in ``folder`` is absent, a regular file or a symlink (a folder in the way is an
    error with exit 2 and the old set untouched);
 3. publish: the pointer swapped by rename; a name that is not yet the symlink (a regular file from an

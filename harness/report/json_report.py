@@ -1,7 +1,8 @@
 """``report.json``: the audit for machines (schema: harness/report/report.schema.json).
 
 Deterministic and portable: no timestamps, no absolute paths, keys in a fixed order,
-values in the encoding of ``harness.values``.
+values in the encoding of ``harness.values``. Streamed: ``json_chunks`` writes the sections as it
+makes them, the per-case sections and the tables one entry at a time (``Items``, ``Table``).
 """
 
 from __future__ import annotations
@@ -48,7 +49,7 @@ EVALUATE_ROW_COLUMNS = ("case_id", "reference_status", "reference_reason", "row_
 class Table:
     """Rows of the same keys, laid out as ``{"columns": [...], "data": [[...], ...]}``: the keys once, a
     list per row (pandas reads it as ``DataFrame(table["data"], columns=table["columns"])``). The rows
-    are made when the report is written, one at a time (``render_json`` streams them)."""
+    are made when the report is written, one at a time (``json_chunks`` streams them)."""
 
     def __init__(self, columns: Sequence[str], rows: Callable[[], Iterable[dict[str, Any]]]) -> None:
         self.columns = list(columns)
@@ -392,7 +393,7 @@ class _Deferred:
 
 
 def audit_to_json(audit: Audit) -> dict[str, Any]:
-    """report.json as one JSON value (what ``render_json`` writes, parsed)."""
+    """report.json as one JSON value (what ``json_chunks`` writes, parsed)."""
     return _materialized(json_sections(audit))
 
 
