@@ -6,6 +6,7 @@ renders and writes atomically. Ragas runs only inside the probe subprocess.
 
 from __future__ import annotations
 
+import dataclasses
 import platform
 from collections.abc import Callable, Collection, Iterator
 from dataclasses import dataclass
@@ -107,22 +108,26 @@ def targets_of(metrics: Collection[str] | None) -> list[str] | None:
 def run_audit(suite: Suite, expectations: Expectations, source: RagasSource, *, python: str,
               timeout: float = 600.0, metrics: tuple[str, ...] | None = None,
               evaluate: bool = True, workers: int = 1, started: StartedProbe | None = None,
-              on_progress: Callable[[int, int], None] | None = None) -> RunResult:
+              on_progress: Callable[[int, int], None] | None = None, keep_output: bool = True) -> RunResult:
     """Run the probe on ``suite`` (in ``workers`` processes; ``started``: a probe already importing
     Ragas for this source; ``on_progress(done, total)`` while it scores) and classify every row; with
     ``metrics``, the probe scores only their targets and the audit has only their rows. With
     ``evaluate`` also Ragas's evaluate()/aevaluate() for the dataset-level section. The references
-    are computed while the probe runs. Raises RagasUnavailable (exit 3)."""
+    are computed while the probe runs. Without ``keep_output`` the probe's results are classified as
+    they are read, one at a time, and the returned probe output has none. Raises RagasUnavailable
+    (exit 3)."""
     cases = [case.raw for case in suite.cases]
     references = ReferenceBook()
     with started or StartedProbe(python=python, sys_path_prefix=source.sys_path_prefix, timeout=timeout) as own:
         own.submit(cases, targets=targets_of(metrics), evaluate=True if evaluate else None, workers=workers)
         references.fill(suite, metrics)  # here, while the probe imports Ragas and scores
-        probe = own.result(on_progress)
-    if not probe.ok:
-        raise RagasUnavailable(probe.error or "the Ragas probe failed")
-    audit = build_audit(suite, probe.output, expectations, provenance(probe, source, suite, expectations),
-                        metrics=metrics, references=references)
+        probe = own.result(on_progress, streamed=not keep_output)
+        if not probe.ok:
+            raise RagasUnavailable(probe.error or "the Ragas probe failed")
+        audit = build_audit(suite, probe.output, expectations, provenance(probe, source, suite, expectations),
+                            metrics=metrics, references=references)  # before the probe's folder goes
+    if not keep_output:
+        probe = dataclasses.replace(probe, output={**probe.output, "results": []})
     return RunResult(audit, probe)
 
 

@@ -32,17 +32,18 @@ import sys
 import tempfile
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from harness.errors import HarnessInputError
+from harness.errors import HarnessInputError, RagasUnavailable
 from harness.probe.probe_protocol import (
     EXIT_BAD_REQUEST,
     EXIT_OK,
     EXIT_RAGAS_IMPORT,
     LOCATED_FILE,
     PROGRESS_PREFIX,
+    RESULTS_LINE,
     TELEMETRY_ENV,
     WAIT_FLAG,
     ProbeRequest,
@@ -261,6 +262,47 @@ def _read_output(path: Path) -> dict | str:
     return output if isinstance(output, dict) else f"probe wrote unreadable output: a JSON {type(output).__name__}"
 
 
+def _read_output_streamed(path: Path) -> dict | str:
+    """The probe's output document with ``results`` an iterator that parses one result line at a time
+    (probe format 2: the layout after ``RESULTS_LINE``); an output in another layout is read whole
+    (``_read_output``). A result line that does not parse raises RagasUnavailable when it is reached."""
+    if not path.exists():
+        return {}
+    head: list[str] = []
+    try:
+        with open(path, encoding="utf-8") as handle:
+            for line in handle:
+                if line.rstrip("\n") == RESULTS_LINE:
+                    break
+                head.append(line)
+            else:
+                return _read_output(path)
+        output = json.loads("".join(head).rstrip().removesuffix(",") + "\n}")
+    except OSError as exc:
+        return f"probe wrote unreadable output: {exc}"
+    except ValueError:
+        return _read_output(path)
+    if not isinstance(output, dict) or not isinstance(output.get("probe_format"), int) or output["probe_format"] < 2:
+        return _read_output(path)  # not laid out one result per line
+    return {**output, "results": _result_lines(path)}
+
+
+def _result_lines(path: Path) -> Iterator[dict]:
+    """Each result of the probe's output at ``path``, parsed when it is reached."""
+    with open(path, encoding="utf-8") as handle:
+        for line in handle:
+            if line.rstrip("\n") == RESULTS_LINE:
+                break
+        for line in handle:
+            text = line.rstrip("\n").removesuffix(",")
+            if text.strip() == "]":
+                return
+            try:
+                yield json.loads(text)
+            except ValueError as exc:
+                raise RagasUnavailable(f"probe wrote unreadable output: {exc}") from None
+
+
 class StartedProbe:
     """A probe started before its request: it locates Ragas (``located.json``, at once) and imports
     it while the host loads cases and expectations; ``submit`` hands it the request, ``result``
@@ -355,9 +397,11 @@ class StartedProbe:
                 done, total = done + worker_done, total + worker_total
         return done, total
 
-    def result(self, on_progress: Callable[[int, int], None] | None = None) -> ProbeRun:
+    def result(self, on_progress: Callable[[int, int], None] | None = None, *,
+               streamed: bool = False) -> ProbeRun:
         """Wait for the probe (until the deadline) and say what happened; ``on_progress(done, total)``
-        is called about five times a second meanwhile."""
+        is called about five times a second meanwhile. ``streamed``: the output's ``results`` is an
+        iterator reading them one at a time from the probe's file (read it before ``close``)."""
         if self.error is not None or self.process is None:
             return ProbeRun(False, self.error or STOPPED_MESSAGE, {}, "", 0.0)
         if on_progress is not None:
@@ -370,7 +414,8 @@ class StartedProbe:
             return ProbeRun(False, STOPPED_MESSAGE, {}, proc.stderr, proc.seconds)
         if proc.timed_out:
             return ProbeRun(False, timed_out_message(self.timeout, self.progress()), {}, proc.stderr, proc.seconds)
-        return _outcome(proc, _read_output(self.output_path), self.python)
+        read = _read_output_streamed if streamed else _read_output
+        return _outcome(proc, read(self.output_path), self.python)
 
     def close(self) -> None:
         if self.process is not None:

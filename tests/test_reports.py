@@ -37,6 +37,15 @@ def test_committed_report_json_is_what_the_code_produces(default_run):
             "`ragas-compat run --out reports` (from the repository root) and commit them")
 
 
+def test_results_classified_as_they_are_read_give_the_same_reports(default_run):
+    """``run`` reads the probe's results one at a time (``keep_output=False``): same audit, same reports."""
+    _, files = default_run
+    result = run_audit(load_suite([]), load_run_expectations(None), resolve_ragas_source(python=sys.executable),
+                       python=sys.executable, keep_output=False)
+    assert result.probe.output["results"] == []
+    assert render_reports(result.audit) == files
+
+
 def test_rendering_is_deterministic(default_run):
     audit, files = default_run
     assert render_reports(audit) == files

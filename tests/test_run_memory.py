@@ -5,13 +5,14 @@ targets, judged by the scripted stub), on the bundled suite copied to 1,000 and 
 (``copied_suite``). The host's peak resident memory (``getrusage`` of the host process itself, not
 the probe) grows with the cases it loads (parsed, the suite takes about 9 bytes per byte of its
 file) and with the rows it holds: their classifications and values, the inputs Ragas received
-(shared across a case's rows) and the reference outcomes. The reports are streamed to disk
+(shared across a case's rows) and the reference outcomes. The probe's results are classified as they
+are read, one line at a time, and the reports are streamed to disk
 (tests/test_streaming_reports.py), so no report text is held.
 
 Stated bound: at most ``SUITE_BYTES_PER_FILE_BYTE`` per added case-file byte plus
-``HOST_BYTES_PER_ROW`` per added row. Measured on a 2-core machine: the host grew by 84 MB for
-7.2 MB of cases and 7,760 rows (bound 104 MB); before the writers streamed and rows shared their
-inputs, by 147 MB."""
+``HOST_BYTES_PER_ROW`` per added row. Measured on a 2-core machine: the host grew by 58 MB for
+7.2 MB of cases and 7,760 rows (bound 88 MB); by 82 MB while the probe's results were parsed whole,
+and by 147-152 MB before the writers streamed and rows shared their inputs."""
 
 from __future__ import annotations
 
@@ -24,7 +25,7 @@ from pathlib import Path
 from harness.tools.scale_bench import copied_suite
 
 SUITE_BYTES_PER_FILE_BYTE = 10
-HOST_BYTES_PER_ROW = 4096
+HOST_BYTES_PER_ROW = 2048
 
 # Runs the command line in this process and prints its own peak resident memory (KiB).
 _HOST_PEAK = ("import resource, sys\n"

@@ -191,7 +191,7 @@ def run(
         with scoring_progress(enabled=not quiet and output is OutputFormat.TABLE) as on_progress:
             audit = run_audit(suite, loaded_expectations, source, python=python, timeout=timeout,
                               metrics=selected or None, workers=workers, started=started,
-                              on_progress=on_progress).audit  # the probe's output is not kept: rows hold it
+                              on_progress=on_progress, keep_output=False).audit
     write_reports(audit, out)
     print_summary(audit, out, kinds, output, quiet, verbose)
     raise typer.Exit(int(exit_code(audit, kinds)))

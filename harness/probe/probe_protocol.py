@@ -6,7 +6,8 @@ as ``probe_protocol`` with its own folder on sys.path) and the host (``harness.r
 anything of ``harness`` outside ``harness/probe/``.
 
 - the request (:class:`ProbeRequest`), one result record (:class:`ProbeResult`) and the whole
-  output document (:class:`ProbeOutput`), at :data:`PROBE_FORMAT`;
+  output document (:class:`ProbeOutput`), at :data:`PROBE_FORMAT`, laid out with one result per
+  line after :data:`RESULTS_LINE`;
 - the probe's exit codes;
 - the target-name prefixes (``legacy:``, ``collections:``, ``selftest:``);
 - the score encoding. JSON has no NaN, so a score is written as
@@ -26,7 +27,10 @@ import numbers
 import typing as t
 from dataclasses import dataclass
 
-PROBE_FORMAT = 1
+# 1: one indented JSON document; 2: the same document laid out with ``results`` last, opened by
+# RESULTS_LINE and followed by one compact result per line, so the host can read them one at a time.
+PROBE_FORMAT = 2
+RESULTS_LINE = ' "results": ['
 
 # -- exit codes of run_probe.py ------------------------------------------------------------
 EXIT_OK = 0              # output written (per-result errors included)

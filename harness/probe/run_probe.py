@@ -51,6 +51,7 @@ from probe_protocol import (
     LOCATED_FILE,
     PROBE_FORMAT,
     PROGRESS_PREFIX,
+    RESULTS_LINE,
     SELFTEST_PREFIX,
     WAIT_FLAG,
     ProbeOutput,
@@ -293,18 +294,25 @@ def check_targets(targets: list[str] | None) -> None:
 
 
 def write(document: ProbeOutput, output: str | None) -> None:
-    """The output document as indented JSON, encoded as it is written (never one string: a large
-    suite's results are hundreds of megabytes), to ``output`` (renamed into place when complete)
-    or standard output."""
-    options = {"indent": 1, "ensure_ascii": False, "allow_nan": False}
+    """The output document as JSON to ``output`` (renamed into place when complete) or standard output:
+    indented, with ``results`` last and one compact result per line (``RESULTS_LINE`` opens them), so
+    the host can read the results one at a time and the document is never one string."""
     if output is None:
-        json.dump(document, sys.stdout, **options)
-        sys.stdout.write("\n")
+        write_document(document, sys.stdout)
         return
     partial = output + ".partial"
     with open(partial, "w", encoding="utf-8") as handle:
-        json.dump(document, handle, **options)
+        write_document(document, handle)
     os.replace(partial, output)
+
+
+def write_document(document: ProbeOutput, handle: t.TextIO) -> None:
+    head = json.dumps({key: value for key, value in document.items() if key != "results"},
+                      indent=1, ensure_ascii=False, allow_nan=False)
+    handle.write(head.removesuffix("\n}") + ",\n" + RESULTS_LINE)
+    for index, result in enumerate(document.get("results", [])):
+        handle.write(("\n" if index == 0 else ",\n") + json.dumps(result, ensure_ascii=False, allow_nan=False))
+    handle.write("\n ]\n}\n")
 
 
 def main(argv: list[str]) -> int:

@@ -1,0 +1,74 @@
+"""The probe's output layout: one JSON document, ``results`` last with one compact result per line,
+so the host reads the results one at a time (``harness.runner._read_output_streamed``)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from harness.errors import RagasUnavailable
+from harness.probe.probe_protocol import RESULTS_LINE
+from harness.runner import PROBE_DIR, _read_output, _read_output_streamed
+
+DOCUMENT = {
+    "probe_format": 2,
+    "python": {"version": "3.11.7"},
+    "ragas": {"version": "0.4.3", "file": None, "import_error": None},
+    "results": [
+        {"case_id": "a", "target": "legacy:X", "value": 0.5, "received": {"response": "line 1\nline 2 \u2028 é"}},
+        {"case_id": "b,]", "target": "collections:Y", "value": "NaN", "warnings": ["]", ","]},
+        {"case_id": "c", "target": "legacy:X", "value": {"error": {"type": "ValueError", "message": "x\r\n]"}}},
+    ],
+    "evaluate": {"runs": [{"rows": [{"case_id": "a"}]}]},
+}
+
+
+def probe_wrote(document: dict, path: Path) -> None:
+    """``document`` written by the probe's own writer (run_probe.write, in a subprocess as the probe)."""
+    script = textwrap.dedent(f"""
+        import json, sys
+        sys.path.insert(0, {str(PROBE_DIR)!r})
+        import run_probe
+        run_probe.write(json.loads(sys.stdin.read()), {str(path)!r})
+    """)
+    subprocess.run([sys.executable, "-c", script], input=json.dumps(document), text=True, check=True, timeout=60)
+
+
+@pytest.mark.parametrize("results", [DOCUMENT["results"], []], ids=["three-results", "no-results"])
+def test_the_layout_is_one_json_document_read_whole_or_one_result_at_a_time(tmp_path: Path, results):
+    document = {**DOCUMENT, "results": results}
+    path = tmp_path / "output.json"
+    probe_wrote(document, path)
+    lines = path.read_text(encoding="utf-8").split("\n")
+    assert lines[lines.index(RESULTS_LINE) + 1: lines.index(RESULTS_LINE) + 1 + len(results)] == \
+        [json.dumps(r, ensure_ascii=False) + ("," if i < len(results) - 1 else "") for i, r in enumerate(results)]
+    assert json.loads(path.read_text(encoding="utf-8")) == document == _read_output(path)
+    streamed = _read_output_streamed(path)
+    assert not isinstance(streamed["results"], list)
+    assert {**streamed, "results": list(streamed["results"])} == document
+
+
+def test_a_result_line_that_does_not_parse_is_a_probe_error_when_reached(tmp_path: Path):
+    path = tmp_path / "output.json"
+    probe_wrote(DOCUMENT, path)
+    text = path.read_text(encoding="utf-8").replace('"case_id": "c"', '"case_id": c"')
+    path.write_text(text, encoding="utf-8")
+    results = _read_output_streamed(path)["results"]
+    assert [r["case_id"] for r in (next(results), next(results))] == ["a", "b,]"]
+    with pytest.raises(RagasUnavailable, match="probe wrote unreadable output"):
+        next(results)
+
+
+@pytest.mark.parametrize("indent", [None, 1, 2])
+def test_an_output_in_another_layout_is_read_whole(tmp_path: Path, indent):
+    path = tmp_path / "output.json"
+    document = {**DOCUMENT, "probe_format": 1}  # indent=1 writes RESULTS_LINE too, then one item per line
+    path.write_text(json.dumps(document, indent=indent), encoding="utf-8")
+    assert _read_output_streamed(path) == document
+    path.write_text('{"probe_format": 2, ', encoding="utf-8")
+    assert _read_output_streamed(path).startswith("probe wrote unreadable output")
