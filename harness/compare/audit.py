@@ -108,7 +108,7 @@ class _Shared:
         return self._texts.setdefault(text, text)
 
     def value(self, value: Any) -> Any:
-        """``value`` (JSON data, tuples as lists) or an equal one seen before: same JSON text (key order too), same object."""
+        """``value`` (JSON data) or an equal one seen before: same JSON text (key order too) and type."""
         key = json.dumps(value, ensure_ascii=False, default=repr) + type(value).__name__
         return self._values.setdefault(key, value)
 

@@ -63,7 +63,8 @@ def set_name(names: list[str] | tuple[str, ...]) -> str:
 
 def write_reports_atomically(folder: Path, files: Mapping[str, str | Iterable[str]], *,
                              name: str | None = None) -> list[Path]:
-    """Publish ``files`` (file name -> text, or the text's chunks in order: written as they come; UTF-8) as one set in ``folder`` and return their paths there.
+    """Publish ``files`` (file name -> text, or the text's chunks in order, written as they come; UTF-8)
+    as one set in ``folder`` and return their paths there.
     HarnessInputError (exit 2) when the folder cannot be created or written, something is in the way,
     or another process holds the folder's lock for too long; the previous set is then left as it was."""
     folder = Path(folder)
