@@ -10,9 +10,9 @@ are read, one line at a time, and the reports are streamed to disk
 (tests/test_streaming_reports.py), so no report text is held.
 
 Stated bound: at most ``SUITE_BYTES_PER_FILE_BYTE`` per added case-file byte plus
-``HOST_BYTES_PER_ROW`` per added row. Measured on a 2-core machine: the host grew by 58 MB for
-7.2 MB of cases and 7,760 rows (bound 88 MB); by 82 MB while the probe's results were parsed whole,
-and by 147-152 MB before the writers streamed and rows shared their inputs."""
+``HOST_BYTES_PER_ROW`` per added row. Measured on a 2-core machine: the host grew by 59 MB for
+7.2 MB of cases and 7,760 rows (bound 88 MB); by 84 MB while the probe's results were parsed whole,
+and by 151-152 MB before the writers streamed and rows shared their inputs."""
 
 from __future__ import annotations
 
