@@ -268,31 +268,37 @@ def _read_output_streamed(path: Path) -> dict | str:
     (``_read_output``). A result line that does not parse raises RagasUnavailable when it is reached."""
     if not path.exists():
         return {}
-    head: list[str] = []
+    lines = _format_2_lines(path)
     try:
-        with open(path, encoding="utf-8") as handle:
-            for line in handle:
-                if line.rstrip("\n") == RESULTS_LINE:
-                    break
-                head.append(line)
-            else:
-                return _read_output(path)
-        output = json.loads("".join(head).rstrip().removesuffix(",") + "\n}")
+        head = next(lines)
     except OSError as exc:
         return f"probe wrote unreadable output: {exc}"
-    except ValueError:
-        return _read_output(path)
-    if not isinstance(output, dict) or not isinstance(output.get("probe_format"), int) or output["probe_format"] < 2:
+    if head is None:
         return _read_output(path)  # not laid out one result per line
-    return {**output, "results": _result_lines(path)}
+    return {**head, "results": lines}
 
 
-def _result_lines(path: Path) -> Iterator[dict]:
-    """Each result of the probe's output at ``path``, parsed when it is reached."""
+def _format_2_lines(path: Path) -> Iterator[dict | None]:
+    """The probe's output at ``path``, read once: first the document without its results (None when
+    it is not in probe format 2's layout), then each result, parsed when it is reached."""
     with open(path, encoding="utf-8") as handle:
+        head: list[str] = []
         for line in handle:
             if line.rstrip("\n") == RESULTS_LINE:
                 break
+            head.append(line)
+        else:
+            yield None
+            return
+        try:
+            output = json.loads("".join(head).rstrip().removesuffix(",") + "\n}")
+        except ValueError:
+            output = None
+        if not isinstance(output, dict) or not isinstance(output.get("probe_format"), int) \
+                or output["probe_format"] < 2:
+            yield None
+            return
+        yield output
         for line in handle:
             text = line.rstrip("\n").removesuffix(",")
             if text.strip() == "]":
