@@ -5,11 +5,19 @@ Importing Ragas is most of a small audit's time. For ``ragas-compat run`` on the
 with the ``--python`` and ``--timeout`` the command line names, and imports Ragas while the harness
 loads, parses the options and reads the cases; ``run`` takes it (``harness.runner.take_early_probe``)
 when its options agree, and closes it otherwise. The guess only saves time: it never changes what runs.
+
+When the command has finished (its reports written, its output flushed, the exit handlers run), the
+process ends at once (``exit_now``) instead of tearing the interpreter down: with pandas, scipy and nltk
+loaded for the oracles, the teardown alone took about 0.45 s of a 6.7 s default audit.
 """
 
 from __future__ import annotations
 
+import atexit
+import logging
+import os
 import sys
+import typing as t
 from collections.abc import Sequence
 
 from harness.runner import start_early_probe
@@ -42,10 +50,39 @@ def early_probe_options(argv: Sequence[str]) -> dict | None:
     return {"python": _option(argv, "--python") or sys.executable, "timeout": seconds}
 
 
+def exit_code(code: object) -> int:
+    """The process exit status ``sys.exit(code)`` gives: None is 0, an int is itself, anything else
+    (a message, printed by the caller) is 1."""
+    if code is None:
+        return 0
+    return code if isinstance(code, int) and not isinstance(code, bool) else 1
+
+
+def exit_now(code: object) -> t.NoReturn:
+    """End the process as ``sys.exit(code)`` would, minus the interpreter's teardown: the exit handlers
+    run (temporary folders, ``atexit``), logging and the standard streams are flushed, then ``os._exit``."""
+    if code is not None and not isinstance(code, int):  # sys.exit prints a message, then exits 1
+        print(code, file=sys.stderr)
+    run_exit_handlers = getattr(atexit, "_run_exitfuncs", None)
+    if run_exit_handlers is not None:
+        run_exit_handlers()
+    logging.shutdown()
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (OSError, ValueError):  # a closed or broken pipe: nothing more can be said on it
+            pass
+    os._exit(exit_code(code))
+
+
 def main() -> None:  # pragma: no cover - the console entry; tests call the app
     options = early_probe_options(sys.argv[1:])
     if options is not None:
         start_early_probe(**options)
     from harness.cli.app import app
 
-    app(prog_name="ragas-compat")
+    try:
+        app(prog_name="ragas-compat")
+    except SystemExit as exc:
+        exit_now(exc.code)
+    exit_now(0)

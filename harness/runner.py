@@ -54,6 +54,8 @@ PROBE_SCRIPT: Path = PROBE_DIR / "run_probe.py"
 STDERR_TAIL_CHARS = 2000
 STOPPED_MESSAGE = "probe stopped: the run was interrupted"
 LOCATED_WITHIN = 15.0  # seconds a started probe has to say where Ragas is before it is asked directly
+PROGRESS_EVERY = 0.2  # seconds between two progress callbacks while a probe works
+POLL_AT_MOST = 0.02   # seconds between two looks for a probe's output or exit (backing off from 1 ms)
 
 _RUNNING: dict[int, subprocess.Popen] = {}  # pid -> process, for stop_all_probes (any thread)
 _STOPPING = threading.Event()
@@ -214,7 +216,7 @@ class ProbeRun:
     output: the parsed probe output (a ``ProbeOutput``, probe format 1); {} when none could be
             read. On a Ragas import failure it still holds the probe's python/ragas/network sections.
     stderr: the probe's stderr (Ragas log lines land here).
-    seconds: wall time of the subprocess.
+    seconds: wall time of the subprocess (of a chained request: since the previous answer).
     """
 
     ok: bool
@@ -327,13 +329,16 @@ class StartedProbe:
         self.process: GroupProcess | None = None
         self.folder: tempfile.TemporaryDirectory | None = None
         self.deadline = time.perf_counter() + self.timeout
+        self.submitted: list[tuple[Path, bool]] = []  # (output path, chained) of each request, in order
+        self.answered = 0  # requests whose result() has been asked for (the last one: being waited for)
+        self.answered_at = time.perf_counter()
         try:
             self.folder = tempfile.TemporaryDirectory(prefix="ragas-compat-probe-", ignore_cleanup_errors=True)
         except OSError as exc:
             self.error = f"cannot create the probe's temporary folder: {exc}"
             return
         tmp = Path(self.folder.name)
-        self.request_path, self.output_path = tmp / "request.json", tmp / "result.json"
+        self.request_path, self.output_path = self._paths(0)
         self.located_path = tmp / LOCATED_FILE
         try:
             self.process = GroupProcess([resolve_executable(python), str(PROBE_SCRIPT), WAIT_FLAG,
@@ -372,30 +377,46 @@ class StartedProbe:
             return None
         return located if isinstance(located, dict) else None
 
+    def _paths(self, index: int) -> tuple[Path, Path]:
+        """The request and output files of request ``index`` (0: request.json, result.json)."""
+        tmp = Path(self.folder.name)
+        suffix = "" if index == 0 else f"-{index}"
+        return tmp / f"request{suffix}.json", tmp / f"result{suffix}.json"
+
     def submit(self, cases: list[dict], *, targets: Sequence[str] | None = None,
-               evaluate: bool | dict | None = None, workers: int = 1) -> None:
+               evaluate: bool | dict | None = None, workers: int = 1, chained: bool = False) -> None:
         """Write the request (atomically: the probe waits for the file to appear). ``targets`` None =
         every legacy and collections target whose inputs a case has; ``evaluate`` (true or a settings
         object, see harness/probe/probe_evaluate.py) also runs Ragas's evaluate()/aevaluate();
-        ``workers``: processes the probe forks after importing Ragas to score the cases."""
+        ``workers``: processes the probe forks after importing Ragas to score the cases.
+        ``chained``: another ``submit`` follows, and the same probe process serves it after this one
+        with the Ragas it has imported (a chain ends with a request that is not chained)."""
         if self.error is not None:
             return
+        index = len(self.submitted)
+        request_path, output_path = self._paths(index)
         request: ProbeRequest = {"cases": cases, "targets": None if targets is None else list(targets),
-                                 "output": str(self.output_path), "workers": max(1, int(workers))}
+                                 "output": str(output_path), "workers": max(1, int(workers))}
         if evaluate:
             request["evaluate"] = evaluate
-        partial = self.request_path.with_name(self.request_path.name + ".partial")
+        if chained:
+            request["next_request"] = str(self._paths(index + 1)[0])
+        partial = request_path.with_name(request_path.name + ".partial")
         try:
             partial.write_text(json.dumps(request, ensure_ascii=False), encoding="utf-8")
-            os.replace(partial, self.request_path)
+            os.replace(partial, request_path)
         except OSError as exc:
             self.error = f"cannot write the probe's request into its temporary folder: {exc}"
+            return
+        self.submitted.append((output_path, chained))
 
     def progress(self) -> tuple[int, int]:
-        """(units done, units in all) over the probe's workers so far; (0, 0) before they start."""
+        """(units done, units in all) over the probe's workers so far, for the request being waited
+        for (the first before any ``result``); (0, 0) before they start."""
         done = total = 0
         if self.folder is not None:
-            for path in Path(self.folder.name).glob(f"{PROGRESS_PREFIX}*.txt"):
+            request = self._paths(max(0, self.answered - 1))[0].name.removesuffix(".json")
+            for path in Path(self.folder.name).glob(f"{PROGRESS_PREFIX}{request}-*.txt"):
                 try:
                     worker_done, worker_total = (int(n) for n in path.read_text(encoding="utf-8").split())
                 except (OSError, ValueError):
@@ -405,23 +426,51 @@ class StartedProbe:
 
     def result(self, on_progress: Callable[[int, int], None] | None = None, *,
                streamed: bool = False) -> ProbeRun:
-        """Wait for the probe (until the deadline) and say what happened; ``on_progress(done, total)``
-        is called about five times a second meanwhile. ``streamed``: the output's ``results`` is an
-        iterator reading them one at a time from the probe's file (read it before ``close``)."""
+        """Wait for the next request's outcome (until the deadline) and say what happened;
+        ``on_progress(done, total)`` is called about five times a second meanwhile. A chained request's
+        outcome is its output file, the probe going on with the next one; the last request's is the
+        probe's exit. ``streamed``: the output's ``results`` is an iterator reading them one at a time
+        from the probe's file (read it before the next ``result`` or ``close``)."""
         if self.error is not None or self.process is None:
             return ProbeRun(False, self.error or STOPPED_MESSAGE, {}, "", 0.0)
-        if on_progress is not None:
-            while not self.process.exited() and time.perf_counter() < self.deadline and not _STOPPING.is_set():
-                on_progress(*self.progress())
-                time.sleep(0.2)
-            on_progress(*self.progress())
+        output_path, chained = (self.submitted[self.answered] if self.answered < len(self.submitted)
+                                else (self.output_path, False))
+        self.answered += 1
+        read = _read_output_streamed if streamed else _read_output
+        if chained and self._wait(lambda: output_path.exists(), on_progress):
+            since, self.answered_at = self.answered_at, time.perf_counter()
+            output = read(output_path)
+            stderr = self.process.err_path.read_bytes().decode("utf-8", errors="replace")
+            if isinstance(output, str):
+                return ProbeRun(False, output, {}, stderr, self.answered_at - since)
+            return ProbeRun(True, None, output, stderr, self.answered_at - since)
+        self._wait(lambda: False, on_progress)
         proc = self.process.finish(self.deadline)
         if proc.stopped:
             return ProbeRun(False, STOPPED_MESSAGE, {}, proc.stderr, proc.seconds)
         if proc.timed_out:
             return ProbeRun(False, timed_out_message(self.timeout, self.progress()), {}, proc.stderr, proc.seconds)
-        read = _read_output_streamed if streamed else _read_output
-        return _outcome(proc, read(self.output_path), self.python)
+        return _outcome(proc, read(output_path), self.python)
+
+    def _wait(self, done: Callable[[], bool], on_progress: Callable[[int, int], None] | None) -> bool:
+        """Poll until ``done()`` (True), or the probe exited, the deadline passed or the harness is
+        stopping (False); ``on_progress`` at most every PROGRESS_EVERY seconds, and once at the end."""
+        pause, reported = 0.001, 0.0
+        while True:
+            if done():
+                finished = True
+                break
+            if self.process.exited() or time.perf_counter() >= self.deadline or _STOPPING.is_set():
+                finished = done()  # it may have appeared just before the probe exited
+                break
+            if on_progress is not None and time.perf_counter() - reported >= PROGRESS_EVERY:
+                on_progress(*self.progress())
+                reported = time.perf_counter()
+            time.sleep(pause)
+            pause = min(pause * 2, POLL_AT_MOST)
+        if on_progress is not None:
+            on_progress(*self.progress())
+        return finished
 
     def close(self) -> None:
         if self.process is not None:

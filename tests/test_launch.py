@@ -3,11 +3,12 @@ only for ``run`` on the installed Ragas, with the options it names; ``run`` take
 
 from __future__ import annotations
 
+import subprocess
 import sys
 
 import pytest
 
-from harness.launch import early_probe_options
+from harness.launch import early_probe_options, exit_code
 from harness.runner import start_early_probe, take_early_probe
 
 
@@ -36,3 +37,34 @@ def test_run_takes_the_early_probe_only_when_its_options_agree():
     assert probe is not None
     with probe:
         assert probe.located()["found"] is True
+
+
+@pytest.mark.parametrize("code, status", [(None, 0), (0, 0), (1, 1), (2, 2), ("bad input", 1), (True, 1)])
+def test_exit_code_is_what_sys_exit_gives(code, status):
+    assert exit_code(code) == status
+
+
+def test_the_console_entry_ends_without_teardown_but_with_its_output_and_exit_handlers(tmp_path):
+    """``exit_now``: the exit status, the message of ``sys.exit("...")``, buffered output and the
+    ``atexit`` handlers all survive skipping the interpreter's teardown."""
+    marker = tmp_path / "handler-ran"
+    script = ("import atexit, pathlib, sys\n"
+              "from harness.launch import exit_now\n"
+              f"atexit.register(lambda: pathlib.Path({str(marker)!r}).write_text('yes'))\n"
+              "sys.stdout.write('buffered, never flushed by hand')\n"
+              "exit_now(sys.argv[1] if sys.argv[1] != 'none' else None)\n")
+    for argument, status in (("none", 0), ("the message", 1)):
+        marker.unlink(missing_ok=True)
+        proc = subprocess.run([sys.executable, "-c", script, argument], capture_output=True, text=True, timeout=60)
+        assert proc.returncode == status
+        assert proc.stdout == "buffered, never flushed by hand"
+        assert marker.read_text() == "yes"
+        assert proc.stderr == ("" if argument == "none" else "the message\n")
+
+
+def test_ragas_compat_exits_with_the_commands_status():
+    """The installed console entry (``python -m harness``) keeps typer's status: 2 for a usage error."""
+    proc = subprocess.run([sys.executable, "-m", "harness", "run", "--no-such-option"], capture_output=True,
+                          text=True, timeout=120)
+    assert proc.returncode == 2
+    assert "no-such-option" in proc.stderr

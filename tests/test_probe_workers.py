@@ -65,3 +65,30 @@ def test_a_started_probe_says_where_ragas_is_then_reports_progress_to_the_end(id
     assert done == total >= len(id_cases)  # units: cases (a case scored in two parts counts twice) and runs
     assert all(done <= total for done, total in seen)
     assert not Path(probe.folder.name).exists()  # closed: the temporary folder is gone
+
+
+def test_chained_requests_are_served_by_one_probe_that_imports_ragas_once(id_cases):
+    alone = run_probe(id_cases, targets=ID_TARGETS, workers=1)
+    assert alone.ok, alone.error
+    first, second = id_cases[:3], id_cases[3:]
+    with StartedProbe(timeout=600) as probe:
+        probe.submit(first, targets=ID_TARGETS, workers=2, chained=True)
+        one = probe.result()
+        assert not probe.process.exited()  # answered, and waiting for the next request of the chain
+        assert probe.progress() == (len(first), len(first))
+        probe.submit(second, targets=ID_TARGETS, workers=1)
+        two = probe.result()
+        assert probe.progress() == (len(second), len(second))  # this request's progress, not the sum of both
+    assert one.ok and two.ok, (one.error, two.error)
+    assert one.output["results"] + two.output["results"] == alone.output["results"]
+    assert two.output["ragas"] == one.output["ragas"] == alone.output["ragas"]
+    assert two.output["results"][0]["case_id"] == second[0]["id"]
+
+
+def test_a_rejected_request_in_a_chain_is_reported_for_that_request_only(id_cases):
+    with StartedProbe(timeout=600) as probe:
+        probe.submit(id_cases[:2], targets=ID_TARGETS, chained=True)
+        probe.submit(id_cases[2:], targets=["legacy:NoSuchMetric"])
+        one, two = probe.result(), probe.result()
+    assert one.ok, one.error
+    assert not two.ok and two.error.startswith("probe rejected the request") and "NoSuchMetric" in two.error

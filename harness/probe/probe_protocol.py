@@ -45,7 +45,8 @@ WAIT_FLAG = "--wait"
 LOCATED_FILE = "located.json"
 TELEMETRY_ENV = "RAGAS_COMPAT_TELEMETRY"  # "on": the probe leaves Ragas's telemetry on (run_probe.py reads it first)
 IMPORTED_FILE = "imported.txt"  # written beside REQUEST.json once the import is over (watched by benchmarks)
-PROGRESS_PREFIX = "progress-"  # "<folder>/progress-<worker>.txt" holds "done total" (cases and evaluate runs)
+PROGRESS_PREFIX = "progress-"  # "<folder>/progress-<request>-<worker>.txt" holds "done total" (cases and
+                               # evaluate runs); <request>: the request file's name without ".json"
 
 # -- target names: "<api>:<ClassName>" -----------------------------------------------------
 API_LEGACY = "legacy"
@@ -87,6 +88,7 @@ class ProbeRequest(_ProbeRequestRequired, total=False):
     output: str                # where to write the ProbeOutput; absent: stdout
     evaluate: bool | dict[str, t.Any]  # also run Ragas's evaluate()/aevaluate() (probe_evaluate.py)
     workers: int               # processes forked after the import to score the cases (default 1)
+    next_request: str          # a chained request: after writing "output", wait for this file and serve it
 
 
 class WarningRecord(t.TypedDict):

@@ -12,6 +12,9 @@ the whole suite (``probe_evaluate.py``; with a ``targets`` list, only the legacy
 names) and adds an ``"evaluate"`` section to the output.
 Optional ``"workers": N`` forks N-1 more processes after the import (``probe_workers.py``); the
 cases and the evaluation runs are dealt among them and the output is the same as with one.
+Optional ``"next_request": PATH`` chains requests: once this request's output is written, the
+same process waits for PATH (while the host is alive) and serves it with the Ragas it has imported; the last request of a chain has no ``next_request``. Whatever Ragas
+does once per process happens in the first request of a chain.
 
 Depends only on the standard library and Ragas, so it runs in any virtualenv or against a
 Ragas checkout on PYTHONPATH. Before Ragas is imported it sets RAGAS_DO_NOT_TRACK=true and
@@ -86,7 +89,17 @@ def read_request(path: str) -> ProbeRequest:
     workers = request.get("workers", 1)
     if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
         raise BadRequest(f"{path}: 'workers' must be a positive integer")
+    following = request.get("next_request")
+    if following is not None and not (isinstance(following, str) and isinstance(request.get("output"), str)):
+        raise BadRequest(f"{path}: 'next_request' must be a path, and a chained request needs an 'output' file")
     return request
+
+
+def progress_prefix(request_path: str) -> str:
+    """Where the progress files of the request at ``request_path`` start: ``progress-<request>-`` beside
+    it (``<request>``: the request file's name without ``.json``), so each request of a chain has its own."""
+    folder, name = os.path.split(os.path.abspath(request_path))
+    return os.path.join(folder, f"{PROGRESS_PREFIX}{name.removesuffix('.json')}-")
 
 
 def write_located(request_path: str) -> None:
@@ -207,11 +220,11 @@ async def run_pairs(cases: list[dict], pairs: list[Pair],
 
 class Progress:
     """Worker ``index``'s (or the first uses') count of finished units (cases and evaluation runs) in
-    ``<folder>/progress-<index>.txt`` ("done total"), rewritten at most every 0.2 s and at the end;
-    the host sums the files for its progress bar."""
+    ``<prefix><index>.txt`` ("done total", ``prefix`` from ``progress_prefix``), rewritten at most every
+    0.2 s and at the end; the host sums the request's files for its progress bar."""
 
-    def __init__(self, folder: str, index: str, total: int) -> None:
-        self.path = os.path.join(folder, f"{PROGRESS_PREFIX}{index}.txt")
+    def __init__(self, prefix: str, index: str, total: int) -> None:
+        self.path = f"{prefix}{index}.txt"
         self.done, self.total, self.written = 0, total, 0.0
 
     def step(self) -> None:
@@ -224,9 +237,9 @@ class Progress:
             os.replace(self.path + ".partial", self.path)
 
 
-def score(document: ProbeOutput, request: ProbeRequest, attempts: list[dict], folder: str) -> None:
+def score(document: ProbeOutput, request: ProbeRequest, attempts: list[dict], progress_files: str) -> None:
     """Fill ``document``'s results (and evaluate section) for the request, in ``workers`` processes
-    (progress files in ``folder``).
+    (progress files starting with ``progress_files``, see ``progress_prefix``).
 
     First, here, each target's first pair and the first evaluation run (``first_uses``): whatever
     Ragas does once per process (lazy imports, caches, warnings shown once) happens before the
@@ -241,7 +254,7 @@ def score(document: ProbeOutput, request: ProbeRequest, attempts: list[dict], fo
         settings, runs = planned_runs(cases, request["evaluate"], request.get("targets"))
     warm = first_uses(pairs)
     warm_runs = runs[:1]
-    progress = Progress(folder, "first", len({i for i, _ in warm}) + len(warm_runs))
+    progress = Progress(progress_files, "first", len({i for i, _ in warm}) + len(warm_runs))
     results: dict[Pair, ProbeResult] = dict(zip(warm, asyncio.run(run_pairs(cases, warm, progress.step))))
     by_run: dict[int, dict] = {}
     for j, run in enumerate(warm_runs):
@@ -257,7 +270,7 @@ def score(document: ProbeOutput, request: ProbeRequest, attempts: list[dict], fo
     seen_attempts = len(attempts)
 
     def work(index: int, case_indices: list[int], run_indices: list[int]) -> dict:
-        progress = Progress(folder, str(index), len(case_indices) + len(run_indices))
+        progress = Progress(progress_files, str(index), len(case_indices) + len(run_indices))
         mine = set(case_indices)
         chosen = [pair for pair in rest if pair[0] in mine]
         scored = asyncio.run(run_pairs(cases, chosen, progress.step)) if chosen else []
@@ -315,6 +328,20 @@ def write_document(document: ProbeOutput, handle: t.TextIO) -> None:
     handle.write("\n ]\n}\n")
 
 
+def new_document(attempts: list[dict], ragas_section: dict | None = None) -> ProbeOutput:
+    """An empty output document (``ragas_section``: the import's, for a later request of a chain)."""
+    return {
+        "probe_format": PROBE_FORMAT,
+        "python": {"version": platform.python_version(),
+                   "implementation": platform.python_implementation(),
+                   "executable": sys.executable},
+        "ragas": ragas_section or {"version": None, "file": None, "import_error": None},
+        "telemetry": {},
+        "network_attempts": attempts,
+        "results": [],
+    }
+
+
 def main(argv: list[str]) -> int:
     faulthandler.enable()  # a hard crash still leaves a traceback on stderr
     host_pid = os.getppid()
@@ -325,16 +352,7 @@ def main(argv: list[str]) -> int:
         print(f"usage: run_probe.py [{WAIT_FLAG}] REQUEST.json", file=sys.stderr)
         return EXIT_BAD_REQUEST
     request_path = argv[-1]
-    document: ProbeOutput = {
-        "probe_format": PROBE_FORMAT,
-        "python": {"version": platform.python_version(),
-                   "implementation": platform.python_implementation(),
-                   "executable": sys.executable},
-        "ragas": {"version": None, "file": None, "import_error": None},
-        "telemetry": {},
-        "network_attempts": attempts,
-        "results": [],
-    }
+    document = new_document(attempts)
     imported = None
     if waiting:  # import while the host prepares the request
         write_located(request_path)
@@ -343,34 +361,43 @@ def main(argv: list[str]) -> int:
         if not wait_for_request(request_path, host_pid):
             print("bad request: the host that started the probe has gone", file=sys.stderr)
             return EXIT_BAD_REQUEST
-    try:
-        request = read_request(request_path)
-        check_targets(request.get("targets"))
-        if request.get("evaluate"):
-            from probe_evaluate import BadEvaluateRequest, settings_from_request
+    while True:
+        try:
+            request = read_request(request_path)
+            check_targets(request.get("targets"))
+            if request.get("evaluate"):
+                from probe_evaluate import BadEvaluateRequest, settings_from_request
 
-            try:
-                settings_from_request(request["evaluate"])
-            except BadEvaluateRequest as exc:
-                raise BadRequest(str(exc)) from None
-    except BadRequest as exc:
-        print(f"bad request: {exc}", file=sys.stderr)
-        return EXIT_BAD_REQUEST
-    if imported is None:
-        imported = import_ragas(document)
-    if not imported:
+                try:
+                    settings_from_request(request["evaluate"])
+                except BadEvaluateRequest as exc:
+                    raise BadRequest(str(exc)) from None
+        except BadRequest as exc:
+            print(f"bad request: {exc}", file=sys.stderr)
+            return EXIT_BAD_REQUEST
+        if imported is None:
+            imported = import_ragas(document)
+        if not imported:
+            document["telemetry"] = telemetry_state()
+            write(document, request.get("output"))
+            return EXIT_RAGAS_IMPORT
+        try:
+            score(document, request, attempts, progress_prefix(request_path))
+        except WorkerFailed as exc:
+            print(f"probe worker failed: {exc}", file=sys.stderr)
+            return EXIT_WORKER_CRASHED
+        flush_telemetry()
         document["telemetry"] = telemetry_state()
         write(document, request.get("output"))
-        return EXIT_RAGAS_IMPORT
-    try:
-        score(document, request, attempts, os.path.dirname(os.path.abspath(request_path)))
-    except WorkerFailed as exc:
-        print(f"probe worker failed: {exc}", file=sys.stderr)
-        return EXIT_WORKER_CRASHED
-    flush_telemetry()
-    document["telemetry"] = telemetry_state()
-    write(document, request.get("output"))
-    return EXIT_OK
+        request_path = request.get("next_request")
+        if request_path is None:
+            return EXIT_OK
+        # the next request of the chain: a new document, the attempts of this one written already
+        attempts.clear()
+        document = new_document(attempts, document["ragas"])
+        if not wait_for_request(request_path, host_pid):
+            print("bad request: the host that started the probe has gone", file=sys.stderr)
+            return EXIT_BAD_REQUEST
 
 
 if __name__ == "__main__":

@@ -1,15 +1,13 @@
 """Run generated cases through the Ragas probe, batch after batch, and classify every pair.
 
-Each batch goes to one probe process that imports Ragas once and then forks ``workers`` scoring
-processes (``harness.runner.StartedProbe``, ``harness/probe/probe_workers.py``): with the default
-batching a run of up to MAX_BATCH cases is one batch, so the import is paid once and both cores
-score (each batch is sent in ``by_cost`` order, so the workers get equal work). When there are
-more batches, the next batch's probe is started (and imports Ragas) as soon as the current batch
-is handed over, so the import overlaps the scoring and one warm probe is always waiting. Each finished batch is paired with the reference by
-``harness.compare.audit.build_audit`` while the next batch is scored. The fuzz run has no
-expectations file: a row's meaning is its classification, split into EXPLAINED ones (a known,
-named semantic difference, recomputed by the diff engine) and UNEXPLAINED ones (``divergence``,
-``error``). The rows do not depend on ``workers`` or on the batching.
+All batches go to one probe process that imports Ragas once and serves them as a chain of
+requests (``harness.runner.StartedProbe``), each forking ``workers`` scoring processes
+(``harness/probe/probe_workers.py``; each batch is sent in ``by_cost`` order, so the workers get equal
+work). Every batch is handed over at once, so the probe never waits for the host: while it scores
+batch k + 1, the host pairs batch k with the reference (``harness.compare.audit.build_audit``).
+The fuzz run has no expectations file: a row's meaning is its classification, split into EXPLAINED
+ones (a known, named semantic difference, recomputed by the diff engine) and UNEXPLAINED ones
+(``divergence``, ``error``). The rows do not depend on ``workers`` or on the batching.
 
 Throughput is counted in *scored contexts*: for every (case, target) result whose target reads
 ``retrieved_contexts``, the number of retrieved contexts of the case.
@@ -169,51 +167,6 @@ def batch_timeout(size: int, timeout: float | None) -> float:
     return timeout or max(BATCH_TIMEOUT_FLOOR, 2.0 * size)
 
 
-class ProbeSeries:
-    """Started probes for a series of batches, one batch at a time: ``run(k)`` hands batch ``k`` to a
-    probe that was started (and has been importing Ragas) since batch ``k - 1`` was handed over,
-    and starts the probe of batch ``k + 1`` at once. ``first`` is a probe started by the caller
-    (e.g. before the cases were generated) for the first batch; it is closed like the others.
-    Use it as a context manager: every probe is closed on exit."""
-
-    def __init__(self, batches: Sequence[tuple[int, int]], *, python: str, sys_path_prefix: Sequence[str],
-                 timeout: float | None, first: StartedProbe | None = None) -> None:
-        self.batches, self.python, self.sys_path_prefix, self.timeout = batches, python, sys_path_prefix, timeout
-        self.started: dict[int, StartedProbe] = {}
-        if first is not None and batches:
-            self.started[0] = first
-
-    def __enter__(self) -> ProbeSeries:
-        return self
-
-    def __exit__(self, *exc_info: object) -> None:
-        for probe in self.started.values():
-            probe.close()
-        self.started.clear()
-
-    def _start(self, index: int) -> None:
-        if index < len(self.batches) and index not in self.started:
-            start, stop = self.batches[index]
-            self.started[index] = StartedProbe(python=self.python, sys_path_prefix=self.sys_path_prefix,
-                                               timeout=batch_timeout(stop - start, self.timeout))
-
-    def submit(self, index: int, cases: list[dict[str, Any]], *, targets: Sequence[str], workers: int) -> None:
-        """Hand batch ``index`` to its probe and start the next batch's probe."""
-        self._start(index)
-        probe = self.started[index]
-        probe.deadline = max(probe.deadline, time.perf_counter() + probe.timeout)  # counts from the hand-over
-        probe.submit(cases, targets=targets, workers=workers)
-        self._start(index + 1)
-
-    def result(self, index: int, on_progress: Progress | None = None) -> ProbeRun:
-        """Wait for batch ``index`` (``on_progress(done, total)`` in cases of this batch meanwhile); its probe is closed."""
-        probe = self.started.pop(index)
-        try:
-            return probe.result(on_progress)
-        finally:
-            probe.close()
-
-
 class ProbeAhead:
     """``run_probe`` for a series of calls that depend on each other (the shrinker's rounds): each
     call hands its cases to a probe started at the previous call (importing Ragas since) and starts
@@ -253,9 +206,9 @@ def run_fuzz(n: int, seed: int, metrics: Sequence[str] | None = None, *, workers
              on_progress: Progress | None = None, started: StartedProbe | None = None) -> FuzzRun:
     """Generate ``n`` cases from ``seed``, score them with Ragas and the reference, classify every pair.
 
-    The batches (``plan_batches``) run one after another through a ``ProbeSeries``, each probe forking
-    ``workers`` scoring processes after its one import of Ragas; ``started`` is a probe already
-    started for this interpreter and path (it takes the first batch). ``on_batch(done, total,
+    The batches (``plan_batches``) are one chain of requests to one probe, which forks ``workers``
+    scoring processes per batch after its one import of Ragas; ``started`` is a probe already
+    started for this interpreter and path (it serves the chain). ``on_batch(done, total,
     probe_run)`` is called as each batch finishes; ``on_progress(done, total)`` in cases over the
     whole run, about five times a second. ``probe`` replaces the real probe (tests): it is called
     once per batch like ``harness.runner.run_probe`` (without ``workers``); the module's
@@ -295,21 +248,18 @@ def run_fuzz(n: int, seed: int, metrics: Sequence[str] | None = None, *, workers
             finished(index, probe(by_cost(cases[start:stop]), python=python, sys_path_prefix=sys_path_prefix,
                                   targets=targets, timeout=batch_timeout(stop - start, timeout)))
     else:
-        with ProbeSeries(batches, python=python, sys_path_prefix=sys_path_prefix, timeout=timeout,
-                         first=started) as series:
-            if not batches and started is not None:
-                started.close()
+        chain = started if started is not None else StartedProbe(python=python, sys_path_prefix=sys_path_prefix,
+                                                                  timeout=batch_timeout(n, timeout))
+        with chain:
+            for index, (start, stop) in enumerate(batches):  # handed over at once: the probe never waits
+                chain.submit(by_cost(cases[start:stop]), targets=targets, workers=workers,
+                             chained=index + 1 < len(batches))
             for index, (start, stop) in enumerate(batches):
-                if index == 0:
-                    series.submit(0, by_cost(cases[start:stop]), targets=targets, workers=workers)
+                # a batch's time counts from when the host waits for it
+                chain.deadline = max(chain.deadline, time.perf_counter() + batch_timeout(stop - start, timeout))
                 progress = None if on_progress is None else \
                     (lambda done, total, before=start: on_progress(before + done, n))
-                run = series.result(index, progress)
-                if index + 1 < len(batches):  # the next probe scores while this batch is paired
-                    following = batches[index + 1]
-                    series.submit(index + 1, by_cost(cases[following[0]:following[1]]), targets=targets,
-                                  workers=workers)
-                finished(index, run)
+                finished(index, chain.result(progress))
     return FuzzRun(seed=seed, metrics=chosen, targets=tuple(targets), cases=n, batches=tuple(batches),
                    workers=workers, rows=tuple(rows), provenance=_provenance(runs),
                    seconds=time.perf_counter() - clock,

@@ -3,8 +3,7 @@ of ``ragas-compat bench``.
 
 ``measure_fuzz_throughput`` compares the fuzz path with the
 minimal stub loop on the same work, in contexts per second *after Ragas is imported* (a long fuzz
-run pays the import once per probe, and the next probe imports while a batch is scored, so the
-import is amortised away; the ratios measure what is paid per context):
+run is one probe that imports Ragas once and serves every batch, so the import is amortised away; the ratios measure what is paid per context):
 
 - the work: the first ``n`` (400) cases ``generate_cases(n, seed, ["context_precision_with_reference"])``
   draws, scored on that metric's legacy targets (LLMContextPrecisionWithReference and
