@@ -165,11 +165,12 @@ def test_a_signal_to_the_harness_ends_the_probe_group_and_removes_its_temp_folde
     assert not cwd.exists()
 
 
-def test_sigterm_during_parallel_probes_kills_every_group_and_starts_no_more(tmp_path):
+def test_sigterm_during_a_chain_of_batches_kills_the_probe_group_and_starts_no_more(tmp_path):
+    """Six batches are one chain of requests to one probe: a SIGTERM ends its group, and nothing else starts."""
     fake_python(tmp_path)
     harness = _harness(["fuzz", "--n", "6", "--batch-size", "1", "--workers", "2", "--metric", "id_context_recall",
                         "--python", "./fake-python", "--timeout", "300", "--out", "out"], tmp_path)
-    running = wait_recorded(tmp_path, 2)
+    running = wait_recorded(tmp_path, 1)
     time.sleep(0.2)
     started = time.monotonic()
     harness.send_signal(signal.SIGTERM)
@@ -177,7 +178,7 @@ def test_sigterm_during_parallel_probes_kills_every_group_and_starts_no_more(tmp
     assert harness.returncode == ExitCode.TERMINATED, out + err
     assert time.monotonic() - started < 5
     assert "Traceback" not in err
-    assert len(recorded(tmp_path)) == 2  # the queued batches never started
+    assert len(recorded(tmp_path)) == 1  # one probe for the whole chain, and none started after the signal
     wait_dead([pid for grandchild, child, _ in running for pid in (grandchild, child)], within=2.0)
     assert not any(cwd.exists() for _, _, cwd in running)
     assert not (tmp_path / "out" / "fuzz.json").exists()

@@ -17,6 +17,7 @@ Ragas; running a target does, so set RAGAS_DO_NOT_TRACK before that.
 from __future__ import annotations
 
 import enum
+import functools
 import importlib
 import inspect
 import os
@@ -184,9 +185,8 @@ def constructor_options(cls: type, options: dict) -> dict:
     an Enum member becomes that Enum's member (``distance_measure="jaro"`` ->
     ``DistanceMeasure.JARO`` of the class's own module). An option the class does not take raises
     ``TargetUnavailable``."""
-    try:
-        parameters = inspect.signature(cls).parameters
-    except (TypeError, ValueError):
+    parameters = _constructor_parameters(cls)
+    if parameters is None:
         return dict(options)
     takes_any = any(p.kind is inspect.Parameter.VAR_KEYWORD for p in parameters.values())
     unknown = [key for key in options if key not in parameters and not takes_any]
@@ -199,6 +199,15 @@ def constructor_options(cls: type, options: dict) -> dict:
         if isinstance(value, str) and isinstance(default, enum.Enum):
             out[key] = type(default)(value)
     return out
+
+
+@functools.cache
+def _constructor_parameters(cls: type) -> t.Mapping[str, inspect.Parameter] | None:
+    """``cls``'s constructor parameters (None when it has no readable signature), computed once per class."""
+    try:
+        return inspect.signature(cls).parameters
+    except (TypeError, ValueError):
+        return None
 
 
 def _record_received(metric: t.Any, fields: tuple[str, ...], received: dict) -> None:

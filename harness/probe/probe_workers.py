@@ -36,7 +36,8 @@ def run_forked(tasks: t.Sequence[t.Callable[[], t.Any]]) -> list[t.Any]:
     children: list[tuple[int, int, str]] = []
     sys.stdout.flush()
     sys.stderr.flush()
-    # keep the collector off the objects every process shares: traversing them would copy their pages
+    # keep the collector off the objects every process shares: traversing them would copy their pages.
+    # They stay frozen (reference counting still frees them; only a cycle among them waits for the exit)
     gc.collect()
     gc.freeze()
     try:
@@ -68,7 +69,6 @@ def run_forked(tasks: t.Sequence[t.Callable[[], t.Any]]) -> list[t.Any]:
             with open(path, encoding="utf-8") as handle:
                 results.append(json.load(handle))
         children = []
-        gc.unfreeze()
         if failures:
             raise WorkerFailed("; ".join(failures))
         return results

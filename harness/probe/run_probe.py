@@ -37,6 +37,7 @@ os.environ["RAGAS_DO_NOT_TRACK"] = "false" if os.environ.get("RAGAS_COMPAT_TELEM
 
 import asyncio
 import faulthandler
+import gc
 import json
 import platform
 import sys
@@ -142,6 +143,10 @@ def import_ragas(document: ProbeOutput) -> bool:
             document["ragas"]["version"] = getattr(ragas, "__version__", None)
             document["ragas"]["file"] = os.path.abspath(ragas.__file__)
             warm_once_per_process_state()
+            # what the import built lives as long as the process: keep the cyclic collector off it (a
+            # full collection would traverse it again and again while the cases are scored)
+            gc.collect()
+            gc.freeze()
     document["ragas"]["import_warnings"] = encode_warnings(caught)
     return document["ragas"]["import_error"] is None
 
