@@ -46,9 +46,14 @@ class StubMismatch(Exception):
     """Ragas asked the scripted judge for something the frozen verdicts do not provide."""
 
 
+# one encoder each, built once (``json.dumps`` with options builds an encoder on every call)
+_canonical_text = json.JSONEncoder(sort_keys=True, ensure_ascii=False, separators=(",", ":")).encode
+_reply_text = json.JSONEncoder(ensure_ascii=False).encode  # = json.dumps(value, ensure_ascii=False)
+
+
 def canonical(obj: object) -> str:
     """A stable text form of a JSON value, used as a lookup key."""
-    return json.dumps(obj, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+    return _canonical_text(obj)
 
 
 def split_prompt(prompt_text: str) -> tuple[str, object]:
@@ -168,7 +173,7 @@ class PromptBook:
         known = self._kinds.setdefault(instruction, kind)
         if known != kind:
             raise ValueError(f"instruction registered for both {known!r} and {kind!r}")
-        self._add((kind, canonical(prompt_input)), json.dumps(reply, ensure_ascii=False), label)
+        self._add((kind, canonical(prompt_input)), _reply_text(reply), label)
 
     def expect_raw(self, kind: str, instruction: str, prompt_input: dict, text: str,
                    label: str) -> None:
@@ -192,7 +197,7 @@ class PromptBook:
             raise ValueError(f"instruction registered for both {known!r} and {FORMAT_FIX_KIND!r}")
         key = (FORMAT_FIX_KIND, canonical({"kind": kind, "input": prompt_input,
                                            "output_string": output_string}))
-        self._add(key, json.dumps({"text": fixed_text}, ensure_ascii=False), label)
+        self._add(key, _reply_text({"text": fixed_text}), label)
         # the judge fixes a given output string the same way every time: 0.2.0-0.2.2 ask again (recursively)
         # while the fix still does not parse, 0.2.3 on once
         self._entries[key].repeatable = True
@@ -212,7 +217,7 @@ class PromptBook:
         key = (kind, canonical(prompt_input))
         if key in self._entries:
             raise ValueError(f"{kind} prompt ({label}) is already expected")
-        self._entries[key] = _Entry(label=label, replies=[json.dumps(r, ensure_ascii=False) for r in replies],
+        self._entries[key] = _Entry(label=label, replies=[_reply_text(r) for r in replies],
                                     samples=True)
 
     def allow(self, kind: str, instruction: str, prompt_input: dict, reply: dict, label: str) -> None:
@@ -225,7 +230,7 @@ class PromptBook:
             raise ValueError(f"instruction registered for both {known!r} and {kind!r}")
         key = (kind, canonical(prompt_input))
         if key not in self._entries:
-            self._entries[key] = _Entry(label=label, replies=[json.dumps(reply, ensure_ascii=False)],
+            self._entries[key] = _Entry(label=label, replies=[_reply_text(reply)],
                                         optional=True)
 
     def alias(self, kind: str, prompt_input: dict, other_input: dict) -> None:
@@ -325,7 +330,7 @@ class PromptBook:
         """The ``n`` generations of one call: the first ``n`` samples of an :meth:`expect_samples`
         entry, else the entry's next reply ``n`` times; StubMismatch as :meth:`answer`."""
         with self._lock:
-            if prompt_text in self._texts:
+            if self._texts and prompt_text in self._texts:  # (hashing a long prompt costs: only when scripted)
                 return [self._answer_text(self._texts[prompt_text])] * n
             try:
                 head, data, layout = split_layout(prompt_text)
