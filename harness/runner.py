@@ -314,7 +314,9 @@ def _format_2_lines(path: Path) -> Iterator[dict | None]:
 class StartedProbe:
     """A probe started before its request: it locates Ragas (``located.json``, at once) and imports
     it while the host loads cases and expectations; ``submit`` hands it the request, ``result``
-    waits for the outcome. The deadline (``timeout`` seconds) counts from the start.
+    waits for the outcome. The deadline (``timeout`` seconds) counts from the start. Requests may
+    be chained (``submit(..., chained=True)``, then another ``submit``): one process, one import of
+    Ragas, one ``result`` per request in order.
 
     ``python`` may be relative (to the current folder) or a name on PATH. Nothing here raises for
     a probe failure: ``result()`` returns a ``ProbeRun`` saying what happened. Use it as a context
