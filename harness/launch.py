@@ -17,6 +17,7 @@ import atexit
 import logging
 import os
 import sys
+import threading
 import typing as t
 from collections.abc import Sequence
 
@@ -60,7 +61,12 @@ def exit_code(code: object) -> int:
 
 def exit_now(code: object) -> t.NoReturn:
     """End the process as ``sys.exit(code)`` would, minus the interpreter's teardown: the exit handlers
-    run (temporary folders, ``atexit``), logging and the standard streams are flushed, then ``os._exit``."""
+    run (temporary folders, ``atexit``), logging and the standard streams are flushed, then ``os._exit``.
+    While a thread that is not a daemon still runs, the interpreter would wait for it: then this is
+    ``sys.exit(code)`` itself."""
+    if any(thread.is_alive() and not thread.daemon for thread in threading.enumerate()
+           if thread is not threading.main_thread()):
+        raise SystemExit(code)
     if code is not None and not isinstance(code, int):  # sys.exit prints a message, then exits 1
         print(code, file=sys.stderr)
     run_exit_handlers = getattr(atexit, "_run_exitfuncs", None)

@@ -62,6 +62,19 @@ def test_the_console_entry_ends_without_teardown_but_with_its_output_and_exit_ha
         assert proc.stderr == ("" if argument == "none" else "the message\n")
 
 
+def test_a_running_thread_is_waited_for_as_sys_exit_would(tmp_path):
+    marker = tmp_path / "thread-finished"
+    script = ("import pathlib, sys, threading, time\n"
+              "from harness.launch import exit_now\n"
+              "def late():\n"
+              "    time.sleep(0.3)\n"
+              f"    pathlib.Path({str(marker)!r}).write_text('yes')\n"
+              "threading.Thread(target=late).start()\n"
+              "exit_now(3)\n")
+    proc = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 3 and marker.read_text() == "yes"
+
+
 def test_ragas_compat_exits_with_the_commands_status():
     """The installed console entry (``python -m harness``) keeps typer's status: 2 for a usage error."""
     proc = subprocess.run([sys.executable, "-m", "harness", "run", "--no-such-option"], capture_output=True,
