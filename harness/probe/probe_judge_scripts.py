@@ -170,8 +170,8 @@ def context_precision_script(verdict_key: str, answer_field: str) -> Script:
         use_judge_calls(prompts, metric, case, book, verdict_key)
         contexts = case.get("retrieved_contexts") or []
         raw_replies = (case.get("judge_replies") or {}).get(verdict_key) or {}
+        instruction = prompts.instruction(metric, CONTEXT_PRECISION) if case["verdicts"][verdict_key] else None
         for i, label in enumerate(case["verdicts"][verdict_key]):
-            instruction = prompts.instruction(metric, CONTEXT_PRECISION)
             context = contexts[i] if i < len(contexts) else f"<no retrieved_contexts[{i}]>"
             prompt_input = {"question": case.get("user_input"), "context": context,
                             "answer": case.get(answer_field)}
