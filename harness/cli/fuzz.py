@@ -81,16 +81,17 @@ def print_fuzz_summary(run: FuzzRun, out: Path, output: OutputFormat = OutputFor
         console.print(f"[{style}]{name}[/] smallest: {shown(row.case.id)} × {shown(row.target)}{how}: "
                       f"{shown(row.classification.explanation)}", highlight=False)
     rate = run.contexts_scored / run.seconds if run.seconds else 0.0
-    probes = "1 probe" if len(run.batches) == 1 else f"{len(run.batches)} probes one after another"
+    batches = "1 batch" if len(run.batches) == 1 else f"{len(run.batches)} batches"
     console.print(f"{len(run.rows)} pairs, {run.contexts_scored} scored contexts in {run.seconds:.1f} s "
-                  f"({rate:.0f} contexts/s; {probes}, each importing Ragas once and forking {run.workers} "
-                  f"scoring process{'es' if run.workers > 1 else ''}; {run.probe_seconds:.1f} s of probe wall time)",
+                  f"({rate:.0f} contexts/s; {batches} served by one probe importing Ragas once and forking "
+                  f"{run.workers} scoring process{'es' if run.workers > 1 else ''} per batch; "
+                  f"{run.probe_seconds:.1f} s of probe wall time)",
                   highlight=False)
     console.print(f"reports written to {shown(out)}/ (fuzz.md, fuzz.json)", highlight=False)
 
 
 def _progress(done: int, total: int, probe_run) -> None:
-    stderr().print(f"probe process {done}/{total} finished ({probe_run.seconds:.1f} s)", highlight=False)
+    stderr().print(f"batch {done}/{total} scored ({probe_run.seconds:.1f} s)", highlight=False)
 
 
 def _shrink_progress(number: int, findings: int, candidates: int) -> None:
@@ -105,12 +106,12 @@ def fuzz(
         None, "--metric", help=f"Metric(s) to fuzz (default all with a Ragas counterpart: {', '.join(fuzz_metrics())})."),
     out: Path = typer.Option(DEFAULT_OUT / "fuzz", "--out", help="Folder for fuzz.md and fuzz.json."),
     batch_size: Optional[int] = typer.Option(None, "--batch-size", min=1,
-                                             help="Cases per probe process (default: even split, at most 2000)."),
+                                             help="Cases per batch, all served by one probe (default: even split, at most 2000)."),
     workers: int = typer.Option(default_workers(), "--workers", min=1,
                                 help="Scoring processes each probe forks after its one import of Ragas."),
     python: str = typer.Option(sys.executable, "--python", help="Interpreter whose Ragas the probe runs."),
     timeout: Optional[float] = typer.Option(None, "--timeout", callback=positive_seconds,
-                                            help="Seconds per probe process (default max(600, 2 per case))."),
+                                            help="Seconds per batch (default max(600, 2 per case))."),
     shrink_rounds: int = typer.Option(
         DEFAULT_SHRINK_ROUNDS, "--shrink-rounds",
         help="Probe rounds to shrink the unexplained findings to 1-minimal cases (0: only select the smallest)."),

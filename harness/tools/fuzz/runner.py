@@ -41,7 +41,7 @@ EXPLAINED: tuple[str, ...] = ("identical", "epsilon", "undefined_nan", "empty_as
                               "rounding", "variant")
 UNEXPLAINED: tuple[str, ...] = ("divergence", "error")
 PAIRING_CHUNK = 20             # cases per build_audit call (see _pair)
-MAX_BATCH = 2000               # cases per probe process when --batch-size is not given
+MAX_BATCH = 2000               # cases per batch when --batch-size is not given
 MAX_WORKERS = 64               # --workers: scoring processes forked by each probe after its import
 BATCH_TIMEOUT_FLOOR = 600.0    # seconds; a batch may also take 2 s per case
 NO_EXPECTATIONS = Expectations("fuzz (no expectations)", ())
@@ -60,12 +60,12 @@ class FuzzRun:
     metrics: tuple[str, ...]
     targets: tuple[str, ...]
     cases: int
-    batches: tuple[tuple[int, int], ...]   # [start, stop) case indices of each probe process
+    batches: tuple[tuple[int, int], ...]   # [start, stop) case indices of each batch (request to the probe)
     workers: int                           # scoring processes each probe forks after importing Ragas
     rows: tuple[AuditRow, ...]             # every (case, target) pair, in case order
     provenance: dict[str, Any]
     seconds: float                         # wall time of generation + probes + classification
-    probe_seconds: float                   # sum of the probe processes' wall times
+    probe_seconds: float                   # the probe's wall time (sum over its requests)
     shrink_rounds: int = 0                 # probe rounds allowed to shrink the findings (delta_debug)
     shrunk: dict[tuple[str, str], Any] = field(default_factory=dict)  # (classification, target) -> delta_debug.Shrunk
 
