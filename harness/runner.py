@@ -33,7 +33,7 @@ import tempfile
 import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from harness.errors import HarnessInputError, RagasUnavailable
@@ -452,7 +452,9 @@ class StartedProbe:
             return ProbeRun(False, STOPPED_MESSAGE, {}, proc.stderr, proc.seconds)
         if proc.timed_out:
             return ProbeRun(False, timed_out_message(self.timeout, self.progress()), {}, proc.stderr, proc.seconds)
-        return _outcome(proc, read(output_path), self.python)
+        run = _outcome(proc, read(output_path), self.python)
+        # the last request of a chain: its own time, since the answer before it
+        return run if self.answered == 1 else replace(run, seconds=time.perf_counter() - self.answered_at)
 
     def _wait(self, done: Callable[[], bool], on_progress: Callable[[int, int], None] | None) -> bool:
         """Poll until ``done()`` (True), or the probe exited, the deadline passed or the harness is

@@ -80,6 +80,7 @@ def test_chained_requests_are_served_by_one_probe_that_imports_ragas_once(id_cas
         two = probe.result()
         assert probe.progress() == (len(second), len(second))  # this request's progress, not the sum of both
     assert one.ok and two.ok, (one.error, two.error)
+    assert 0 < two.seconds < one.seconds  # each request's own time: the first includes the import
     assert one.output["results"] + two.output["results"] == alone.output["results"]
     assert two.output["ragas"] == one.output["ragas"] == alone.output["ragas"]
     assert two.output["results"][0]["case_id"] == second[0]["id"]

@@ -13,8 +13,10 @@ names) and adds an ``"evaluate"`` section to the output.
 Optional ``"workers": N`` forks N-1 more processes after the import (``probe_workers.py``); the
 cases and the evaluation runs are dealt among them and the output is the same as with one.
 Optional ``"next_request": PATH`` chains requests: once this request's output is written, the
-same process waits for PATH (while the host is alive) and serves it with the Ragas it has imported; the last request of a chain has no ``next_request``. Whatever Ragas
-does once per process happens in the first request of a chain.
+same process waits for PATH (while the host is alive) and serves it with the Ragas it has imported;
+the last request of a chain has no ``next_request``. Whatever Ragas does once per process happens
+in the first request of a chain, so a chain's outputs together are those of one request holding
+all its cases.
 
 Depends only on the standard library and Ragas, so it runs in any virtualenv or against a
 Ragas checkout on PYTHONPATH. Before Ragas is imported it sets RAGAS_DO_NOT_TRACK=true and
