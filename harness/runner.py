@@ -442,6 +442,9 @@ class StartedProbe:
         if chained and self._wait(lambda: output_path.exists(), on_progress):
             since, self.answered_at = self.answered_at, time.perf_counter()
             output = read(output_path)
+            if not streamed:  # read whole: a long chain does not keep every answer in the temporary folder
+                for answered_file in (output_path, self._paths(self.answered - 1)[0]):
+                    answered_file.unlink(missing_ok=True)
             stderr = self.process.err_path.read_bytes().decode("utf-8", errors="replace")
             if isinstance(output, str):
                 return ProbeRun(False, output, {}, stderr, self.answered_at - since)

@@ -75,6 +75,7 @@ def test_chained_requests_are_served_by_one_probe_that_imports_ragas_once(id_cas
         probe.submit(first, targets=ID_TARGETS, workers=2, chained=True)
         one = probe.result()
         assert not probe.process.exited()  # answered, and waiting for the next request of the chain
+        assert not list(Path(probe.folder.name).glob("re*.json"))  # the answered request and its output are gone
         assert probe.progress() == (len(first), len(first))
         probe.submit(second, targets=ID_TARGETS, workers=1)
         two = probe.result()
