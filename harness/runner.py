@@ -463,13 +463,7 @@ class StartedProbe:
         """Poll until ``done()`` (True), or the probe exited, the deadline passed or the harness is
         stopping (False); ``on_progress`` at most every PROGRESS_EVERY seconds, and once at the end."""
         pause, reported = 0.001, 0.0
-        while True:
-            if done():
-                finished = True
-                break
-            if self.process.exited() or time.perf_counter() >= self.deadline or _STOPPING.is_set():
-                finished = done()  # it may have appeared just before the probe exited
-                break
+        while not (done() or self.process.exited() or time.perf_counter() >= self.deadline or _STOPPING.is_set()):
             if on_progress is not None and time.perf_counter() - reported >= PROGRESS_EVERY:
                 on_progress(*self.progress())
                 reported = time.perf_counter()
@@ -477,7 +471,7 @@ class StartedProbe:
             pause = min(pause * 2, POLL_AT_MOST)
         if on_progress is not None:
             on_progress(*self.progress())
-        return finished
+        return done()  # asked again: the output may have appeared just before the probe exited
 
     def close(self) -> None:
         if self.process is not None:

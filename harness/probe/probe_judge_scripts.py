@@ -170,8 +170,9 @@ def context_precision_script(verdict_key: str, answer_field: str) -> Script:
         use_judge_calls(prompts, metric, case, book, verdict_key)
         contexts = case.get("retrieved_contexts") or []
         raw_replies = (case.get("judge_replies") or {}).get(verdict_key) or {}
-        instruction = prompts.instruction(metric, CONTEXT_PRECISION) if case["verdicts"][verdict_key] else None
-        for i, label in enumerate(case["verdicts"][verdict_key]):
+        labels = case["verdicts"][verdict_key]
+        instruction = prompts.instruction(metric, CONTEXT_PRECISION) if labels else None
+        for i, label in enumerate(labels):
             context = contexts[i] if i < len(contexts) else f"<no retrieved_contexts[{i}]>"
             prompt_input = {"question": case.get("user_input"), "context": context,
                             "answer": case.get(answer_field)}
@@ -185,7 +186,6 @@ def context_precision_script(verdict_key: str, answer_field: str) -> Script:
                                            label=f"format fix of judge_replies.{verdict_key}.{i}")
                 # the metric raises there (0.2.6 on); an earlier release goes on to the later contexts,
                 # which are answered from their verdicts but not expected
-                labels = case["verdicts"][verdict_key]
                 for j in range(i + 1, len(labels)):
                     later = {"question": case.get("user_input"),
                              "context": contexts[j] if j < len(contexts) else f"<no retrieved_contexts[{j}]>",
