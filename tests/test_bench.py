@@ -82,6 +82,16 @@ def test_row_ratio_target_and_not_measured_json():
     assert skipped["status"] == "not measured" and skipped["reason"] == "no environments"
 
 
+def test_a_ratio_row_without_target_is_neither_met_nor_missed():
+    from harness.cli.bench import _cells, bench_markdown
+
+    row = BenchRow("floor", "run vs imports", samples=[3.0, 4.0], baseline=[2.0, 2.0], ratios=[1.5, 2.0])
+    assert row.met is None and row.to_json()["met"] is None
+    assert _cells(row)[-2:] == ["ratio 1.750 (1.500–2.000)", "no target"]
+    missed = BenchRow("run", "run vs floor", samples=[3.0], baseline=[2.0], ratios=[1.5], target=1.3)
+    assert "missed" in _cells(missed)[-1] and "missed" not in "".join(bench_markdown([row], quick=True))
+
+
 def test_quick_plan_is_smaller_than_the_full_plan():
     quick, full = BenchPlan.for_mode(True), BenchPlan.for_mode(False)
     assert quick.run_pairs < full.run_pairs and max(quick.ragas_ks) < max(full.ragas_ks)
@@ -155,3 +165,56 @@ def test_the_minimal_stub_loop_scores_every_case_by_every_class(tmp_path):
     assert proc.returncode == 0, proc.stderr
     report = json.loads(proc.stdout)
     assert report["errors"] == 0 and report["contexts"] == 2 * (1 + 2 + 3) and report["loop_seconds"] > 0
+
+
+def test_import_command_is_the_bare_import_for_one_module_and_skips_later_absent_ones():
+    from harness.tools.bench import import_command
+
+    assert import_command("py", ("ragas.metrics",)) == ["py", "-c", "import ragas.metrics"]
+    skipping = import_command(sys.executable, ("json", "no_such_module_here", "csv"))
+    proc = subprocess.run([*skipping[:2], skipping[2] + "\nimport sys\nprint('csv' in sys.modules)"],
+                          capture_output=True, text=True, timeout=60, check=False)
+    assert proc.returncode == 0 and proc.stdout.strip() == "True", proc.stderr
+    failing = import_command(sys.executable, ("no_such_module_here", "json"))
+    assert subprocess.run(failing, capture_output=True, timeout=60, check=False).returncode != 0
+
+
+def _top_level_imports(importtime: str, after: str) -> dict[str, int]:
+    """``-X importtime`` output -> {module: cumulative microseconds} of the top-level imports that
+    follow the top-level import of ``after``."""
+    found: dict[str, int] = {}
+    seen = False
+    for line in importtime.splitlines():
+        if not line.startswith("import time:") or "cumulative" in line:
+            continue
+        _, cumulative, name = line.split("|")
+        if name.startswith("  "):  # nested: part of an earlier top-level import
+            continue
+        if seen:
+            found[name.strip()] = int(cumulative)
+        seen = seen or name.strip() == after
+    return found
+
+
+@pytest.mark.skipif(importlib.util.find_spec("ragas") is None, reason="Ragas is not installed in this interpreter")
+def test_audit_imports_name_every_slow_import_the_probe_makes_after_ragas(tmp_path):
+    """The floor of ``run_vs_import_floor`` is what the default audit's probe really imports: every
+    module that takes 20 ms or more after ``import ragas`` (the probe's own modules aside) is in
+    AUDIT_IMPORTS. Measured with ``-X importtime`` on the probe scoring the bundled suite."""
+    import harness
+    from harness.cases.loader import DEFAULT_SUITE
+    from harness.runner import PROBE_DIR
+    from harness.tools.bench import AUDIT_IMPORTS
+
+    cases = json.loads((Path(harness.__file__).parent / DEFAULT_SUITE).read_text(encoding="utf-8"))["cases"]
+    request = tmp_path / "request.json"
+    request.write_text(json.dumps({"cases": cases, "targets": None, "output": str(tmp_path / "out.json")}),
+                       encoding="utf-8")
+    proc = subprocess.run([sys.executable, "-X", "importtime", str(PROBE_DIR / "run_probe.py"), str(request)],
+                          capture_output=True, text=True, timeout=600, check=False,
+                          env={**os.environ, "RAGAS_DO_NOT_TRACK": "true"})
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    later = _top_level_imports(proc.stderr, after="ragas")
+    assert "rouge_score.rouge_scorer" in later  # RougeScore's first use: the slowest of them
+    slow = {name for name, micros in later.items() if micros >= 20_000 and not name.startswith("probe_")}
+    assert slow <= set(AUDIT_IMPORTS), later

@@ -97,14 +97,20 @@ def _checked_value(value: EncodedScore, problems: list[str]) -> EncodedScore:
 # -- legacy ----------------------------------------------------------------------------------
 def resolve_legacy_class(target: Target) -> type:
     """The class as a user imports it (``ragas.metrics.X``), else from its private module."""
+    return locate_legacy_class(target)[0]
+
+
+def locate_legacy_class(target: Target) -> tuple[type, bool]:
+    """``(class, exported)``: ``ragas.metrics.X`` when it is there (exported), else the private
+    module's class (not exported). One lookup, so a row carries the deprecation warning of one import."""
     import ragas.metrics
 
     try:
-        return getattr(ragas.metrics, target.class_name)
+        return getattr(ragas.metrics, target.class_name), True
     except AttributeError:
         pass
     try:
-        return getattr(importlib.import_module(target.module), target.class_name)
+        return getattr(importlib.import_module(target.module), target.class_name), False
     except (ImportError, AttributeError) as exc:
         raise TargetUnavailable(
             f"this Ragas has no {target.class_name} (neither ragas.metrics.{target.class_name} "
@@ -235,7 +241,7 @@ async def run_legacy_target(target: Target, case: dict) -> ProbeResult:
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         try:
-            cls = resolve_legacy_class(target)
+            cls, exported = locate_legacy_class(target)
             result["ragas_class"] = f"{cls.__module__}.{cls.__qualname__}"
             sample_cls, judge_cls = _single_turn_sample(), legacy_judge_class()
             options = constructor_options(cls, target.options)
@@ -246,7 +252,7 @@ async def run_legacy_target(target: Target, case: dict) -> ProbeResult:
                 # as evaluate() does: AnswerCorrectness builds its AnswerSimilarity only in init(); scored
                 # without it, it raises "AnswerSimilarity must be set" (ragas#1336)
                 metric.init(_probe_module("probe_legacy_stub").NO_RETRY)
-            result["exported"] = getattr(importlib.import_module("ragas.metrics"), cls.__name__, None) is cls
+            result["exported"] = exported
             result["required_columns"] = declared_columns(metric)
             try:
                 target.expect_prompts(metric, case, book)
