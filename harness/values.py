@@ -5,7 +5,9 @@ JSON has no NaN:
 - a float is a JSON number written with ``repr`` precision (the exact double round-trips);
 - NaN is the string ``"NaN"``; infinities are ``"Infinity"`` / ``"-Infinity"``;
 - undefined (the reference's ``None``) is ``null``;
-- an error is an object ``{"error": {"type": ..., "message": ...}}``;
+- an error is an object ``{"error": {"type": ..., "message": ...}}``, with ``"origin": "harness"`` when
+  the harness raised it rather than Ragas (its scripted judge had no frozen answer, it cannot drive the
+  class, its frozen embedding model lacks a text, or the probe's own code failed);
 - an exact rational is a string ``"5/6"`` (``"1"`` for integers) next to its float.
 
 Floats and errors are encoded exactly as the probe encodes scores: the encoding lives once, in
@@ -24,10 +26,31 @@ from harness.probe import probe_protocol
 
 @dataclass(frozen=True)
 class RagasError:
-    """Ragas (or the probe around it) raised instead of returning a value."""
+    """Ragas raised instead of returning a value, or - ``origin`` "harness" - the harness did while
+    driving it (then the row has no Ragas value, and nothing is said of Ragas)."""
 
     type: str
     message: str
+    origin: str | None = None
+
+    @property
+    def raised_by_harness(self) -> bool:
+        """The harness's own error: marked so by the probe, or of a type only the harness raises."""
+        return self.origin == probe_protocol.HARNESS_ORIGIN or self.type in probe_protocol.HARNESS_ERROR_TYPES
+
+    @property
+    def not_in_this_ragas(self) -> bool:
+        """The probe found no such class or configuration in this Ragas (a fact about Ragas that
+        Ragas did not raise)."""
+        return self.type == probe_protocol.UNAVAILABLE_TYPE
+
+    @property
+    def label(self) -> str:
+        """``error: <type>`` (Ragas raised it), ``not scored (harness error): <type>`` or
+        ``not scored (not in this Ragas): <type>``."""
+        if self.raised_by_harness:
+            return f"not scored (harness error): {self.type}"
+        return f"not scored (not in this Ragas): {self.type}" if self.not_in_this_ragas else f"error: {self.type}"
 
 
 RagasValue = float | RagasError
@@ -40,7 +63,8 @@ def encode_float(value: float) -> float | str:
 
 def encode_ragas_value(value: RagasValue) -> Any:
     if isinstance(value, RagasError):
-        return probe_protocol.encode_error(value.type, value.message)
+        return probe_protocol.encode_error(value.type, value.message,
+                                           probe_protocol.HARNESS_ORIGIN if value.raised_by_harness else None)
     return probe_protocol.encode_float(value)
 
 
@@ -48,7 +72,7 @@ def decode_ragas_value(raw: Any) -> RagasValue:
     """Inverse of ``encode_ragas_value`` (also reads the probe's output)."""
     value = probe_protocol.decode_score(raw)
     if isinstance(value, probe_protocol.ScoreError):
-        return RagasError(value.type, value.message)
+        return RagasError(value.type, value.message, value.origin)
     return value
 
 

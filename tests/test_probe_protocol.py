@@ -89,7 +89,7 @@ def test_the_host_encoding_delegates_to_the_protocol():
     assert encode_ragas_value(error) == {"error": {"type": "ValidationError", "message": "1 validation error"}}
     assert decode_ragas_value(through_json(encode_ragas_value(error))) == error
     assert decode_ragas_value("NaN") != decode_ragas_value("NaN")  # a real NaN
-    assert decode_ragas_value(None) == RagasError("ProbeFormatError", "unexpected value None in probe output")
+    assert decode_ragas_value(None) == RagasError("ProbeFormatError", "unexpected value None in probe output", "harness")
 
 
 def _string_literals(path: Path) -> list[tuple[str, int]]:

@@ -116,6 +116,9 @@ def test_error_names_empty_input():
     assert not holds({"inputs": "error_names_empty_input"},
                      subject(case, value=RagasError("ValueError", "reference cannot be empty")))
     assert not holds({"inputs": "error_names_empty_input"}, subject(case, value=0.0))
+    # the scripted judge's message quotes the prompt's input names: the harness's error, not Ragas naming a field
+    assert not holds({"inputs": "error_names_empty_input"},
+                     subject(case, value=RagasError("StubMismatch", 'no frozen answer for prompt with input {"response": ""}')))
 
 
 def test_judge_reply_replaced():

@@ -103,7 +103,9 @@ def legacy_as_reference(legacy: AuditRow) -> ReferenceOutcome:
     base = {"metric": legacy.spec.name, "details": details, "denominator": legacy.reference.denominator}
     if isinstance(value, RagasError):
         return ReferenceOutcome(value=None, undefined_reason=None, alternatives={},
-                                refused=f"the legacy path raised {value.type}: {value.message}", **base)
+                                refused=(f"the harness raised {value.type} on the legacy path: {value.message}"
+                                         if value.raised_by_harness
+                                         else f"the legacy path raised {value.type}: {value.message}"), **base)
     if math.isnan(value):
         return ReferenceOutcome(value=None, undefined_reason="legacy path returned NaN", refused=None,
                                 alternatives={}, **base)
@@ -123,7 +125,7 @@ def legacy_as_reference(legacy: AuditRow) -> ReferenceOutcome:
 
 def value_text(value: Any) -> str:
     if isinstance(value, RagasError):
-        return f"error: {value.type}: {value.message}"
+        return f"{value.label}: {value.message}"
     return repr(value)
 
 

@@ -103,6 +103,11 @@ def _as_float(value: float | Fraction | None) -> float | None:
 def classify(ragas: RagasValue, reference: ReferenceOutcome) -> Diagnosis:
     """Classify Ragas's value against the reference outcome (see module docstring)."""
     if isinstance(ragas, RagasError):
+        if ragas.raised_by_harness:
+            return Diagnosis(Classification.ERROR,
+                             f"the harness raised {ragas.type} driving Ragas (not an error of Ragas): {ragas.message}")
+        if ragas.not_in_this_ragas:
+            return Diagnosis(Classification.ERROR, f"not scored ({ragas.type}): {ragas.message}")
         return Diagnosis(Classification.ERROR, f"Ragas raised {ragas.type}: {ragas.message}")
 
     if reference.refused is not None:

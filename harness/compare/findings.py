@@ -90,7 +90,7 @@ class Verdict:
 def value_text(value: Any) -> str:
     if isinstance(value, RagasError):
         first = (value.message.strip().splitlines() or [""])[0]
-        return f"error: {value.type}: {first}"
+        return f"{value.label}: {first}"
     if isinstance(value, float) and math.isnan(value):
         return "NaN"
     return repr(value)
@@ -305,8 +305,15 @@ def _by_rule(audit: Audit, name: str, kind: str, skip: set[tuple[str, str]]) -> 
         reason = (row.expected.reason or row.classification.explanation).strip()
         first = reason.split(": ", 1)[0] if name in ("divergence", "variant") else None
         if name == "error":
-            error_type = row.ragas_value.type if isinstance(row.ragas_value, RagasError) else "an error"
-            sentence = (f"{_class(row.target)} raises {error_type} on {row.case.id} ({len(rows)} "
+            error = row.ragas_value if isinstance(row.ragas_value, RagasError) else None
+            error_type = error.type if error is not None else "an error"
+            if error is not None and error.raised_by_harness:
+                subject = f"The harness raises {error_type} driving {_class(row.target)}"
+            elif error is not None and error.not_in_this_ragas:
+                subject = f"{_class(row.target)} is not in this Ragas ({error_type})"
+            else:
+                subject = f"{_class(row.target)} raises {error_type}"
+            sentence = (f"{subject} on {row.case.id} ({len(rows)} "
                         f"row{'' if len(rows) == 1 else 's'}), a row evaluate() turns into NaN and drops: "
                         f"{first_sentence(reason)}")
         else:

@@ -185,8 +185,9 @@ SAMPLE_FIELDS = ("user_input", "reference", "response", "retrieved_contexts", "r
 
 def error_names_empty_input(case: Case, value: Any) -> bool:
     """True when Ragas raised and its message names (as a word) a sample field the case gives empty
-    (``""`` or ``[]``): ``ValueError('response cannot be empty')`` on a case whose response is ``""``."""
-    if not isinstance(value, RagasError):
+    (``""`` or ``[]``): ``ValueError('response cannot be empty')`` on a case whose response is ``""``.
+    An error the harness raised (its scripted judge's message quotes prompt inputs) is not Ragas's."""
+    if not isinstance(value, RagasError) or value.raised_by_harness:
         return False
     message = value.message or ""
     return any(name in case.raw and case.raw[name] in ("", []) and re.search(rf"\b{name}\b", message)

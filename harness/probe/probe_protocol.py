@@ -63,13 +63,27 @@ def target_name(api: str, class_name: str) -> str:
 
 
 # -- the documents -------------------------------------------------------------------------
-class ErrorDetail(t.TypedDict):
+class _ErrorDetailRequired(t.TypedDict):
     type: str
     message: str
 
 
+class ErrorDetail(_ErrorDetailRequired, total=False):
+    origin: str  # HARNESS_ORIGIN when the harness raised it (its probe, scripted judge or frozen model)
+
+
+# An error's "origin" when the harness's own code raised it, not Ragas: the probe's code, its scripted
+# judge that has no frozen answer (StubMismatch) or cannot drive a class (TargetNotScripted), its frozen
+# embedding model. Absent: Ragas raised it.
+HARNESS_ORIGIN = "harness"
+# Exceptions only the harness raises: an error of these types is the harness's whatever its record says.
+HARNESS_ERROR_TYPES = frozenset({"StubMismatch", "TargetNotScripted", "ProbeFormatError"})
+# The probe's error for a class or configuration this Ragas does not have: a fact about Ragas, not raised by it.
+UNAVAILABLE_TYPE = "TargetUnavailable"
+
+
 class ErrorValue(t.TypedDict):
-    """An exception in place of a value: ``{"error": {"type", "message"}}``."""
+    """An exception in place of a value: ``{"error": {"type", "message"[, "origin"]}}``."""
 
     error: ErrorDetail
 
@@ -147,14 +161,17 @@ def encode_float(value: float) -> float | str:
     return value
 
 
-def encode_error(type_name: str, message: str) -> ErrorValue:
-    """``{"error": {"type": type_name, "message": message}}``."""
-    return {"error": {"type": type_name, "message": message}}
+def encode_error(type_name: str, message: str, origin: str | None = None) -> ErrorValue:
+    """``{"error": {"type": type_name, "message": message}}``, with ``"origin": origin`` when given."""
+    detail: ErrorDetail = {"type": type_name, "message": message}
+    if origin is not None:
+        detail["origin"] = origin
+    return {"error": detail}
 
 
-def error_record(exc: BaseException, type_name: str | None = None) -> ErrorValue:
+def error_record(exc: BaseException, type_name: str | None = None, origin: str | None = None) -> ErrorValue:
     """The error value of an exception (its class name unless ``type_name`` is given)."""
-    return encode_error(type_name or type(exc).__name__, str(exc))
+    return encode_error(type_name or type(exc).__name__, str(exc), origin)
 
 
 def encode_score(value: object) -> EncodedScore:
@@ -167,21 +184,24 @@ def encode_score(value: object) -> EncodedScore:
 
 @dataclass(frozen=True)
 class ScoreError:
-    """A decoded error value."""
+    """A decoded error value (``origin``: HARNESS_ORIGIN when the harness raised it, else None)."""
 
     type: str
     message: str
+    origin: str | None = None
 
 
 def decode_score(raw: object) -> float | ScoreError:
     """Inverse of :func:`encode_score`; a value outside the encoding is a ``ProbeFormatError``."""
     if isinstance(raw, dict) and "error" in raw:
         error = raw["error"]
-        return ScoreError(str(error.get("type", "Error")), str(error.get("message", "")))
+        origin = error.get("origin")
+        return ScoreError(str(error.get("type", "Error")), str(error.get("message", "")),
+                          None if origin is None else str(origin))
     if isinstance(raw, str) and raw in NON_FINITE:
         return NON_FINITE[raw]
     if isinstance(raw, bool) or not isinstance(raw, (int, float)):
-        return ScoreError("ProbeFormatError", f"unexpected value {raw!r} in probe output")
+        return ScoreError("ProbeFormatError", f"unexpected value {raw!r} in probe output", HARNESS_ORIGIN)
     return float(raw)
 
 

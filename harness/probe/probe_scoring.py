@@ -30,6 +30,7 @@ try:
     from .probe_protocol import (
         API_COLLECTIONS,
         API_LEGACY,
+        HARNESS_ORIGIN,
         EncodedScore,
         ProbeResult,
         encode_score,
@@ -44,6 +45,7 @@ except ImportError:  # run_probe.py: the script's folder is on sys.path
     from probe_protocol import (  # type: ignore[no-redef]
         API_COLLECTIONS,
         API_LEGACY,
+        HARNESS_ORIGIN,
         EncodedScore,
         ProbeResult,
         encode_score,
@@ -64,19 +66,27 @@ def _new_result(case: dict, target: Target) -> ProbeResult:
     return new_result(case, target.name, target.api, target.metric, target.fields_read)
 
 
-HARNESS_ORIGIN = "harness"  # an error's "origin" when the probe's own code raised it (matrix: a harness limit)
 _PROBE_FOLDER = os.path.dirname(os.path.abspath(__file__))
 
 
 def _failure_value(book: PromptBook, exc: Exception) -> EncodedScore:
     """The value of a run that raised: the judge's mismatches if there were any, else the exception,
-    with ``"origin": "harness"`` when the probe's own code raised it (its innermost frame is here)."""
+    with ``"origin": "harness"`` when the harness raised it (the judge's mismatches; an exception whose
+    innermost frame is in the probe's code: its scripted judge, its frozen embedding model)."""
     if book.problems:
-        return error_record(StubMismatch("; ".join(book.problems)))
-    record = error_record(exc)
-    if raised_by_probe(exc):
-        record["error"]["origin"] = HARNESS_ORIGIN  # type: ignore[typeddict-unknown-key]
-    return record
+        return _mismatch(book.problems)
+    return error_record(exc, origin=HARNESS_ORIGIN if raised_by_probe(exc) else None)
+
+
+def _mismatch(problems: list[str]) -> EncodedScore:
+    """The scripted judge's StubMismatch: the harness's error, not Ragas's."""
+    return error_record(StubMismatch("; ".join(problems)), origin=HARNESS_ORIGIN)
+
+
+def _unavailable(exc: TargetUnavailable) -> EncodedScore:
+    """A class this Ragas does not have (a fact about Ragas), or one the harness cannot drive
+    (``TargetNotScripted``: the harness's limit, origin "harness")."""
+    return error_record(exc, origin=HARNESS_ORIGIN if isinstance(exc, TargetNotScripted) else None)
 
 
 def raised_by_probe(exc: BaseException) -> bool:
@@ -91,7 +101,7 @@ def raised_by_probe(exc: BaseException) -> bool:
 
 def _checked_value(value: EncodedScore, problems: list[str]) -> EncodedScore:
     """The value of a run that returned, unless the judge was asked amiss (or left prompts unasked)."""
-    return error_record(StubMismatch("; ".join(problems))) if problems else value
+    return _mismatch(problems) if problems else value
 
 
 # -- legacy ----------------------------------------------------------------------------------
@@ -268,7 +278,7 @@ async def run_legacy_target(target: Target, case: dict) -> ProbeResult:
                       else metric.single_turn_ascore(sample))
             value = encode_score(await scored)
         except TargetUnavailable as exc:  # no such class or configuration here, or not scripted
-            value = error_record(exc)
+            value = _unavailable(exc)
         except Exception as exc:
             value = _failure_value(book, exc)
         else:
@@ -339,7 +349,7 @@ async def run_collections_target(target: Target, case: dict) -> ProbeResult:
             result["received"] = {f: jsonable(v) for f, v in inputs.items()}
             value = _metric_value(await metric.ascore(**inputs))
         except TargetUnavailable as exc:
-            value = error_record(exc)
+            value = _unavailable(exc)
         except Exception as exc:
             value = _failure_value(book, exc)
         else:

@@ -21,6 +21,7 @@ from harness.compare.audit import Audit
 from harness.compare.classify import CLASSIFICATIONS
 from harness.compare.findings import KeyFinding, key_findings, verdict
 from harness.report.text import ragas_text, reference_texts
+from harness.values import RagasError
 from harness.vocabulary import Classification
 
 COLORS: dict[str, str] = {
@@ -123,9 +124,12 @@ def _cards(audit: Audit) -> list[str]:
     v = verdict(audit)
     ragas = audit.provenance.get("ragas_version") or (audit.provenance.get("ragas") or {}).get("version") or "?"
     by_class = Counter(r.classification.name for r in audit.rows)
+    harness_errors = sum(1 for r in audit.rows if isinstance(r.ragas_value, RagasError) and r.ragas_value.raised_by_harness)
+    ragas_errors = by_class.get("error", 0) - harness_errors  # every row with an error value is classified error
     cards = [("rows", v.rows), ("identical", v.identical), ("explained", v.explained),
              ("unexplained", v.unexplained), ("unexplained errors", v.errors),
-             ("Ragas errors (all)", by_class.get("error", 0)), ("cases", len(audit.suite.cases)),
+             ("Ragas errors (all)", ragas_errors), ("harness errors (all)", harness_errors),
+             ("cases", len(audit.suite.cases)),
              ("Ragas", ragas), ("ragas-compat", audit.provenance.get("harness_version", "?"))]
     return ['<div class="cards">'] + [f'<div class="card"><b>{_e(value)}</b><span>{_e(label)}</span></div>'
                                       for label, value in cards] + ["</div>"]

@@ -9,7 +9,7 @@ from harness.values import RagasError
 def ragas_text(row: AuditRow) -> str:
     value = row.ragas_value
     if isinstance(value, RagasError):
-        return f"error: {value.type}: {value.message}"
+        return f"{value.label}: {value.message}"
     return repr(value)
 
 

@@ -48,13 +48,15 @@ def _grouped(run: FuzzRun, key) -> dict[str, dict[str, int]]:
 
 
 def error_kinds(run: FuzzRun) -> list[dict[str, Any]]:
-    """Each distinct (target, error type, message) with its count, most frequent first."""
+    """Each distinct (target, error type, message, who raised it: "Ragas" or "harness") with its count,
+    most frequent first."""
     counter: Counter = Counter()
     for row in run.rows:
         if isinstance(row.ragas_value, RagasError):
-            counter[(row.target, row.ragas_value.type, row.ragas_value.message)] += 1
-    return [{"target": t, "type": e, "message": m, "count": c}
-            for (t, e, m), c in sorted(counter.items(), key=lambda kv: (-kv[1], kv[0]))]
+            raised_by = "harness" if row.ragas_value.raised_by_harness else "Ragas"
+            counter[(row.target, row.ragas_value.type, row.ragas_value.message, raised_by)] += 1
+    return [{"target": t, "type": e, "message": m, "raised_by": r, "count": c}
+            for (t, e, m, r), c in sorted(counter.items(), key=lambda kv: (-kv[1], kv[0]))]
 
 
 def _values_json(row: AuditRow) -> dict[str, Any]:
@@ -160,9 +162,11 @@ def fuzz_to_markdown(data: dict[str, Any]) -> str:
     lines += markdown_table(["target", *used], [[t, *(str(counts[c]) for c in used)]
                                         for t, counts in data["by_target"].items()])
     if data["errors"]:
-        lines += ["## Errors raised by Ragas", ""]
-        lines += markdown_table(["target", "error", "count"],
-                        [[e["target"], f"{e['type']}: {e['message']}", str(e["count"])] for e in data["errors"]])
+        lines += ["## Errors", "", "Raised by Ragas, or by the harness while driving it (its scripted judge, "
+                  "frozen embedding model or probe: no Ragas value, and nothing said of Ragas).", ""]
+        lines += markdown_table(["target", "raised by", "error", "count"],
+                        [[e["target"], e.get("raised_by", "Ragas"), f"{e['type']}: {e['message']}", str(e["count"])]
+                         for e in data["errors"]])
     lines += ["## Smallest unexplained examples", "", f"Shrinking: {data['shrinking']}.", ""]
     if not data["smallest_examples"]:
         lines.append("None: every pair has an explained classification.")

@@ -43,13 +43,13 @@ from typing import Any
 from harness.compare.audit import UNSTABLE_WARNINGS, AuditRow
 from harness.compare.classify import same_float
 from harness.compare.rows import reference_text
+from harness.probe.probe_protocol import HARNESS_ORIGIN, UNAVAILABLE_TYPE
 from harness.tools.matrix.run import VersionColumn, message_line
 from harness.values import RagasError
 
-MISSING_CLASS_ERROR = "TargetUnavailable"
+MISSING_CLASS_ERROR = UNAVAILABLE_TYPE
 NOT_SCRIPTED_ERROR = "TargetNotScripted"  # the class exists; the probe's scripted judge cannot drive it
 STUB_MISMATCH_ERROR = "StubMismatch"  # the scripted judge was asked a prompt its frozen verdicts do not answer
-HARNESS_ORIGIN = "harness"  # an error record's "origin" when the harness's own code raised it
 
 # Why a cell was not scored: a fact about Ragas (the class does not exist) or a limit of the harness.
 MISSING_CLASS = "missing_class"
