@@ -244,6 +244,23 @@ def test_selection_prefers_fewer_list_items():
         assert example_size(example_case(row)) == min(example_size(example_case(r)) for r in same)
 
 
+def test_every_text_a_case_ends_with_has_a_vector():
+    """Metrics fuzzed together share the case's texts, and a later one may replace them (DataCompyScore's
+    CSV tables replace the texts the embedding metrics drew vectors for): the embedding table still
+    holds a vector for the final reference and response (before: Ragas asked the frozen model for a
+    vector the case lacked, an error of the harness's own making in 180 of 3,480 pairs at --n 60)."""
+    cases = generate_cases(120, 0)
+    alone = generate_cases(120, 0, ["semantic_similarity"])
+    replaced = 0
+    for case, single in zip(cases, alone, strict=True):
+        table = case.get("embeddings")
+        assert table, case["id"]
+        for field in ("reference", "response"):
+            assert (case[field] or " ") in table, (case["id"], field)
+            replaced += case[field] != single[field]
+    assert replaced > 0  # the case exercises a replaced text
+
+
 # --------------------------------------------------------------------------- the real Ragas path
 
 @pytest.mark.skipif(not HAS_RAGAS, reason="Ragas is not installed in this interpreter")
@@ -265,8 +282,8 @@ def test_end_to_end_real_probe_classifies_every_pair(tmp_path):
     # every error Ragas raised is listed with its count
     assert sum(e["count"] for e in data["errors"]) == data["by_classification"]["error"]
     assert (data["by_classification"]["error"] == 0) == ("error" not in data["smallest_examples"])
-    # the stub answered every prompt: no error is a stub mismatch
-    assert not [e for e in data["errors"] if e["type"] == "StubMismatch"], data["errors"]
+    # the stub answered every prompt and the frozen model had every vector: no error is the harness's
+    assert not [e for e in data["errors"] if e["raised_by"] != "Ragas"], data["errors"]
 
 
 def _row_keys(run):

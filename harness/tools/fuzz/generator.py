@@ -230,21 +230,43 @@ def generate_case(seed: int, index: int, metrics: Sequence[str] | None = None) -
                     attributed_claims=recall_claims, verdict_claims=faith_claims,
                     retrieved_ids=retrieved_ids, reference_ids=reference_ids)
     verdicts: dict[str, Any] = {}
+    tables: list[tuple[dict[str, Any], dict[str, Any]]] = []  # (a metric's inputs, its embeddings)
     for name in metrics:
         spec = metric(name)
         if spec.fuzz_inputs is None:
             continue
         own = dataclasses.replace(draw, rng=random.Random(f"ragas-compat-fuzz:{seed}:{index}:{name}"))
-        for key, value in spec.fuzz_inputs(own).items():
+        inputs = spec.fuzz_inputs(own)
+        for key, value in inputs.items():
             if key == "verdicts":
                 verdicts.update(value)
-            elif key == "embeddings":  # text -> vector tables of several metrics are one table
-                case.setdefault("embeddings", {}).update(value)
+            elif key == "embeddings":
+                tables.append((inputs, value))
             else:
                 case[key] = value
+    for inputs, table in tables:  # text -> vector tables of several metrics are one table
+        case.setdefault("embeddings", {}).update(embeddings_of_final_texts(inputs, table, case))
     if verdicts:
         case["verdicts"] = verdicts
     return case
+
+
+EMBEDDED_FIELDS = ("user_input", "reference", "response")
+
+
+def embeddings_of_final_texts(inputs: dict[str, Any], table: dict[str, Any], case: dict[str, Any]) -> dict[str, Any]:
+    """A metric's embedding table, with the vector it drew for each text field it set (its ``inputs``)
+    also given to the text the case ends up with in that field: a metric fuzzed later in the same case
+    may replace the text (DataCompyScore's tables replace the string metrics' reference and response),
+    and the frozen model answers by content, so without this Ragas asks for a vector the case lacks.
+    An empty text is embedded as " " (as ``fuzz_embeddings`` keys it)."""
+    out = dict(table)
+    for field in EMBEDDED_FIELDS:
+        if field in inputs and field in case:
+            vector = table.get(inputs[field] or " ")
+            if vector is not None:
+                out[case[field] or " "] = vector
+    return out
 
 
 def check_case_count(n: int) -> None:
