@@ -1,8 +1,8 @@
 """``ragas-compat fuzz``: differential fuzzing of Ragas against the reference.
 
-``register(app)`` adds the command. Exit codes: 0 no divergence (errors raised by Ragas are
-reported, not failed on); 1 at least one ``divergence``; 2 bad input or usage; 3 a probe process
-could not run Ragas (``FuzzProbeFailed``, a ``RagasUnavailable``).
+``register(app)`` adds the command. Exit codes: 0 no divergence (errors, raised by Ragas or by the
+harness driving it, are reported, not failed on); 1 at least one ``divergence``; 2 bad input or
+usage; 3 a probe process could not run Ragas (``FuzzProbeFailed``, a ``RagasUnavailable``).
 """
 
 from __future__ import annotations
