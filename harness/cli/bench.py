@@ -97,9 +97,10 @@ def bench_markdown(rows: list[BenchRow], quick: bool) -> list[str]:
 
 BENCH_HELP = (
     "Measure the harness against its floors, alternating measured and baseline: run vs "
-    "`import ragas.metrics` (and vs every import the audit needs), probe vs a minimal stub loop per scored context, reference vs Ragas "
-    "context-AP scaling (growth exponents), and a warm matrix vs single-version runs when "
-    "environments are built. Prints median and min–max; ratios are the numbers to compare.")
+    "`import ragas.metrics` (and vs every import the audit needs), probe vs a minimal stub loop per "
+    "scored context, reference vs Ragas context-AP scaling (growth exponents), and a warm matrix vs "
+    "single-version runs when environments are built. Prints median and min–max; ratios are the "
+    "numbers to compare.")
 
 
 @exits_on_harness_errors()

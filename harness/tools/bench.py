@@ -452,8 +452,8 @@ class BenchPlan:
                    min_seconds=0.05, matrix_repetitions=2, warm_up=True, scale_cases=2_000, scale_repetitions=5)
 
 
-ROW_IDS = ("run_vs_floor", "run_vs_import_floor", "run_one_metric_vs_floor", "probe_overhead", "scaling_ragas_legacy", "scaling_reference_random",
-           "scaling_reference_all_relevant", "scaling_reference_float", "matrix_warm_vs_cold",
+ROW_IDS = ("run_vs_floor", "run_vs_import_floor", "run_one_metric_vs_floor", "probe_overhead", "scaling_ragas_legacy",
+           "scaling_reference_random", "scaling_reference_all_relevant", "scaling_reference_float", "matrix_warm_vs_cold",
            "scale_marginal_time", "scale_peak_memory", "report_size",
            "fuzz_per_process", "fuzz_two_workers")
 FUZZ_CASES, FUZZ_QUICK_CASES = 400, 40  # fuzz throughput rows (harness.tools.fuzz.throughput)
