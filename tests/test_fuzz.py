@@ -244,6 +244,25 @@ def test_selection_prefers_fewer_list_items():
         assert example_size(example_case(row)) == min(example_size(example_case(r)) for r in same)
 
 
+def test_zero_cases_start_no_probe_and_close_a_started_one(monkeypatch):
+    """``--n 0`` has nothing to score: no probe process is started, and one started ahead is closed."""
+    def no_probe(**kwargs):
+        raise AssertionError("a probe was started for zero cases")
+
+    monkeypatch.setattr(fuzz_runner, "StartedProbe", no_probe)
+
+    class Started:
+        closed = False
+
+        def close(self):
+            self.closed = True
+
+    started = Started()
+    run = run_fuzz(0, 0, workers=1, started=started)
+    assert run.rows == () and run.batches == () and started.closed
+    assert run_fuzz(0, 0, workers=1).rows == ()
+
+
 def test_every_text_a_case_ends_with_has_a_vector():
     """Metrics fuzzed together share the case's texts, and a later one may replace them (DataCompyScore's
     CSV tables replace the texts the embedding metrics drew vectors for): the embedding table still

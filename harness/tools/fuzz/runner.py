@@ -247,6 +247,9 @@ def run_fuzz(n: int, seed: int, metrics: Sequence[str] | None = None, *, workers
         for index, (start, stop) in enumerate(batches):
             finished(index, probe(by_cost(cases[start:stop]), python=python, sys_path_prefix=sys_path_prefix,
                                   targets=targets, timeout=batch_timeout(stop - start, timeout)))
+    elif not batches:  # nothing to score (--n 0): no probe process
+        if started is not None:
+            started.close()
     else:
         chain = started if started is not None else StartedProbe(python=python, sys_path_prefix=sys_path_prefix,
                                                                   timeout=batch_timeout(n, timeout))

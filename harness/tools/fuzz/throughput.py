@@ -1,9 +1,9 @@
 """Fuzz throughput against the minimal stub loop: the rows ``fuzz_per_process`` and ``fuzz_two_workers``
 of ``ragas-compat bench``.
 
-``measure_fuzz_throughput`` compares the fuzz path with the
-minimal stub loop on the same work, in contexts per second *after Ragas is imported* (a long fuzz
-run is one probe that imports Ragas once and serves every batch, so the import is amortised away; the ratios measure what is paid per context):
+``measure_fuzz_throughput`` compares the fuzz path with the minimal stub loop on the same work, in
+contexts per second *after Ragas is imported* (a long fuzz run is one probe that imports Ragas once
+and serves every batch, so the import is amortised away; the ratios measure what is paid per context):
 
 - the work: the first ``n`` (400) cases ``generate_cases(n, seed, ["context_precision_with_reference"])``
   draws, scored on that metric's legacy targets (LLMContextPrecisionWithReference and
