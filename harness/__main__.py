@@ -1,5 +1,5 @@
-"""``python -m harness`` is ``ragas-compat``."""
+"""``python -m ragas_compat`` is ``ragas-compat``."""
 
-from harness.launch import main
+from ragas_compat.launch import main
 
 main()

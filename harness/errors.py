@@ -2,7 +2,7 @@
 
 Every error the harness raises on purpose is a ``HarnessError`` and knows its exit code, so the
 command line turns any of them into a message and that code in one place
-(``harness.cli.common.exits_on_harness_errors``).
+(``ragas_compat.cli.common.exits_on_harness_errors``).
 """
 
 from __future__ import annotations

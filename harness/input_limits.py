@@ -39,7 +39,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from harness.errors import HarnessInputError
+from ragas_compat.errors import HarnessInputError
 
 MIB = 1024 * 1024
 DEFAULT_MAX_INPUT_BYTES = 64 * MIB

@@ -3,7 +3,7 @@
 Importing Ragas is most of a small audit's time. For ``ragas-compat run`` on the installed Ragas
 (no ``--ragas-checkout`` / ``--ragas-git``) the probe is started before anything else is imported,
 with the ``--python`` and ``--timeout`` the command line names, and imports Ragas while the harness
-loads, parses the options and reads the cases; ``run`` takes it (``harness.runner.take_early_probe``)
+loads, parses the options and reads the cases; ``run`` takes it (``ragas_compat.runner.take_early_probe``)
 when its options agree, and closes it otherwise. The guess only saves time: it never changes what runs.
 
 When the command has finished (its reports written, its output flushed, the exit handlers run), the
@@ -21,7 +21,7 @@ import threading
 import typing as t
 from collections.abc import Sequence
 
-from harness.runner import start_early_probe
+from ragas_compat.runner import start_early_probe
 
 NO_EARLY_START = ("--ragas-checkout", "--ragas-git", "--help", "--install-completion", "--show-completion")
 
@@ -85,7 +85,7 @@ def main() -> None:  # pragma: no cover - the console entry; tests call the app
     options = early_probe_options(sys.argv[1:])
     if options is not None:
         start_early_probe(**options)
-    from harness.cli.app import app
+    from ragas_compat.cli.app import app
 
     try:
         app(prog_name="ragas-compat")

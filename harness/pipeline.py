@@ -1,6 +1,6 @@
 """One audit run: load cases, run the Ragas probe, classify, render the reports.
 
-The CLI (``harness.cli.app``) and the pytest plugin call ``run_audit``; ``write_reports``
+The CLI (``ragas_compat.cli.app``) and the pytest plugin call ``run_audit``; ``write_reports``
 renders and writes atomically. Ragas runs only inside the probe subprocess.
 """
 
@@ -13,24 +13,24 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import harness
-from harness.cases import Suite, load_cases, load_default_suite
-from harness.compare.audit import Audit, build_audit
-from harness.compare.bless import write_blessed
-from harness.compare.expectations import Expectations, load_expectations
-from harness.compare.reference_book import ReferenceBook
-from harness.errors import HarnessInputError, RagasUnavailable
-from harness.input_limits import MAX_CASES_ENV, STDIN, STDIN_SOURCE, Limits
-from harness.metrics.oracles import oracle_status
-from harness.metrics.registry import metric
-from harness.pin import RagasSource, load_pin
-from harness.report.atomic import write_reports_atomically
-from harness.report.html_report import html_chunks
-from harness.report.json_report import json_chunks
-from harness.report.junit_report import junit_chunks
-from harness.report.markdown.document import markdown_chunks
-from harness.resources import CHECKOUT_REPORTS_DIR, DEFAULT_REPORT_DIR, display_path, pinned, pinned_display
-from harness.runner import ProbeRun, StartedProbe
+import ragas_compat
+from ragas_compat.cases import Suite, load_cases, load_default_suite
+from ragas_compat.compare.audit import Audit, build_audit
+from ragas_compat.compare.bless import write_blessed
+from ragas_compat.compare.expectations import Expectations, load_expectations
+from ragas_compat.compare.reference_book import ReferenceBook
+from ragas_compat.errors import HarnessInputError, RagasUnavailable
+from ragas_compat.input_limits import MAX_CASES_ENV, STDIN, STDIN_SOURCE, Limits
+from ragas_compat.metrics.oracles import oracle_status
+from ragas_compat.metrics.registry import metric
+from ragas_compat.pin import RagasSource, load_pin
+from ragas_compat.report.atomic import write_reports_atomically
+from ragas_compat.report.html_report import html_chunks
+from ragas_compat.report.json_report import json_chunks
+from ragas_compat.report.junit_report import junit_chunks
+from ragas_compat.report.markdown.document import markdown_chunks
+from ragas_compat.resources import CHECKOUT_REPORTS_DIR, DEFAULT_REPORT_DIR, display_path, pinned, pinned_display
+from ragas_compat.runner import ProbeRun, StartedProbe
 
 DEFAULT_EXPECTATIONS = pinned("expectations.toml")  # the pin's rules (package data)
 DEFAULT_OUT = DEFAULT_REPORT_DIR  # ./ragas-compat-report in the current working directory
@@ -46,7 +46,7 @@ class RunResult:
 
 def load_suite(case_files: list[Path]) -> Suite:
     """The bundled suite, or the given case files as one suite (case ids unique across files; ``-``
-    is standard input, at most once). Every file is read within ``harness.input_limits.Limits``, and
+    is standard input, at most once). Every file is read within ``ragas_compat.input_limits.Limits``, and
     the files together hold at most ``max_cases`` cases."""
     if not case_files:
         return load_default_suite()
@@ -83,7 +83,7 @@ def provenance(probe: ProbeRun, source: RagasSource, suite: Suite, expectations:
     attempts = output.get("network_attempts", [])
     python = output.get("python", {})
     return {
-        "harness_version": harness.__version__,
+        "harness_version": ragas_compat.__version__,
         "python": {"version": python.get("version", platform.python_version()),
                    "implementation": python.get("implementation", platform.python_implementation())},
         "ragas_version": output["ragas"].get("version"),
@@ -164,7 +164,7 @@ def load_run_expectations(path: Path | None) -> Expectations:
 def bless_suite(suite: Suite, source: RagasSource, out: Path, *, python: str, expectations: Expectations | None = None,
                 timeout: float = 600.0) -> RunResult:
     """Run ``suite`` and write its current classifications as an expectations file at ``out``
-    (``harness.compare.bless``): every row and pair named as it is, for the user to review and commit."""
+    (``ragas_compat.compare.bless``): every row and pair named as it is, for the user to review and commit."""
     result = run_audit(suite, expectations or pin_expectations(), source, python=python, timeout=timeout,
                        evaluate=False)
     write_blessed(result.audit, out)

@@ -2,7 +2,7 @@
 
 The ``ragas_compat`` fixture runs a case file through the installed Ragas (in the probe
 subprocess; Ragas is never imported into the pytest process) and asserts that the run has no
-drift (``harness.compare.verdict``): every row is ``identical`` or explained by the pin's rules
+drift (``ragas_compat.compare.verdict``): every row is ``identical`` or explained by the pin's rules
 (``pinned/expectations.toml``, shipped with the package), or by your expectations file (same format,
 applied before the pin's rules; e.g. written by ``ragas-compat expect bless``)::
 
@@ -11,9 +11,9 @@ applied before the pin's rules; e.g. written by ``ragas-compat expect bless``)::
         ragas_compat.check("cases.json", "expectations.toml")   # your entries, then the pin's rules
 
 Relative paths are resolved against the directory of the test file. ``check`` returns the
-``harness.compare.audit.Audit``; on drift it raises AssertionError listing each finding (kind, case,
+``ragas_compat.compare.audit.Audit``; on drift it raises AssertionError listing each finding (kind, case,
 target, got, expected, why). ``fail_on`` chooses the kinds that fail (default: all; see
-``harness.compare.verdict``). ``--ragas-compat-python`` picks the interpreter whose Ragas is checked
+``ragas_compat.compare.verdict``). ``--ragas-compat-python`` picks the interpreter whose Ragas is checked
 (default: the one running pytest).
 
 Within one pytest session the probe runs once per (interpreter, case file contents): further
@@ -43,7 +43,7 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 if TYPE_CHECKING:  # pragma: no cover
-    from harness.compare.audit import Audit
+    from ragas_compat.compare.audit import Audit
 
 PYTHON_OPTION = "--ragas-compat-python"
 
@@ -118,7 +118,7 @@ class RagasCompatItem(pytest.Item):
         self.row = row
 
     def runtest(self) -> None:
-        from harness.compare.verdict import failing, parse_fail_on, row_findings
+        from ragas_compat.compare.verdict import failing, parse_fail_on, row_findings
 
         found = failing(row_findings(self.row), parse_fail_on(self.config.getini(FAIL_ON_INI)))
         if found:
@@ -153,7 +153,7 @@ _CACHE_KEY = pytest.StashKey[dict]()
 
 def drift_message(audit: Audit, fail_on: frozenset[str] | None = None) -> str:
     """One readable block: every drift finding of a ``fail_on`` kind (default: all kinds)."""
-    from harness.compare.verdict import FAIL_ON_DEFAULT, failing, findings
+    from ragas_compat.compare.verdict import FAIL_ON_DEFAULT, failing, findings
 
     ragas_version = audit.provenance.get("ragas_version") or "?"
     found = failing(findings(audit), FAIL_ON_DEFAULT if fail_on is None else fail_on)
@@ -195,15 +195,15 @@ class RagasCompat:
         (None: the pin's rules; a file: its entries, then the pin's rules unless it says
         ``include_pin_rules = false``).
 
-        Bad input (case file, expectations file) raises ``harness.errors.HarnessInputError``; a
-        Ragas that cannot be run raises ``harness.errors.RagasUnavailable`` (``RagasNotInstalled``
-        is one). Both are ``harness.errors.HarnessError``s, whose ``exit_code`` is what
+        Bad input (case file, expectations file) raises ``ragas_compat.errors.HarnessInputError``; a
+        Ragas that cannot be run raises ``ragas_compat.errors.RagasUnavailable`` (``RagasNotInstalled``
+        is one). Both are ``ragas_compat.errors.HarnessError``s, whose ``exit_code`` is what
         ``ragas-compat run`` exits with for them.
         """
-        from harness.compare.audit import build_audit
-        from harness.errors import HarnessInputError
-        from harness.pin import resolve_ragas_source
-        from harness.pipeline import load_run_expectations, load_suite, provenance, run_audit
+        from ragas_compat.compare.audit import build_audit
+        from ragas_compat.errors import HarnessInputError
+        from ragas_compat.pin import resolve_ragas_source
+        from ragas_compat.pipeline import load_run_expectations, load_suite, provenance, run_audit
 
         case_files = [cases] if isinstance(cases, (str, Path)) else list(cases)
         paths = [self._path(p) for p in case_files]
@@ -227,7 +227,7 @@ class RagasCompat:
         """``audit`` and assert there is no drift of a ``fail_on`` kind (``"all"`` by default,
         ``"none"``, or kinds such as ``"divergence,error"``); the AssertionError lists each finding."""
         __tracebackhide__ = True
-        from harness.compare.verdict import failing, findings, parse_fail_on
+        from ragas_compat.compare.verdict import failing, findings, parse_fail_on
 
         kinds = parse_fail_on(fail_on)
         audit = self.audit(cases, expectations, timeout=timeout)

@@ -6,7 +6,7 @@ found with ``importlib.resources``, so an installed wheel works from any folder:
 - ``harness/cases/...`` and ``harness/report/...``: the case and report schemas, the bundled suites;
 - ``harness/pinned/...``: the pin manifest, constraints, expectation rules, version rules and matrix
   locks. In the repository these live in the top-level ``pinned/`` folder; ``pyproject.toml`` maps the
-  package ``harness.pinned`` to that folder, so a wheel carries them at ``harness/pinned/``. In a
+  package ``ragas_compat.pinned`` to that folder, so a wheel carries them at ``harness/pinned/``. In a
   checkout (editable install or ``PYTHONPATH``) there is no ``harness/pinned/`` and the top-level
   ``pinned/`` is used instead: the same files.
 
@@ -31,12 +31,12 @@ DEFAULT_REPORT_DIR = Path("ragas-compat-report")  # relative: resolved against t
 CASES_SCHEMA = "cases/cases.schema.json"
 REPORT_SCHEMA = "report/report.schema.json"
 DEFAULT_SUITE = "cases/suites/default.json"
-PINNED_PACKAGE_DIR = "pinned"  # inside the harness package of a wheel (pyproject: harness.pinned -> pinned/)
+PINNED_PACKAGE_DIR = "pinned"  # inside the harness package of a wheel (pyproject: ragas_compat.pinned -> pinned/)
 
 
 def package_text(relative: str) -> str:
     """The text of a file shipped inside the ``harness`` package (e.g. ``CASES_SCHEMA``)."""
-    return resources.files("harness").joinpath(relative).read_text(encoding="utf-8")
+    return resources.files("ragas_compat").joinpath(relative).read_text(encoding="utf-8")
 
 
 def package_json(relative: str) -> Any:
@@ -46,7 +46,7 @@ def package_json(relative: str) -> Any:
 def pinned_dir() -> Path:
     """The folder of the pinned data: ``harness/pinned/`` of an installed wheel, else the
     checkout's top-level ``pinned/``."""
-    shipped = resources.files("harness").joinpath(PINNED_PACKAGE_DIR)
+    shipped = resources.files("ragas_compat").joinpath(PINNED_PACKAGE_DIR)
     if isinstance(shipped, Path) and shipped.is_dir():
         return shipped
     return CHECKOUT_ROOT / "pinned"

@@ -36,8 +36,8 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from harness.errors import HarnessInputError, RagasUnavailable
-from harness.probe.probe_protocol import (
+from ragas_compat.errors import HarnessInputError, RagasUnavailable
+from ragas_compat.probe.probe_protocol import (
     EXIT_BAD_REQUEST,
     EXIT_OK,
     EXIT_RAGAS_IMPORT,
@@ -522,7 +522,7 @@ def run_probe(cases: list[dict], *, python: str = sys.executable,
         return probe.result()
 
 
-# -- a probe started before the command line has loaded (harness.launch) -----------------
+# -- a probe started before the command line has loaded (ragas_compat.launch) -----------------
 _EARLY: list[StartedProbe] = []
 
 

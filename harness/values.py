@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
-from harness.probe import probe_protocol
+from ragas_compat.probe import probe_protocol
 
 
 @dataclass(frozen=True)

@@ -10,11 +10,11 @@ from __future__ import annotations
 
 from enum import StrEnum
 
-from harness.probe import probe_protocol
+from ragas_compat.probe import probe_protocol
 
 
 class Classification(StrEnum):
-    """One row's relation to the reference, checked in this order by ``harness.compare.classify``."""
+    """One row's relation to the reference, checked in this order by ``ragas_compat.compare.classify``."""
 
     IDENTICAL = "identical"
     EPSILON = "epsilon"

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 
-from harness.cases import load_default_suite
-from harness.runner import run_probe
-from harness.values import decode_ragas_value
+from ragas_compat.cases import load_default_suite
+from ragas_compat.runner import run_probe
+from ragas_compat.values import decode_ragas_value
 
 
 def bundled_values(keep: Callable[[str], bool], targets: Iterable[str]) -> dict[tuple[str, str], object]:

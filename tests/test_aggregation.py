@@ -8,7 +8,7 @@ from fractions import Fraction
 
 import pytest
 
-from harness.compare.dataset_level import (
+from ragas_compat.compare.dataset_level import (
     AggregationRow,
     aggregate_target,
     explained_row_value,
@@ -18,8 +18,8 @@ from harness.compare.dataset_level import (
     row_status,
     sentence,
 )
-from harness.metrics.outcome import ReferenceOutcome
-from harness.values import RagasError
+from ragas_compat.metrics.outcome import ReferenceOutcome
+from ragas_compat.values import RagasError
 
 EPS = 1e-10
 

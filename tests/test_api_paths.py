@@ -8,15 +8,15 @@ import math
 
 import pytest
 
-from harness.cases import load_default_suite
-from harness.compare.api_paths import legacy_as_reference, path_differences, path_pairs, unpaired_metrics
-from harness.compare.audit import build_audit
-from harness.compare.expectations import parse_expectations
-from harness.compare.verdict import findings
-from harness.pipeline import COMMITTED_REPORTS
-from harness.report.json_report import api_paths_json, pair_rows, table_rows
-from harness.report.markdown.api_paths import api_paths_markdown
-from harness.values import encode_ragas_value
+from ragas_compat.cases import load_default_suite
+from ragas_compat.compare.api_paths import legacy_as_reference, path_differences, path_pairs, unpaired_metrics
+from ragas_compat.compare.audit import build_audit
+from ragas_compat.compare.expectations import parse_expectations
+from ragas_compat.compare.verdict import findings
+from ragas_compat.pipeline import COMMITTED_REPORTS
+from ragas_compat.report.json_report import api_paths_json, pair_rows, table_rows
+from ragas_compat.report.markdown.api_paths import api_paths_markdown
+from ragas_compat.values import encode_ragas_value
 
 SUITE = load_default_suite()
 CP = "context_precision_with_reference"

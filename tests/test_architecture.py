@@ -38,6 +38,6 @@ def test_every_probe_module_but_the_protocol_is_forbidden_to_the_host():
 
     contracts = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["importlinter"]["contracts"]
     [host] = [c for c in contracts if c["name"].startswith("The host side reaches the probe only")]
-    modules = {f"harness.probe.{path.stem}" for path in (ROOT / "harness" / "probe").glob("*.py")
+    modules = {f"ragas_compat.probe.{path.stem}" for path in (ROOT / "harness" / "probe").glob("*.py")
                if path.stem not in ("__init__", "probe_protocol")}
     assert modules == set(host["forbidden_modules"])

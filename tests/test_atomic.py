@@ -1,4 +1,4 @@
-"""Report sets are published atomically (harness.report.atomic): a reader sees the old set or the new
+"""Report sets are published atomically (ragas_compat.report.atomic): a reader sees the old set or the new
 set, never a mix; concurrent writers on one folder serialise; a failure or a signal leaves the old set
 or the new one and nothing else behind (no staging folder, link or lock file)."""
 
@@ -18,9 +18,9 @@ from pathlib import Path
 
 import pytest
 
-from harness.errors import ExitCode, HarnessInputError
-from harness.report import atomic
-from harness.report.atomic import check_writable, set_name, write_reports_atomically
+from ragas_compat.errors import ExitCode, HarnessInputError
+from ragas_compat.report import atomic
+from ragas_compat.report.atomic import check_writable, set_name, write_reports_atomically
 
 NAMES = ("report.md", "report.json", "junit.xml")
 
@@ -219,7 +219,7 @@ def test_a_writer_waits_for_the_lock_then_publishes(tmp_path: Path):
 WRITER = textwrap.dedent("""
     import sys
     from pathlib import Path
-    from harness.report.atomic import write_reports_atomically
+    from ragas_compat.report.atomic import write_reports_atomically
     folder, tag, times = Path(sys.argv[1]), sys.argv[2], int(sys.argv[3])
     for i in range(times):
         write_reports_atomically(folder, {n: f"{tag}-{i} {n}" + "x" * 100_000 for n in sys.argv[4:]})
@@ -260,7 +260,7 @@ def test_concurrent_writers_serialise_and_readers_always_see_one_whole_set(tmp_p
 INTERRUPTED = textwrap.dedent("""
     import os, signal, sys
     from pathlib import Path
-    from harness.report import atomic
+    from ragas_compat.report import atomic
     folder, sig, when = Path(sys.argv[1]), getattr(signal, sys.argv[2]), sys.argv[3]
     if sys.argv[2] == "SIGTERM":  # as the command line does: SIGTERM raises, so clean-up runs
         def terminated(signum, frame):

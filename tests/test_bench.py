@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from harness.tools.bench import (
+from ragas_compat.tools.bench import (
     ROW_IDS,
     BenchPlan,
     BenchRow,
@@ -83,7 +83,7 @@ def test_row_ratio_target_and_not_measured_json():
 
 
 def test_a_ratio_row_without_target_is_neither_met_nor_missed():
-    from harness.cli.bench import _cells, bench_markdown
+    from ragas_compat.cli.bench import _cells, bench_markdown
 
     row = BenchRow("floor", "run vs imports", samples=[3.0, 4.0], baseline=[2.0, 2.0], ratios=[1.5, 2.0])
     assert row.met is None and row.to_json()["met"] is None
@@ -101,7 +101,7 @@ def test_quick_plan_is_smaller_than_the_full_plan():
 def test_bench_quick_prints_every_row_and_writes_json(tmp_path):
     """Runs the real command (Ragas only in its subprocesses); checks rows, not times."""
     out = tmp_path / "bench.json"
-    proc = subprocess.run([sys.executable, "-m", "harness", "bench", "--quick", "--json", str(out)],
+    proc = subprocess.run([sys.executable, "-m", "ragas_compat", "bench", "--quick", "--json", str(out)],
                           cwd=REPO, capture_output=True, text=True, timeout=900,
                           env={**os.environ, "COLUMNS": "220"})
     assert proc.returncode == 0, proc.stderr
@@ -129,7 +129,7 @@ def test_a_floor_target_is_met_from_above():
 @pytest.mark.skipif(importlib.util.find_spec("ragas") is None, reason="Ragas is not installed in this interpreter")
 def test_fuzz_throughput_rows_have_their_shape():
     """The two fuzz rows at the end of ROW_IDS, measured on a few cases: shape only, no timing."""
-    from harness.tools.fuzz.throughput import PER_PROCESS_TARGET, TWO_WORKERS_TARGET, measure_fuzz_throughput
+    from ragas_compat.tools.fuzz.throughput import PER_PROCESS_TARGET, TWO_WORKERS_TARGET, measure_fuzz_throughput
 
     rows = measure_fuzz_throughput(1, n=12, seed=3)
     assert [row.id for row in rows] == ["fuzz_per_process", "fuzz_two_workers"] == list(ROW_IDS[-2:])
@@ -152,7 +152,7 @@ def test_the_minimal_stub_loop_scores_every_case_by_every_class(tmp_path):
     import subprocess
     import sys
 
-    from harness.tools.fuzz.throughput import STUB_LOOP
+    from ragas_compat.tools.fuzz.throughput import STUB_LOOP
 
     cases = [{"user_input": f"q{i}", "reference": f"r{i}", "retrieved_contexts": [f"c{i}.{k}" for k in range(i + 1)],
               "verdicts": {"context_precision_with_reference": [k % 2 for k in range(i + 1)]}} for i in range(3)]
@@ -168,7 +168,7 @@ def test_the_minimal_stub_loop_scores_every_case_by_every_class(tmp_path):
 
 
 def test_import_command_is_the_bare_import_for_one_module_and_skips_later_absent_ones():
-    from harness.tools.bench import import_command
+    from ragas_compat.tools.bench import import_command
 
     assert import_command("py", ("ragas.metrics",)) == ["py", "-c", "import ragas.metrics"]
     skipping = import_command(sys.executable, ("json", "no_such_module_here", "csv"))
@@ -201,12 +201,12 @@ def test_audit_imports_name_every_slow_import_the_probe_makes_after_ragas(tmp_pa
     """The floor of ``run_vs_import_floor`` is what the default audit's probe really imports: every
     module that takes 20 ms or more after ``import ragas`` (the probe's own modules aside) is in
     AUDIT_IMPORTS. Measured with ``-X importtime`` on the probe scoring the bundled suite."""
-    import harness
-    from harness.cases.loader import DEFAULT_SUITE
-    from harness.runner import PROBE_DIR
-    from harness.tools.bench import AUDIT_IMPORTS
+    import ragas_compat
+    from ragas_compat.cases.loader import DEFAULT_SUITE
+    from ragas_compat.runner import PROBE_DIR
+    from ragas_compat.tools.bench import AUDIT_IMPORTS
 
-    cases = json.loads((Path(harness.__file__).parent / DEFAULT_SUITE).read_text(encoding="utf-8"))["cases"]
+    cases = json.loads((Path(ragas_compat.__file__).parent / DEFAULT_SUITE).read_text(encoding="utf-8"))["cases"]
     request = tmp_path / "request.json"
     request.write_text(json.dumps({"cases": cases, "targets": None, "output": str(tmp_path / "out.json")}),
                        encoding="utf-8")

@@ -11,10 +11,10 @@ from pathlib import Path
 import git
 import pytest
 
-from harness.cases import load_default_suite
-from harness.errors import HarnessInputError
-from harness.tools.bisect import bisect_cell, nearest_release, probe_scorer
-from harness.tools.matrix.drift import Cell
+from ragas_compat.cases import load_default_suite
+from ragas_compat.errors import HarnessInputError
+from ragas_compat.tools.bisect import bisect_cell, nearest_release, probe_scorer
+from ragas_compat.tools.matrix.drift import Cell
 
 CASE = "strings-identical"  # response == reference: the honest ExactMatch is 1.0
 TARGET = "legacy:ExactMatch"
@@ -174,8 +174,8 @@ def test_unchanged_and_bad_input(history):
 def test_cli_prints_the_first_bad_commit_and_exits_by_fail_on(history, monkeypatch):
     from typer.testing import CliRunner
 
-    import harness.cli.bisect as cli_bisect
-    from harness.cli.app import app
+    import ragas_compat.cli.bisect as cli_bisect
+    from ragas_compat.cli.app import app
 
     root, shas = history
     values = {HONEST: Cell("value", 1.0, classification="identical"),
@@ -206,9 +206,9 @@ def test_cli_prints_the_first_bad_commit_and_exits_by_fail_on(history, monkeypat
 def test_release_env_nearest_uses_the_environment_of_the_tag_before_bad(history, monkeypatch):
     from typer.testing import CliRunner
 
-    import harness.cli.bisect as cli_bisect
-    from harness.cli.app import app
-    from harness.tools.matrix.environments import Environment
+    import ragas_compat.cli.bisect as cli_bisect
+    from ragas_compat.cli.app import app
+    from ragas_compat.tools.matrix.environments import Environment
 
     root, shas = history
     assert nearest_release(root, shas[-1]) == "0.3.0" and nearest_release(root, shas[3]) == "0.2.15"

@@ -13,15 +13,15 @@ from pathlib import Path
 from typer.testing import CliRunner
 from user_cases import write_suite
 
-from harness.cases import parse_suite
-from harness.cli.app import app
-from harness.compare.audit import build_audit
-from harness.compare.bless import bless
-from harness.compare.expectations import parse_expectations_text
-from harness.compare.verdict import findings
-from harness.pipeline import pin_expectations
-from harness.report.json_report import result_rows
-from harness.toml_text import toml_string
+from ragas_compat.cases import parse_suite
+from ragas_compat.cli.app import app
+from ragas_compat.compare.audit import build_audit
+from ragas_compat.compare.bless import bless
+from ragas_compat.compare.expectations import parse_expectations_text
+from ragas_compat.compare.verdict import findings
+from ragas_compat.pipeline import pin_expectations
+from ragas_compat.report.json_report import result_rows
+from ragas_compat.toml_text import toml_string
 
 runner = CliRunner()
 

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from harness.cases import CATEGORIES, Case, Suite, load_cases, load_default_suite, parse_suite, suite_problems
-from harness.errors import HarnessInputError
+from ragas_compat.cases import CATEGORIES, Case, Suite, load_cases, load_default_suite, parse_suite, suite_problems
+from ragas_compat.errors import HarnessInputError
 
 
 def good_case(**overrides) -> dict:
@@ -280,7 +280,7 @@ def test_ids_are_any_json_scalar():
 
 
 def test_the_reference_refuses_string_and_float_labels_without_crashing():
-    from harness.metrics.registry import metric
+    from ragas_compat.metrics.registry import metric
 
     case = parse_suite(suite_with(good_case(verdicts={
         "context_precision_with_reference": ["1", 1.0],
@@ -330,7 +330,7 @@ def test_an_empty_cases_list_is_an_error():
 
 
 def test_verdict_kinds_are_read_from_the_schema():
-    from harness.cases.loader import CLAIM_VERDICTS, LABEL_LIST_VERDICTS, _schema, verdict_keys_by_kind
+    from ragas_compat.cases.loader import CLAIM_VERDICTS, LABEL_LIST_VERDICTS, _schema, verdict_keys_by_kind
 
     assert LABEL_LIST_VERDICTS == ("context_precision_with_reference", "context_precision_without_reference")
     assert CLAIM_VERDICTS[:5] == ("context_recall", "faithfulness", "factual_correctness", "context_entity_recall",

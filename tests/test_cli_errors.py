@@ -1,4 +1,4 @@
-"""The one error path of the command line (``harness.cli.common``): every ``HarnessError`` exits with
+"""The one error path of the command line (``ragas_compat.cli.common``): every ``HarnessError`` exits with
 its own code, user-provided text is printed literally (no markup, no raw control characters),
 ``--version``, and no command module keeps its own stderr console or exit constants."""
 
@@ -13,12 +13,12 @@ import pytest
 import typer
 from typer.testing import CliRunner
 
-from harness import __version__
-from harness.cli import app
-from harness.cli.common import Terminated, exits_on_harness_errors, plain, shown
-from harness.errors import ExitCode, HarnessError, HarnessInputError, RagasUnavailable
-from harness.pin.sources import RagasNotInstalled, RagasSourceError
-from harness.tools.fuzz.runner import FuzzProbeFailed
+from ragas_compat import __version__
+from ragas_compat.cli import app
+from ragas_compat.cli.common import Terminated, exits_on_harness_errors, plain, shown
+from ragas_compat.errors import ExitCode, HarnessError, HarnessInputError, RagasUnavailable
+from ragas_compat.pin.sources import RagasNotInstalled, RagasSourceError
+from ragas_compat.tools.fuzz.runner import FuzzProbeFailed
 
 CLI_DIR = Path(__file__).resolve().parents[1] / "harness" / "cli"
 HELPER_MODULE = CLI_DIR / "common.py"
@@ -32,7 +32,7 @@ def _subclasses(cls: type) -> list[type]:
     return found
 
 
-# Every subclass defined by the modules imported here (harness.cli imports all of its commands).
+# Every subclass defined by the modules imported here (ragas_compat.cli imports all of its commands).
 HARNESS_ERRORS = sorted({HarnessError, *_subclasses(HarnessError)}, key=lambda c: f"{c.__module__}.{c.__qualname__}")
 
 
@@ -191,7 +191,7 @@ def test_bad_input_covers_every_command(tmp_path):
 
 @pytest.mark.parametrize("command", sorted(_bad_inputs(Path("/tmp"))), ids="-".join)
 def test_every_real_command_reports_bad_input_through_the_one_path(command, tmp_path, monkeypatch):
-    import harness.cli.bench as cli_bench
+    import ragas_compat.cli.bench as cli_bench
 
     monkeypatch.setattr(cli_bench, "run_bench", lambda quick, progress: [])  # no measuring here
     args, code, text = _bad_inputs(tmp_path)[command]
@@ -203,17 +203,17 @@ def test_every_real_command_reports_bad_input_through_the_one_path(command, tmp_
 
 # Every real command, and a function it calls that is made to raise (an internal error, a bug).
 INJECTED = {
-    ("run",): ("harness.cli.run.load_suite", ["run"]),
-    ("expect", "bless"): ("harness.cli.expect.load_suite", ["expect", "bless"]),
-    ("pin", "show"): ("harness.cli.pin.load_manifest", ["pin", "show"]),
-    ("pin", "record"): ("harness.cli.pin.load_manifest", ["pin", "record", "--ragas-checkout", "."]),
-    ("explain",): ("harness.cli.explain.explain", ["explain", "context-precision", "1,0"]),
-    ("fuzz",): ("harness.cli.fuzz.run_fuzz", ["fuzz", "--n", "2"]),
-    ("matrix",): ("harness.cli.matrix.parse_entries", ["matrix", "--versions", "0.4.3"]),
-    ("bisect",): ("harness.cli.bisect.bisect_cell", ["bisect", "--ragas-checkout", ".", "--good", "a", "--bad", "b", "--case", "cp-worked-example", "--target", "legacy:Faithfulness"]),
-    ("bench",): ("harness.cli.bench.run_bench", ["bench", "--quick"]),
-    ("record",): ("harness.cli.record.record", ["record", "d.jsonl", "--out", "rec.json"]),
-    ("import",): ("harness.cli.import_cmd.import_labels", ["import", "d.jsonl", "l.csv", "--out", "imp.json"]),
+    ("run",): ("ragas_compat.cli.run.load_suite", ["run"]),
+    ("expect", "bless"): ("ragas_compat.cli.expect.load_suite", ["expect", "bless"]),
+    ("pin", "show"): ("ragas_compat.cli.pin.load_manifest", ["pin", "show"]),
+    ("pin", "record"): ("ragas_compat.cli.pin.load_manifest", ["pin", "record", "--ragas-checkout", "."]),
+    ("explain",): ("ragas_compat.cli.explain.explain", ["explain", "context-precision", "1,0"]),
+    ("fuzz",): ("ragas_compat.cli.fuzz.run_fuzz", ["fuzz", "--n", "2"]),
+    ("matrix",): ("ragas_compat.cli.matrix.parse_entries", ["matrix", "--versions", "0.4.3"]),
+    ("bisect",): ("ragas_compat.cli.bisect.bisect_cell", ["bisect", "--ragas-checkout", ".", "--good", "a", "--bad", "b", "--case", "cp-worked-example", "--target", "legacy:Faithfulness"]),
+    ("bench",): ("ragas_compat.cli.bench.run_bench", ["bench", "--quick"]),
+    ("record",): ("ragas_compat.cli.record.record", ["record", "d.jsonl", "--out", "rec.json"]),
+    ("import",): ("ragas_compat.cli.import_cmd.import_labels", ["import", "d.jsonl", "l.csv", "--out", "imp.json"]),
 }
 
 
@@ -318,7 +318,7 @@ def test_version():
     result = runner.invoke(app, ["--version"])
     assert result.exit_code == 0
     assert result.output == f"ragas-compat {__version__}\n"
-    proc = subprocess.run([sys.executable, "-m", "harness", "--version"], capture_output=True, text=True)
+    proc = subprocess.run([sys.executable, "-m", "ragas_compat", "--version"], capture_output=True, text=True)
     assert proc.returncode == 0 and proc.stdout == f"ragas-compat {__version__}\n"
 
 

@@ -15,15 +15,15 @@ from rich.console import Console
 from rich.table import Table
 from typer.testing import CliRunner
 
-from harness.cli.app import app
-from harness.cli.bench import bench_table, scaling_table
-from harness.cli.output import pruned
-from harness.metrics.names import resolve, short_label
-from harness.metrics.registry import metric
-from harness.tools.bench import BenchRow
-from harness.tools.explain import explain_metrics
+from ragas_compat.cli.app import app
+from ragas_compat.cli.bench import bench_table, scaling_table
+from ragas_compat.cli.output import pruned
+from ragas_compat.metrics.names import resolve, short_label
+from ragas_compat.metrics.registry import metric
+from ragas_compat.tools.bench import BenchRow
+from ragas_compat.tools.explain import explain_metrics
 
-CLI = [sys.executable, "-m", "harness"]
+CLI = [sys.executable, "-m", "ragas_compat"]
 NARROW = {**os.environ, "COLUMNS": "80", "TERM": "dumb"}
 NARROW.pop("FORCE_COLOR", None)
 
@@ -179,10 +179,10 @@ def test_pin_show_at_80_columns(tables):
 
 
 def test_version_is_the_one_in_the_report():
-    import harness
+    import ragas_compat
 
     out = piped("--version").stdout.strip()
-    assert out == f"ragas-compat {harness.__version__}"
+    assert out == f"ragas-compat {ragas_compat.__version__}"
     from importlib.metadata import version
 
-    assert version("ragas-compat") == harness.__version__
+    assert version("ragas-compat") == ragas_compat.__version__

@@ -14,7 +14,7 @@ import pytest
 
 metrics = pytest.importorskip("sklearn.metrics")
 
-from harness.metrics.judge_audit import judge_audit  # noqa: E402
+from ragas_compat.metrics.judge_audit import judge_audit  # noqa: E402
 
 
 def _random_audit(rng: random.Random) -> tuple[dict[str, object], dict[str, object]]:

@@ -16,7 +16,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from harness.metrics import text_reference as tr
+from ragas_compat.metrics import text_reference as tr
 
 sacrebleu = pytest.importorskip("sacrebleu")
 rouge_scorer = pytest.importorskip("rouge_score.rouge_scorer")
@@ -143,7 +143,7 @@ component = st.floats(-1e3, 1e3, allow_nan=False, allow_infinity=False).filter(l
 def test_cosine_matches_scikit_learn(vectors):
     """SemanticSimilarity's reference cosine against scikit-learn's cosine_similarity."""
     pairwise = pytest.importorskip("sklearn.metrics.pairwise")
-    from harness.metrics.semantic_similarity import cosine
+    from ragas_compat.metrics.semantic_similarity import cosine
 
     a, b = vectors
     value = cosine(a, b)

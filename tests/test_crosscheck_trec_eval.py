@@ -25,7 +25,7 @@ pytest.importorskip("pytrec_eval")
 
 from ir_measures import AP, P, R  # noqa: E402
 
-from harness.metrics.context_precision import context_precision_profile  # noqa: E402
+from ragas_compat.metrics.context_precision import context_precision_profile  # noqa: E402
 
 QUERIES = 400
 CUTOFFS = (1, 3, 5, 10)

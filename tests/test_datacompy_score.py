@@ -11,13 +11,13 @@ import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-from harness.cases import load_default_suite, parse_suite
-from harness.compare.classify import classify
-from harness.metrics import datacompy_score as dc
-from harness.metrics import oracles
-from harness.metrics.registry import metric
-from harness.metrics.spec import FuzzDraw
-from harness.vocabulary import Classification
+from ragas_compat.cases import load_default_suite, parse_suite
+from ragas_compat.compare.classify import classify
+from ragas_compat.metrics import datacompy_score as dc
+from ragas_compat.metrics import oracles
+from ragas_compat.metrics.registry import metric
+from ragas_compat.metrics.spec import FuzzDraw
+from ragas_compat.vocabulary import Classification
 
 
 def case(reference: str, response: str, table_metrics: object = True):

@@ -5,9 +5,9 @@ from fractions import Fraction
 
 import pytest
 
-from harness.compare.classify import CLASSIFICATIONS, classify, same_float, ulps_between
-from harness.metrics.outcome import ReferenceOutcome
-from harness.values import RagasError
+from ragas_compat.compare.classify import CLASSIFICATIONS, classify, same_float, ulps_between
+from ragas_compat.metrics.outcome import ReferenceOutcome
+from ragas_compat.values import RagasError
 
 
 def outcome(value=None, *, undefined=None, refused=None, **alternatives):
@@ -103,7 +103,7 @@ def test_exact_values_of_any_size_are_written_and_sentences_stay_short():
     import sys
     from fractions import Fraction
 
-    from harness.values import encode_fraction, short_fraction_text
+    from ragas_compat.values import encode_fraction, short_fraction_text
 
     big = sum(Fraction(1, n) for n in range(2, 12000))  # the exact mean of many rows gets this long
     limit = sys.get_int_max_str_digits()

@@ -10,17 +10,17 @@ from pathlib import Path
 
 import pytest
 
-from harness.cases import parse_suite
-from harness.compare.audit import build_audit
-from harness.compare.expectations import (
+from ragas_compat.cases import parse_suite
+from ragas_compat.compare.audit import build_audit
+from ragas_compat.compare.expectations import (
     IDENTICAL,
     load_expectations,
     parse_expectations,
     parse_expectations_text,
 )
-from harness.compare.verdict import findings
-from harness.errors import HarnessInputError
-from harness.pipeline import DEFAULT_EXPECTATIONS, load_run_expectations, pin_expectations
+from ragas_compat.compare.verdict import findings
+from ragas_compat.errors import HarnessInputError
+from ragas_compat.pipeline import DEFAULT_EXPECTATIONS, load_run_expectations, pin_expectations
 
 EPS_5_6 = 0.8333333332916666  # Ragas's 5/6 with (hits + 1e-10)
 

@@ -9,9 +9,9 @@ import pytest
 import typer
 from typer.testing import CliRunner
 
-from harness.cli.explain import register
-from harness.errors import HarnessInputError
-from harness.tools.explain import explain_names, parse_id_list, parse_labels
+from ragas_compat.cli.explain import register
+from ragas_compat.errors import HarnessInputError
+from ragas_compat.tools.explain import explain_names, parse_id_list, parse_labels
 
 app = typer.Typer()
 

@@ -7,12 +7,12 @@ import sys
 
 import pytest
 
-from harness.compare.audit import build_audit
-from harness.compare.expectations import Expectations
-from harness.compare.findings import key_findings, verdict
-from harness.pin import resolve_ragas_source
-from harness.pipeline import load_run_expectations, load_suite, run_audit
-from harness.report.markdown.document import render_markdown
+from ragas_compat.compare.audit import build_audit
+from ragas_compat.compare.expectations import Expectations
+from ragas_compat.compare.findings import key_findings, verdict
+from ragas_compat.pin import resolve_ragas_source
+from ragas_compat.pipeline import load_run_expectations, load_suite, run_audit
+from ragas_compat.report.markdown.document import render_markdown
 
 
 @pytest.fixture(scope="module")

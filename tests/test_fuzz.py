@@ -11,14 +11,14 @@ import pytest
 import typer
 from typer.testing import CliRunner
 
-from harness.cases import parse_suite
-from harness.cli.fuzz import register
-from harness.compare.classify import CLASSIFICATIONS
-from harness.errors import HarnessInputError
-from harness.metrics.registry import all_metrics
-from harness.runner import ProbeRun
-from harness.tools.fuzz import runner as fuzz_runner
-from harness.tools.fuzz.generator import (
+from ragas_compat.cases import parse_suite
+from ragas_compat.cli.fuzz import register
+from ragas_compat.compare.classify import CLASSIFICATIONS
+from ragas_compat.errors import HarnessInputError
+from ragas_compat.metrics.registry import all_metrics
+from ragas_compat.runner import ProbeRun
+from ragas_compat.tools.fuzz import runner as fuzz_runner
+from ragas_compat.tools.fuzz.generator import (
     CLAIM_SHAPES,
     ID_SHAPES,
     LABEL_SHAPES,
@@ -29,9 +29,9 @@ from harness.tools.fuzz.generator import (
     generate_cases,
     targets_for,
 )
-from harness.tools.fuzz.runner import plan_batches, run_fuzz
-from harness.tools.fuzz.shrink import example_case, example_size, smallest_per_classification
-from harness.vocabulary import Api
+from ragas_compat.tools.fuzz.runner import plan_batches, run_fuzz
+from ragas_compat.tools.fuzz.shrink import example_case, example_size, smallest_per_classification
+from ragas_compat.vocabulary import Api
 
 HAS_RAGAS = importlib.util.find_spec("ragas") is not None
 
@@ -201,8 +201,8 @@ def test_exit_1_and_smallest_example_when_a_divergence_is_injected(tmp_path, mon
 
 
 def test_exit_0_when_the_fake_ragas_matches_the_raw_list_reference(tmp_path, monkeypatch):
-    from harness.cases.loader import _build_case
-    from harness.metrics.registry import metric
+    from ragas_compat.cases.loader import _build_case
+    from ragas_compat.metrics.registry import metric
 
     def reference_value(case, target):
         outcome = metric("id_context_precision").outcome(_build_case(case))

@@ -14,13 +14,13 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from typer.testing import CliRunner
 
-from harness.cases import parse_suite
-from harness.cases.loader import relevant_label_count
-from harness.cli.fuzz import register
-from harness.errors import HarnessInputError
-from harness.runner import ProbeRun
-from harness.tools.fuzz import runner as fuzz_runner
-from harness.tools.fuzz.delta_debug import (
+from ragas_compat.cases import parse_suite
+from ragas_compat.cases.loader import relevant_label_count
+from ragas_compat.cli.fuzz import register
+from ragas_compat.errors import HarnessInputError
+from ragas_compat.runner import ProbeRun
+from ragas_compat.tools.fuzz import runner as fuzz_runner
+from ragas_compat.tools.fuzz.delta_debug import (
     MINIMAL,
     NOT_REPRODUCED,
     PROBE_FAILED,
@@ -35,7 +35,7 @@ from harness.tools.fuzz.delta_debug import (
     single_removals,
     without,
 )
-from harness.tools.fuzz.generator import fuzz_suite_document, generate_case
+from ragas_compat.tools.fuzz.generator import fuzz_suite_document, generate_case
 
 HAS_RAGAS = importlib.util.find_spec("ragas") is not None
 
@@ -177,8 +177,8 @@ def test_a_context_text_is_cut_everywhere_it_occurs_and_only_when_texts_stay_dis
 def _fake_id_probe(diverges):
     """A probe whose IDBasedContextRecall returns 0.123 (a divergence) when ``diverges(case)``, else
     the reference value (identical or NaN for undefined)."""
-    from harness.cases.loader import _build_case
-    from harness.metrics.registry import metric
+    from ragas_compat.cases.loader import _build_case
+    from ragas_compat.metrics.registry import metric
 
     calls = []
 

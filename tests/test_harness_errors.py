@@ -10,10 +10,10 @@ import importlib.util
 
 import pytest
 
-from harness.compare.classify import classify
-from harness.metrics.outcome import ReferenceOutcome
-from harness.probe.probe_protocol import HARNESS_ORIGIN, decode_score, encode_error
-from harness.values import RagasError, decode_ragas_value, encode_ragas_value
+from ragas_compat.compare.classify import classify
+from ragas_compat.metrics.outcome import ReferenceOutcome
+from ragas_compat.probe.probe_protocol import HARNESS_ORIGIN, decode_score, encode_error
+from ragas_compat.values import RagasError, decode_ragas_value, encode_ragas_value
 
 needs_ragas = pytest.mark.skipif(importlib.util.find_spec("ragas") is None,
                                  reason="Ragas is not installed in this interpreter")
@@ -71,7 +71,7 @@ def test_the_probe_marks_the_harnesss_errors_and_leaves_ragass_unmarked():
     """Through the real probe: the scripted judge without a vote to give (StubMismatch) and the frozen
     embedding model without the response's vector (LookupError) are the harness's; Ragas's own
     ValueError on an empty retrieval is not."""
-    from harness.runner import run_probe
+    from ragas_compat.runner import run_probe
 
     run = run_probe([NO_VOTES, NO_EMBEDDING, EMPTY_RETRIEVAL],
                     targets=["legacy:AspectCritic", "legacy:SemanticSimilarity", "collections:ContextPrecision"])

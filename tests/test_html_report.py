@@ -20,9 +20,9 @@ from pathlib import Path
 
 import pytest
 
-from harness.pin import resolve_ragas_source
-from harness.pipeline import load_run_expectations, load_suite, run_audit
-from harness.report.html_report import render_html
+from ragas_compat.pin import resolve_ragas_source
+from ragas_compat.pipeline import load_run_expectations, load_suite, run_audit
+from ragas_compat.report.html_report import render_html
 
 CHROMIUM = os.environ.get("RAGAS_COMPAT_CHROMIUM") or shutil.which("chromium") or "/usr/bin/chromium"
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",

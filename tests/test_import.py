@@ -18,13 +18,13 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from typer.testing import CliRunner
 
-from harness.cases import parse_suite
-from harness.cli.app import app
-from harness.errors import HarnessInputError
-from harness.report.json_report import expanded_rows
-from harness.tools.record.importer import import_labels
+from ragas_compat.cases import parse_suite
+from ragas_compat.cli.app import app
+from ragas_compat.errors import HarnessInputError
+from ragas_compat.report.json_report import expanded_rows
+from ragas_compat.tools.record.importer import import_labels
 
-CLI = [sys.executable, "-m", "harness"]
+CLI = [sys.executable, "-m", "ragas_compat"]
 runner = CliRunner()
 
 DATASET = [  # old column names on the first sample, new ones on the second, default id on the third

@@ -1,6 +1,6 @@
 """Hostile input (issue 16): every file the command line reads from users is read within limits and
 refused the same way: exit 2, one line naming the file (and the case and field where known), no
-traceback, and the output folder untouched (``harness.input_limits``, the case loader).
+traceback, and the output folder untouched (``ragas_compat.input_limits``, the case loader).
 
 Nothing here runs Ragas: every refusal happens before the probe would start.
 """
@@ -18,11 +18,11 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from typer.testing import CliRunner
 
-from harness.cases import load_cases, parse_suite, parse_suite_text
-from harness.cli.app import app
-from harness.compare.expectations import load_expectations
-from harness.errors import HarnessInputError
-from harness.input_limits import (
+from ragas_compat.cases import load_cases, parse_suite, parse_suite_text
+from ragas_compat.cli.app import app
+from ragas_compat.compare.expectations import load_expectations
+from ragas_compat.errors import HarnessInputError
+from ragas_compat.input_limits import (
     DEFAULT_MAX_CASES,
     DEFAULT_MAX_INPUT_BYTES,
     MAX_CASES_ENV,
@@ -35,10 +35,10 @@ from harness.input_limits import (
     loads_toml,
     read_bytes,
 )
-from harness.pin.manifest import load_manifest
-from harness.tools.explain import explain
-from harness.tools.fuzz.generator import MAX_FUZZ_CASES
-from harness.tools.matrix.environments import load_version_rules
+from ragas_compat.pin.manifest import load_manifest
+from ragas_compat.tools.explain import explain
+from ragas_compat.tools.fuzz.generator import MAX_FUZZ_CASES
+from ragas_compat.tools.matrix.environments import load_version_rules
 
 runner = CliRunner()
 ESC = "\x1b"
@@ -389,7 +389,7 @@ def test_r_below_the_relevant_labels_is_refused_by_the_loader_and_by_explain(tmp
         ["run", "--cases", str(path), "--out", str(out)], out)
     assert "$.cases[0].corpus_relevant_count: R = 1 is smaller" in refused(
         ["expect", "bless", "--cases", str(path), "--out", str(out / "e.toml")], out)
-    from harness.pytest_plugin import RagasCompat
+    from ragas_compat.pytest_plugin import RagasCompat
 
     with pytest.raises(HarnessInputError, match=r"r\.json: case 'c1': \$\.cases\[0\]\.corpus_relevant_count: R = 1"):
         RagasCompat("/no/python/needed", tmp_path).audit("r.json")  # refused before any probe

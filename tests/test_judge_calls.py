@@ -13,9 +13,9 @@ from pathlib import Path
 import pytest
 from test_probe_dialects import CP_INPUT, CP_INSTRUCTION, cached_environment, render_current, render_early_0_2
 
-from harness.cases.loader import load_cases, parse_suite
-from harness.errors import HarnessInputError
-from harness.probe.probe_prompt_book import PromptBook, StubMismatch
+from ragas_compat.cases.loader import load_cases, parse_suite
+from ragas_compat.errors import HarnessInputError
+from ragas_compat.probe.probe_prompt_book import PromptBook, StubMismatch
 
 CASES = Path(__file__).parent / "data" / "per_call_cases.json"
 FEWER_VERDICTS = "per-call-faithfulness-fewer-verdicts-than-statements"
@@ -74,12 +74,12 @@ def test_judge_replies_and_judge_calls_cannot_script_the_same_judge():
 
 
 def test_the_schema_names_only_prompt_kinds_the_judge_scripts_ask():
-    from harness.probe.probe_answer_scripts import ATTRIBUTES
-    from harness.probe.probe_judge_scripts import PROMPT_KINDS
-    from harness.probe.probe_judge_scripts_criteria import PROMPTS
-    from harness.probe.probe_prompt_book import FORMAT_FIX_KIND
-    from harness.probe.probe_protocol import API_LEGACY
-    from harness.resources import CASES_SCHEMA, package_text
+    from ragas_compat.probe.probe_answer_scripts import ATTRIBUTES
+    from ragas_compat.probe.probe_judge_scripts import PROMPT_KINDS
+    from ragas_compat.probe.probe_judge_scripts_criteria import PROMPTS
+    from ragas_compat.probe.probe_prompt_book import FORMAT_FIX_KIND
+    from ragas_compat.probe.probe_protocol import API_LEGACY
+    from ragas_compat.resources import CASES_SCHEMA, package_text
 
     schema = json.loads(package_text(CASES_SCHEMA))
     by_key = schema["$defs"]["case"]["properties"]["judge_calls"]["properties"]
@@ -128,7 +128,7 @@ def test_a_repeated_entry_answers_every_further_asking_it_fits():
 
 
 def test_a_scripted_fix_output_format_prompt_is_answered_verbatim():
-    from harness.probe.probe_judge_scripts import LEGACY_PROMPTS, fix_output_format_instruction, use_judge_calls
+    from ragas_compat.probe.probe_judge_scripts import LEGACY_PROMPTS, fix_output_format_instruction, use_judge_calls
 
     metric = type("Metric", (), {"context_precision_prompt": type("P", (), {"instruction": CP_INSTRUCTION})()})()
     case = {"judge_calls": {"context_precision_with_reference": {"context_precision": ["bad"],
@@ -154,8 +154,8 @@ def test_a_call_of_n_generations_gets_its_listed_replies():
 
 # -- the probe on the installed Ragas, and the matrix across releases -------------------------------
 def matrix_over(environments):
-    from harness.tools.matrix.drift import build_matrix
-    from harness.tools.matrix.run import run_matrix
+    from ragas_compat.tools.matrix.drift import build_matrix
+    from ragas_compat.tools.matrix.run import run_matrix
 
     suite = load_cases(CASES)
     columns, _ = run_matrix(environments, suite, jobs=1)
@@ -165,7 +165,7 @@ def matrix_over(environments):
 
 
 def cached(*versions: str):
-    from harness.tools.matrix.environments import Environment
+    from ragas_compat.tools.matrix.environments import Environment
 
     out = []
     for version in versions:
@@ -182,7 +182,7 @@ def cells(matrix, case_id: str, target: str):
 
 
 def test_the_installed_ragas_reads_the_scripts():
-    from harness.tools.matrix.environments import Environment
+    from ragas_compat.tools.matrix.environments import Environment
 
     here = Environment("installed", "release", None, sys.executable, status="reused", path=Path(sys.prefix))
     matrix = matrix_over([here])

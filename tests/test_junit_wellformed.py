@@ -14,13 +14,13 @@ import pytest
 from typer.testing import CliRunner
 from user_cases import USER_SUITE
 
-from harness.cases import parse_suite
-from harness.cli import app
-from harness.compare.audit import build_audit
-from harness.compare.expectations import Expectations
-from harness.errors import HarnessInputError
-from harness.metrics.registry import metric
-from harness.report.junit_report import render_junit, xml_text
+from ragas_compat.cases import parse_suite
+from ragas_compat.cli import app
+from ragas_compat.compare.audit import build_audit
+from ragas_compat.compare.expectations import Expectations
+from ragas_compat.errors import HarnessInputError
+from ragas_compat.metrics.registry import metric
+from ragas_compat.report.junit_report import render_junit, xml_text
 
 # every C0 control, DEL, two C1 controls, rich markup, XML's own specials
 HOSTILE = "".join(chr(c) for c in range(32)) + "\x7f\x85\x9b [red]x[/red] [bold] <&>\"' é 𝄞"

@@ -8,8 +8,8 @@ import sys
 
 import pytest
 
-from harness.launch import early_probe_options, exit_code
-from harness.runner import start_early_probe, take_early_probe
+from ragas_compat.launch import early_probe_options, exit_code
+from ragas_compat.runner import start_early_probe, take_early_probe
 
 
 @pytest.mark.parametrize("argv, expected", [
@@ -49,7 +49,7 @@ def test_the_console_entry_ends_without_teardown_but_with_its_output_and_exit_ha
     ``atexit`` handlers all survive skipping the interpreter's teardown."""
     marker = tmp_path / "handler-ran"
     script = ("import atexit, pathlib, sys\n"
-              "from harness.launch import exit_now\n"
+              "from ragas_compat.launch import exit_now\n"
               f"atexit.register(lambda: pathlib.Path({str(marker)!r}).write_text('yes'))\n"
               "sys.stdout.write('buffered, never flushed by hand')\n"
               "exit_now(sys.argv[1] if sys.argv[1] != 'none' else None)\n")
@@ -65,7 +65,7 @@ def test_the_console_entry_ends_without_teardown_but_with_its_output_and_exit_ha
 def test_a_running_thread_is_waited_for_as_sys_exit_would(tmp_path):
     marker = tmp_path / "thread-finished"
     script = ("import pathlib, sys, threading, time\n"
-              "from harness.launch import exit_now\n"
+              "from ragas_compat.launch import exit_now\n"
               "def late():\n"
               "    time.sleep(0.3)\n"
               f"    pathlib.Path({str(marker)!r}).write_text('yes')\n"
@@ -76,8 +76,8 @@ def test_a_running_thread_is_waited_for_as_sys_exit_would(tmp_path):
 
 
 def test_ragas_compat_exits_with_the_commands_status():
-    """The installed console entry (``python -m harness``) keeps typer's status: 2 for a usage error."""
-    proc = subprocess.run([sys.executable, "-m", "harness", "run", "--no-such-option"], capture_output=True,
+    """The installed console entry (``python -m ragas_compat``) keeps typer's status: 2 for a usage error."""
+    proc = subprocess.run([sys.executable, "-m", "ragas_compat", "run", "--no-such-option"], capture_output=True,
                           text=True, timeout=120)
     assert proc.returncode == 2
     assert "no-such-option" in proc.stderr

@@ -7,11 +7,11 @@ import json
 import pytest
 from typer.testing import CliRunner
 
-import harness.cli.matrix as cli_matrix
-from harness.cli.app import app
-from harness.runner import ProbeRun
-from harness.tools.matrix.environments import Environment
-from harness.tools.matrix.run import run_matrix
+import ragas_compat.cli.matrix as cli_matrix
+from ragas_compat.cli.app import app
+from ragas_compat.runner import ProbeRun
+from ragas_compat.tools.matrix.environments import Environment
+from ragas_compat.tools.matrix.run import run_matrix
 
 CASE = "cp-worked-example"
 EPSILON = 0.8333333332916666

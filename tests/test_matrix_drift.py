@@ -7,12 +7,19 @@ from html.parser import HTMLParser
 
 import pytest
 
-from harness.cases import Suite, load_default_suite
-from harness.runner import ProbeRun
-from harness.tools.matrix.drift import HARNESS_CAUSES, Cell, ColumnInfo, build_matrix, causes_between, telemetry_drifts
-from harness.tools.matrix.environments import Environment
-from harness.tools.matrix.report import REPORT_FILES, cases_text, render_reports, write_matrix_reports
-from harness.tools.matrix.run import run_matrix
+from ragas_compat.cases import Suite, load_default_suite
+from ragas_compat.runner import ProbeRun
+from ragas_compat.tools.matrix.drift import (
+    HARNESS_CAUSES,
+    Cell,
+    ColumnInfo,
+    build_matrix,
+    causes_between,
+    telemetry_drifts,
+)
+from ragas_compat.tools.matrix.environments import Environment
+from ragas_compat.tools.matrix.report import REPORT_FILES, cases_text, render_reports, write_matrix_reports
+from ragas_compat.tools.matrix.run import run_matrix
 
 CASE = "cp-worked-example"
 EPSILON = 0.8333333332916666  # Ragas's (hits + 1e-10) value on this case
@@ -195,8 +202,8 @@ def test_reports_are_deterministic_self_contained_and_portable(matrix, tmp_path)
 def test_cli_writes_a_matrix_of_unavailable_columns_without_crashing(tmp_path, monkeypatch):
     from typer.testing import CliRunner
 
-    import harness.cli.matrix as cli_matrix
-    from harness.cli.app import app
+    import ragas_compat.cli.matrix as cli_matrix
+    from ragas_compat.cli.app import app
 
     def fake_environments(entries, **kwargs):
         return [Environment(e.text, "release", e.exact_version, None, status="unavailable",
@@ -215,7 +222,7 @@ def test_cli_writes_a_matrix_of_unavailable_columns_without_crashing(tmp_path, m
 
 
 def test_a_class_the_judge_cannot_drive_is_not_scripted_not_missing():
-    from harness.tools.matrix.drift import NOT_SCRIPTED_ERROR, Cell, causes_between
+    from ragas_compat.tools.matrix.drift import NOT_SCRIPTED_ERROR, Cell, causes_between
 
     not_scripted = Cell(status="error", error_type=NOT_SCRIPTED_ERROR,
                         error_message="ContextPrecision has no prompt interface the scripted judge knows")
@@ -245,7 +252,7 @@ def test_a_dependency_s_data_the_environment_does_not_hold_is_the_harness_s_limi
                "resource:\n")
     lookup = Cell(status="error", error_type="LookupError", error_message=message)
     assert lookup.harness_limit == "dependency_missing" and lookup.text == "harness: dependency not installed"
-    from harness.tools.matrix.drift import message_line
+    from ragas_compat.tools.matrix.drift import message_line
 
     assert message_line(message) == "Resource 'punkt_tab' not found."
     assert message_line("\n\n") == "" and message_line("KeyError: 'x'\nmore") == "KeyError: 'x'"

@@ -19,10 +19,10 @@ from pathlib import Path
 
 import pytest
 
-from harness.cases import Suite, load_default_suite
-from harness.tools.matrix.drift import build_matrix
-from harness.tools.matrix.environments import Environment, default_cache_dir, ensure_environments, parse_entries
-from harness.tools.matrix.run import run_matrix
+from ragas_compat.cases import Suite, load_default_suite
+from ragas_compat.tools.matrix.drift import build_matrix
+from ragas_compat.tools.matrix.environments import Environment, default_cache_dir, ensure_environments, parse_entries
+from ragas_compat.tools.matrix.run import run_matrix
 
 E2E_RELEASE = "0.2.15"
 CASES = ("cp-worked-example", "edge-empty-retrieval")

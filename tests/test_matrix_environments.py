@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from harness.errors import HarnessInputError
-from harness.tools.matrix.environments import (
+from ragas_compat.errors import HarnessInputError
+from ragas_compat.tools.matrix.environments import (
     MARKER_NAME,
     PROBE_IMPORTS,
     ImportFailed,

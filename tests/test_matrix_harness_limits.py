@@ -10,8 +10,8 @@ import struct
 from hypothesis import given
 from hypothesis import strategies as st
 
-from harness.compare.classify import same_float
-from harness.tools.matrix.drift import (
+from ragas_compat.compare.classify import same_float
+from ragas_compat.tools.matrix.drift import (
     HARNESS_CAUSES,
     MISSING_CLASS_ERROR,
     NOT_SCRIPTED_ERROR,
@@ -22,7 +22,7 @@ from harness.tools.matrix.drift import (
     causes_between,
     summarise_drifts,
 )
-from harness.tools.matrix.report import _COLORS, cell_texts, render_html, render_json, render_markdown
+from ragas_compat.tools.matrix.report import _COLORS, cell_texts, render_html, render_json, render_markdown
 
 LABELS = ("0.2.3", "0.2.15", "0.3.9", "0.4.3")
 

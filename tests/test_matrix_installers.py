@@ -15,11 +15,11 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-import harness.cli.matrix as cli_matrix
-import harness.tools.matrix.environments as environments
-from harness.cli.app import app
-from harness.errors import HarnessInputError
-from harness.tools.matrix.environments import (
+import ragas_compat.cli.matrix as cli_matrix
+import ragas_compat.tools.matrix.environments as environments
+from ragas_compat.cli.app import app
+from ragas_compat.errors import HarnessInputError
+from ragas_compat.tools.matrix.environments import (
     MARKER_NAME,
     PROBE_IMPORTS,
     Environment,
@@ -30,7 +30,7 @@ from harness.tools.matrix.environments import (
     read_marker,
     record_lock,
 )
-from harness.tools.matrix.installers import (
+from ragas_compat.tools.matrix.installers import (
     ImportFailed,
     InstallFailed,
     PipInstaller,

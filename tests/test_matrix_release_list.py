@@ -11,12 +11,12 @@ from hypothesis import strategies as st
 from packaging.version import Version
 from typer.testing import CliRunner
 
-import harness.cli.matrix as cli_matrix
-from harness.cli.app import app
-from harness.errors import HarnessInputError
-from harness.probe.probe_targets import TARGET_ROWS
-from harness.tools.matrix.environments import DEFAULT_VERSIONS_FILE, load_version_rules, requirements_for
-from harness.tools.matrix.release_list import (
+import ragas_compat.cli.matrix as cli_matrix
+from ragas_compat.cli.app import app
+from ragas_compat.errors import HarnessInputError
+from ragas_compat.probe.probe_targets import TARGET_ROWS
+from ragas_compat.tools.matrix.environments import DEFAULT_VERSIONS_FILE, load_version_rules, requirements_for
+from ragas_compat.tools.matrix.release_list import (
     DEFAULT_HISTORY_FILE,
     Release,
     changed_files,

@@ -10,12 +10,12 @@ from __future__ import annotations
 
 import pytest
 
-from harness.cases import CLAIM_VERDICTS, LABEL_LIST_VERDICTS, load_default_suite, parse_suite
-from harness.metrics.registry import all_metrics
-from harness.metrics.spec import ExplainInput, MetricSpec
-from harness.probe.probe_targets import TARGET_ROWS, targets_by_metric
-from harness.tools.fuzz.generator import fuzz_suite_document, generate_cases
-from harness.vocabulary import Api
+from ragas_compat.cases import CLAIM_VERDICTS, LABEL_LIST_VERDICTS, load_default_suite, parse_suite
+from ragas_compat.metrics.registry import all_metrics
+from ragas_compat.metrics.spec import ExplainInput, MetricSpec
+from ragas_compat.probe.probe_targets import TARGET_ROWS, targets_by_metric
+from ragas_compat.tools.fuzz.generator import fuzz_suite_document, generate_cases
+from ragas_compat.vocabulary import Api
 
 METRICS = all_metrics()
 SUITE = load_default_suite()
@@ -35,7 +35,7 @@ def by_name(spec: MetricSpec) -> str:
 def test_every_trait_is_present(spec: MetricSpec):
     assert spec.reference_on and spec.denominator and spec.undefined_policy
     assert spec.requires, "a metric must say which inputs make it apply"
-    assert spec.explain is not None, "every metric can be explained (harness.metrics.spec.ExplainAdapter)"
+    assert spec.explain is not None, "every metric can be explained (ragas_compat.metrics.spec.ExplainAdapter)"
     if spec.ragas_targets:
         assert spec.fields_read, "the sample fields its Ragas classes read"
         assert spec.fuzz_inputs is not None, "a metric with a Ragas counterpart is fuzzed"
@@ -83,7 +83,7 @@ def test_its_fuzz_inputs_make_valid_cases_it_applies_to(spec: MetricSpec):
 
 @pytest.mark.parametrize("spec", METRICS, ids=by_name)
 def test_its_explain_adapter_builds_a_case_it_applies_to(spec: MetricSpec):
-    from harness.tools.explain import explain_metric, synthetic_case
+    from ragas_compat.tools.explain import explain_metric, synthetic_case
 
     adapter = spec.explain
     case = synthetic_case(explain_metric(adapter.command), EXAMPLE_INPUTS[adapter.takes])

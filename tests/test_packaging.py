@@ -29,8 +29,8 @@ from pathlib import Path
 import pytest
 from user_cases import JUDGE_SAID_TWO, write_suite
 
-from harness.report.json_report import result_rows
-from harness.resources import CHECKOUT_ROOT
+from ragas_compat.report.json_report import result_rows
+from ragas_compat.resources import CHECKOUT_ROOT
 
 SOURCE_ITEMS = ("pyproject.toml", "README.md", "harness", "pinned")
 FULL_INSTALL = os.environ.get("RAGAS_COMPAT_WHEEL_FULL_INSTALL") == "1"
@@ -40,10 +40,11 @@ def test_the_explicit_package_list_matches_the_packages_on_disk():
     from setuptools import find_packages
 
     config = tomllib.loads((CHECKOUT_ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]
-    on_disk = set(find_packages(where=str(CHECKOUT_ROOT), include=["harness*"]))
-    assert set(config["packages"]) == on_disk | {"harness.pinned"}, (
-        "pyproject.toml [tool.setuptools] packages must list every package under harness/ (and harness.pinned)")
-    assert config["package-dir"] == {"harness.pinned": "pinned"}
+    on_disk = {"ragas_compat" + name.removeprefix("harness")
+               for name in find_packages(where=str(CHECKOUT_ROOT), include=["harness*"])}
+    assert set(config["packages"]) == on_disk | {"ragas_compat.pinned"}, (
+        "pyproject.toml [tool.setuptools] packages must list every package under harness/ (and ragas_compat.pinned)")
+    assert config["package-dir"] == {"ragas_compat": "harness", "ragas_compat.pinned": "pinned"}
 
 
 @pytest.fixture(scope="session")
@@ -97,19 +98,19 @@ pytestmark = pytest.mark.wheel
 
 def test_the_wheel_carries_the_runtime_data(wheel):
     names = set(zipfile.ZipFile(wheel).namelist())
-    for needed in ("harness/pinned/pin.toml", "harness/pinned/expectations.toml", "harness/pinned/versions.toml",
-                   "harness/pinned/constraints.txt", "harness/pinned/matrix-locks/0.4.3.txt",
-                   "harness/cases/cases.schema.json", "harness/cases/suites/default.json",
-                   "harness/report/report.schema.json"):
+    for needed in ("ragas_compat/pinned/pin.toml", "ragas_compat/pinned/expectations.toml", "ragas_compat/pinned/versions.toml",
+                   "ragas_compat/pinned/constraints.txt", "ragas_compat/pinned/matrix-locks/0.4.3.txt",
+                   "ragas_compat/cases/cases.schema.json", "ragas_compat/cases/suites/default.json",
+                   "ragas_compat/report/report.schema.json"):
         assert needed in names, needed
 
 
 def test_the_installed_package_is_the_wheel_not_the_checkout(installed, empty):
     result = run([str(installed / "python"), "-c",
-                  "import harness, harness.resources as r; print(harness.__file__); print(r.pinned_dir())"], empty)
+                  "import ragas_compat, ragas_compat.resources as r; print(ragas_compat.__file__); print(r.pinned_dir())"], empty)
     module, pinned = result.stdout.split()
     assert str(CHECKOUT_ROOT) not in module and str(CHECKOUT_ROOT) not in pinned
-    assert pinned.endswith("harness/pinned")
+    assert pinned.endswith("ragas_compat/pinned")
 
 
 def test_cli_works_from_an_empty_folder(installed, empty):
@@ -120,7 +121,7 @@ def test_cli_works_from_an_empty_folder(installed, empty):
     assert sorted(p.name for p in out.iterdir() if not p.name.startswith(".")) == [
         "junit.xml", "report.html", "report.json", "report.md"]
     report = json.loads((out / "report.json").read_text())
-    version = run([cli, "--version"], empty).stdout.strip()  # one source: harness.__version__
+    version = run([cli, "--version"], empty).stdout.strip()  # one source: ragas_compat.__version__
     assert version == f"ragas-compat {report['provenance']['harness_version']}"
     assert report["provenance"]["expectations"] == "pinned/expectations.toml"
     assert report["summary"]["drift"] is False

@@ -6,7 +6,7 @@ import subprocess
 
 import pytest
 
-from harness.pin.blobs import blob_id, blob_ids_under, file_blob_id, is_blob_id
+from ragas_compat.pin.blobs import blob_id, blob_ids_under, file_blob_id, is_blob_id
 
 SAMPLES = [b"", b"hello\n", b"line\r\nwindows\r\n", "naïve ✓\n".encode(), bytes(range(256)) * 3]
 

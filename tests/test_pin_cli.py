@@ -12,9 +12,9 @@ import git
 import pytest
 from typer.testing import CliRunner
 
-from harness.cli import app
-from harness.pin.manifest import DEFAULT_MANIFEST_PATH, load_manifest, write_manifest
-from harness.pin.sources import resolve_installed
+from ragas_compat.cli import app
+from ragas_compat.pin.manifest import DEFAULT_MANIFEST_PATH, load_manifest, write_manifest
+from ragas_compat.pin.sources import resolve_installed
 
 SITE_RAGAS = Path(importlib.util.find_spec("ragas").submodule_search_locations[0])
 ACTOR = git.Actor("ragas-compat tests", "tests@example.invalid")

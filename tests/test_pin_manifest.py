@@ -7,8 +7,8 @@ import datetime as dt
 
 import pytest
 
-from harness.errors import HarnessInputError
-from harness.pin.manifest import (
+from ragas_compat.errors import HarnessInputError
+from ragas_compat.pin.manifest import (
     DEFAULT_MANIFEST_PATH,
     ReferencePoint,
     dump_manifest,

@@ -18,8 +18,8 @@ from pathlib import Path
 import git
 import pytest
 
-from harness.pin.manifest import load_manifest
-from harness.pin.sources import (
+from ragas_compat.pin.manifest import load_manifest
+from ragas_compat.pin.sources import (
     PythonUnusable,
     RagasNotInstalled,
     RagasSourceError,
@@ -246,7 +246,7 @@ def test_not_a_repository_or_not_ragas_is_refused(tmp_path):
 
 
 def test_probe_imports_ragas_from_the_checkout(ragas_repo):
-    from harness.runner import run_probe
+    from ragas_compat.runner import run_probe
 
     root, first = ragas_repo
     source = resolve_checkout(root, manifest_pinned_at(first))

@@ -9,9 +9,9 @@ import math
 import pytest
 from bundled_probe import bundled_values
 
-from harness.cases import load_default_suite
-from harness.runner import run_probe
-from harness.values import decode_ragas_value
+from ragas_compat.cases import load_default_suite
+from ragas_compat.runner import run_probe
+from ragas_compat.values import decode_ragas_value
 
 IDS = ("ac-worked-example", "ac-zero-statements", "ac-no-reference-statements", "ac-zero-vector", "ac-empty-inputs")
 TARGETS = [f"{api}:AnswerCorrectness{suffix}" for api in ("legacy", "collections") for suffix in ("", "[weights=1.0,0.0]")]

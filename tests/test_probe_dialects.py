@@ -30,8 +30,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 from pydantic import BaseModel
 
-from harness.probe import probe_judge_scripts as scripts
-from harness.probe.probe_dialects import (
+from ragas_compat.probe import probe_judge_scripts as scripts
+from ragas_compat.probe.probe_dialects import (
     AliasedPrompts,
     DialectBook,
     FunctionPrompts,
@@ -41,9 +41,9 @@ from harness.probe.probe_dialects import (
     prompts_for,
     reply_like_example,
 )
-from harness.probe.probe_judge_scripts_criteria import folded_questions, votes_script
-from harness.probe.probe_prompt_book import FORMAT_FIX_KIND, PromptBook, StubMismatch
-from harness.probe.probe_prompt_layouts import (
+from ragas_compat.probe.probe_judge_scripts_criteria import folded_questions, votes_script
+from ragas_compat.probe.probe_prompt_book import FORMAT_FIX_KIND, PromptBook, StubMismatch
+from ragas_compat.probe.probe_prompt_layouts import (
     CURRENT,
     CURRENT_CAPITALISED,
     EARLY_0_2,
@@ -51,8 +51,8 @@ from harness.probe.probe_prompt_layouts import (
     LayoutMismatch,
     split_layout,
 )
-from harness.probe.probe_protocol import API_COLLECTIONS, API_LEGACY
-from harness.probe.probe_rating_scripts import rating_script
+from ragas_compat.probe.probe_protocol import API_COLLECTIONS, API_LEGACY
+from ragas_compat.probe.probe_rating_scripts import rating_script
 
 CP_INSTRUCTION = ('Given question, answer and context verify if the context was useful in arriving at the given '
                   'answer. Give verdict as "1" if useful and "0" if not with json output.')
@@ -485,7 +485,7 @@ def test_a_rubric_the_class_renders_itself_is_filled_from_the_instance():
         response: str
         rubrics: dict[str, str]
 
-    from harness.probe.probe_judge_scripts_criteria import rubrics_script
+    from ragas_compat.probe.probe_judge_scripts_criteria import rubrics_script
 
     rubric = {"score1_description": "bad", "score2_description": "good"}
     metric = SimpleNamespace(single_turn_scoring_prompt=prompt(CRITIC_INSTRUCTION, RubricInput, ScoreOutput),
@@ -535,7 +535,7 @@ def test_0_1_faithfulness_is_driven_with_replies_shaped_as_its_examples():
 
 
 def test_0_1_answer_relevancy_is_asked_on_the_answer_and_the_joined_contexts():
-    from harness.probe.probe_answer_scripts import QUESTION_GENERATION, answer_relevancy_script
+    from ragas_compat.probe.probe_answer_scripts import QUESTION_GENERATION, answer_relevancy_script
 
     instruction = "Generate a question for the given answer and identify if answer is noncommittal."
     metric = SimpleNamespace(strictness=3, question_generation=prompt_0_1(
@@ -658,7 +658,7 @@ def test_an_allowed_prompt_is_never_missed_nor_counted_as_expected():
 # -- end to end: the probe in each built Ragas environment ------------------------------------------
 def cached_environment(version: str) -> Path | None:
     """The built environment of ``version`` in the matrix cache (``$RAGAS_COMPAT_MATRIX_CACHE`` first)."""
-    from harness.tools.matrix.environments import default_cache_dir, read_marker
+    from ragas_compat.tools.matrix.environments import default_cache_dir, read_marker
 
     folders = [Path(p) for p in (os.environ.get("RAGAS_COMPAT_MATRIX_CACHE"), str(default_cache_dir())) if p]
     for folder in folders:
@@ -673,10 +673,10 @@ NOTHING_TO_ANSWER = {"criteria-no-votes"}
 
 
 def run_column(version: str):
-    from harness.cases import load_default_suite
-    from harness.tools.matrix.drift import build_matrix
-    from harness.tools.matrix.environments import Environment
-    from harness.tools.matrix.run import run_matrix
+    from ragas_compat.cases import load_default_suite
+    from ragas_compat.tools.matrix.drift import build_matrix
+    from ragas_compat.tools.matrix.environments import Environment
+    from ragas_compat.tools.matrix.run import run_matrix
 
     env = cached_environment(version)
     if env is None:

@@ -13,13 +13,13 @@ import math
 
 import pytest
 
-from harness.cases import load_default_suite
-from harness.compare.audit import build_audit
-from harness.compare.expectations import Expectations
-from harness.probe.probe_evaluate import METRIC_SETS, evaluation_groups
-from harness.probe.probe_targets import LEGACY_TARGETS
-from harness.runner import run_probe
-from harness.values import decode_ragas_value
+from ragas_compat.cases import load_default_suite
+from ragas_compat.compare.audit import build_audit
+from ragas_compat.compare.expectations import Expectations
+from ragas_compat.probe.probe_evaluate import METRIC_SETS, evaluation_groups
+from ragas_compat.probe.probe_targets import LEGACY_TARGETS
+from ragas_compat.runner import run_probe
+from ragas_compat.values import decode_ragas_value
 
 PARSE_FAILURE = "edge-judge-reply-unparseable"
 LEGACY = [t.name for t in LEGACY_TARGETS]
@@ -136,7 +136,7 @@ def test_rows_equal_single_turn_ascore(concurrent):
 
 
 def test_dataset_scores_are_the_nanmean_of_the_rows(concurrent):
-    from harness.compare.dataset_level import numpy_nanmean
+    from ragas_compat.compare.dataset_level import numpy_nanmean
 
     for run in concurrent["evaluate"]["runs"]:
         for target, raw in run["scores"].items():
@@ -164,6 +164,6 @@ def test_parse_failure_is_dropped_with_its_cause(suite, concurrent):
 
 
 def sentence_of(agg) -> str:
-    from harness.compare.dataset_level import sentence
+    from ragas_compat.compare.dataset_level import sentence
 
     return sentence(agg)

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from harness.runner import ProbeRun, run_probe
+from ragas_compat.runner import ProbeRun, run_probe
 
 ONE_CASE = [{"id": "c", "category": "edge", "user_input": "q", "reference": "r", "response": "a",
              "retrieved_contexts": ["x"], "verdicts": {"context_precision_with_reference": [1]}}]
@@ -93,7 +93,7 @@ def _fake_ragas(tmp_path: Path) -> str:
 def test_an_error_the_probes_own_code_raised_is_marked_as_the_harnesss():
     import sys
 
-    from harness.runner import PROBE_DIR
+    from ragas_compat.runner import PROBE_DIR
 
     sys.path.insert(0, str(PROBE_DIR))
     import probe_scoring
@@ -110,7 +110,7 @@ def test_an_error_the_probes_own_code_raised_is_marked_as_the_harnesss():
 
 
 def test_a_timeout_while_scoring_says_how_far_the_probe_got_and_what_to_do():
-    from harness.runner import timed_out_message
+    from ragas_compat.runner import timed_out_message
 
     assert timed_out_message(600, (0, 0)) == "probe timed out after 600 s"
     message = timed_out_message(600, (27692, 50044))

@@ -48,7 +48,7 @@ def test_context_entity_recall_apis_disagree_on_a_repeated_entity(values):
 def test_noise_sensitivity_worked_example_and_its_edges(values, api):
     import math
 
-    from harness.values import RagasError
+    from ragas_compat.values import RagasError
 
     assert values[("ns-worked-example", f"{api}:NoiseSensitivity")] == 0.25
     assert values[("ns-worked-example", f"{api}:NoiseSensitivity[mode=irrelevant]")] == 0.5

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from harness.runner import PROBE_SCRIPT, run_probe
+from ragas_compat.runner import PROBE_SCRIPT, run_probe
 
 DEFAULT_SUITE = Path(__file__).resolve().parents[1] / "harness" / "cases" / "suites" / "default.json"
 JUDGED_TARGETS = {  # a configured class is its own target

@@ -10,9 +10,9 @@ import math
 import pytest
 from bundled_probe import bundled_values
 
-from harness.probe.probe_prompt_book import PromptBook, StubMismatch
-from harness.probe.probe_rating_scripts import reply_text
-from harness.values import RagasError
+from ragas_compat.probe.probe_prompt_book import PromptBook, StubMismatch
+from ragas_compat.probe.probe_rating_scripts import reply_text
+from ragas_compat.values import RagasError
 
 CLASSES = ("AnswerAccuracy", "ContextRelevance", "ResponseGroundedness")
 TARGETS = [f"{api}:{cls}" for api in ("legacy", "collections") for cls in CLASSES]

@@ -1,5 +1,5 @@
 """The probe's output layout: one JSON document, ``results`` last with one compact result per line,
-so the host reads the results one at a time (``harness.runner._read_output_streamed``)."""
+so the host reads the results one at a time (``ragas_compat.runner._read_output_streamed``)."""
 
 from __future__ import annotations
 
@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from harness.errors import RagasUnavailable
-from harness.probe.probe_protocol import RESULTS_LINE
-from harness.runner import PROBE_DIR, _read_output, _read_output_streamed
+from ragas_compat.errors import RagasUnavailable
+from ragas_compat.probe.probe_protocol import RESULTS_LINE
+from ragas_compat.runner import PROBE_DIR, _read_output, _read_output_streamed
 
 DOCUMENT = {
     "probe_format": 2,

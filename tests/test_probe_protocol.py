@@ -15,8 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from harness.probe import probe_protocol as protocol
-from harness.probe.probe_protocol import (
+from ragas_compat.probe import probe_protocol as protocol
+from ragas_compat.probe.probe_protocol import (
     EXIT_BAD_REQUEST,
     EXIT_OK,
     EXIT_RAGAS_IMPORT,
@@ -27,8 +27,8 @@ from harness.probe.probe_protocol import (
     encode_score,
     error_record,
 )
-from harness.runner import PROBE_SCRIPT
-from harness.values import RagasError, decode_ragas_value, encode_ragas_value
+from ragas_compat.runner import PROBE_SCRIPT
+from ragas_compat.values import RagasError, decode_ragas_value, encode_ragas_value
 
 PROBE_DIR = Path(protocol.__file__).resolve().parent
 HARNESS_DIR = PROBE_DIR.parent
@@ -141,7 +141,7 @@ PROBE_SIDE_IMPORTS = textwrap.dedent("""
     import probe_protocol, probe_targets, probe_scoring, probe_evaluate, probe_selftest_targets
     assert probe_scoring.encode_score is probe_protocol.encode_score
     assert len(probe_targets.TARGETS) == len(probe_targets.TARGETS_BY_NAME) >= 17  # one name per target
-    loaded = sorted(m for m in sys.modules if m.split(".")[0] in ("harness", "ragas"))
+    loaded = sorted(m for m in sys.modules if m.split(".")[0] in ("harness", "ragas_compat", "ragas"))
     print(loaded)
 """)
 

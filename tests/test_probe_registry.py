@@ -1,11 +1,11 @@
-"""The probe's target table (stdlib-only, in harness/probe) agrees with harness.metrics.registry."""
+"""The probe's target table (stdlib-only, in harness/probe) agrees with ragas_compat.metrics.registry."""
 
 from __future__ import annotations
 
-from harness.cases import load_default_suite
-from harness.metrics.registry import all_metrics
-from harness.probe.probe_targets import LEGACY_TARGETS
-from harness.vocabulary import Api
+from ragas_compat.cases import load_default_suite
+from ragas_compat.metrics.registry import all_metrics
+from ragas_compat.probe.probe_targets import LEGACY_TARGETS
+from ragas_compat.vocabulary import Api
 
 METRICS = all_metrics()
 

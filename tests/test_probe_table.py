@@ -11,13 +11,13 @@ from types import SimpleNamespace
 
 import pytest
 
-from harness.cases import load_default_suite
-from harness.probe import probe_judge_scripts as scripts
-from harness.probe.probe_answer_scripts import ATTRIBUTES as ANSWER_ATTRIBUTES
-from harness.probe.probe_judge_scripts import COLLECTIONS_PROMPTS, LEGACY_PROMPTS, PROMPT_KINDS
-from harness.probe.probe_judge_scripts_criteria import PROMPTS as CRITERIA_PROMPTS
-from harness.probe.probe_rating_scripts import RATING_PROMPTS
-from harness.probe.probe_targets import (
+from ragas_compat.cases import load_default_suite
+from ragas_compat.probe import probe_judge_scripts as scripts
+from ragas_compat.probe.probe_answer_scripts import ATTRIBUTES as ANSWER_ATTRIBUTES
+from ragas_compat.probe.probe_judge_scripts import COLLECTIONS_PROMPTS, LEGACY_PROMPTS, PROMPT_KINDS
+from ragas_compat.probe.probe_judge_scripts_criteria import PROMPTS as CRITERIA_PROMPTS
+from ragas_compat.probe.probe_rating_scripts import RATING_PROMPTS
+from ragas_compat.probe.probe_targets import (
     COLLECTIONS_TARGETS,
     LEGACY_TARGETS,
     TARGET_ROWS,
@@ -185,7 +185,7 @@ def test_a_script_reads_a_prompt_only_when_it_expects_one(adapter):
 def _registry() -> dict[str, tuple[set[str], tuple[str, ...]]]:
     """metric -> (target names, fields read) from the metric registry. Older registries list the
     legacy class names only (bare), newer ones ``"<api>:<Class>"`` names of both APIs."""
-    import harness.metrics.registry as registry
+    import ragas_compat.metrics.registry as registry
 
     specs = registry.all_metrics() if hasattr(registry, "all_metrics") else registry.METRICS
     return {spec.name: ({str(t) if ":" in str(t) else f"legacy:{t}" for t in spec.ragas_targets},
@@ -219,8 +219,8 @@ NO_RAGAS = textwrap.dedent("""
             return None
 
     sys.meta_path.insert(0, BlockRagas())
-    from harness.probe.probe_targets import targets_by_metric
-    import harness.runner, harness.values, harness.probe.probe_evaluate, harness.probe.probe_scoring
+    from ragas_compat.probe.probe_targets import targets_by_metric
+    import ragas_compat.runner, ragas_compat.values, ragas_compat.probe.probe_evaluate, ragas_compat.probe.probe_scoring
 
     table = targets_by_metric()
     assert table["faithfulness"] == ("legacy:Faithfulness", "collections:Faithfulness"), table

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from harness.probe.probe_targets import LEGACY_TARGETS
-from harness.runner import run_probe
+from ragas_compat.probe.probe_targets import LEGACY_TARGETS
+from ragas_compat.runner import run_probe
 
 
 def case(case_id: str, **fields) -> dict:
@@ -169,7 +169,7 @@ def test_targets_run_only_when_their_inputs_are_present(results):
 
 
 def test_result_records_follow_the_protocol(results):
-    from harness.probe.probe_protocol import ProbeResult
+    from ragas_compat.probe.probe_protocol import ProbeResult
 
     for key, r in results.items():
         assert ProbeResult.__required_keys__ <= set(r) <= ProbeResult.__required_keys__ | ProbeResult.__optional_keys__, key

@@ -10,11 +10,11 @@ import sys
 import pytest
 from typer.testing import CliRunner
 
-import harness.cli.matrix as cli_matrix
-from harness.cases import load_default_suite
-from harness.cli.app import app
-from harness.runner import run_probe
-from harness.tools.matrix.environments import Environment
+import ragas_compat.cli.matrix as cli_matrix
+from ragas_compat.cases import load_default_suite
+from ragas_compat.cli.app import app
+from ragas_compat.runner import run_probe
+from ragas_compat.tools.matrix.environments import Environment
 
 TARGETS = ["legacy:Faithfulness", "legacy:IDBasedContextPrecision"]
 

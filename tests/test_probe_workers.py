@@ -1,5 +1,5 @@
 """Scoring in forked workers (harness/probe/probe_workers.py) and a probe started ahead of its
-request (harness.runner.StartedProbe): the same output as one process, progress, failures named."""
+request (ragas_compat.runner.StartedProbe): the same output as one process, progress, failures named."""
 
 from __future__ import annotations
 
@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from harness.cases import load_default_suite
-from harness.probe.probe_protocol import LOCATED_FILE
-from harness.runner import PROBE_DIR, StartedProbe, run_probe
+from ragas_compat.cases import load_default_suite
+from ragas_compat.probe.probe_protocol import LOCATED_FILE
+from ragas_compat.runner import PROBE_DIR, StartedProbe, run_probe
 
 sys.path.insert(0, str(PROBE_DIR))  # the probe's modules import each other by bare name
 import probe_workers

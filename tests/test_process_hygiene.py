@@ -1,4 +1,4 @@
-"""Process hygiene (harness.runner): the probe runs in its own process group; a timeout, the harness's
+"""Process hygiene (ragas_compat.runner): the probe runs in its own process group; a timeout, the harness's
 SIGTERM or SIGINT end the whole group (grandchildren too, and a probe that ignores SIGTERM) and remove
 its temporary folder; relative paths are resolved before the probe starts; the timeout is validated
 and bounds every subprocess, the interpreter-locating step included."""
@@ -15,11 +15,11 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from harness.cli import app
-from harness.errors import ExitCode, HarnessInputError
-from harness.pin.manifest import load_manifest
-from harness.pin.sources import PythonUnusable, resolve_installed
-from harness.runner import _environment, check_timeout, resolve_executable, run_in_own_group, run_probe
+from ragas_compat.cli import app
+from ragas_compat.errors import ExitCode, HarnessInputError
+from ragas_compat.pin.manifest import load_manifest
+from ragas_compat.pin.sources import PythonUnusable, resolve_installed
+from ragas_compat.runner import _environment, check_timeout, resolve_executable, run_in_own_group, run_probe
 
 ID_CASE = [{"id": "c", "category": "edge", "user_input": "q", "reference": "r", "response": "a",
             "retrieved_contexts": [], "retrieved_context_ids": [1], "reference_context_ids": [1]}]
@@ -120,7 +120,7 @@ def test_run_in_own_group_reports_output_exit_code_and_timeout(tmp_path):
 
 
 def test_an_exception_in_the_harness_kills_the_group(tmp_path, monkeypatch):
-    import harness.runner as runner
+    import ragas_compat.runner as runner
 
     script = fake_python(tmp_path)
 
@@ -147,7 +147,7 @@ def _signals_at_default() -> None:
 
 def _harness(args: list[str], cwd: Path) -> subprocess.Popen:
     env = {**os.environ, "XDG_CACHE_HOME": str(cwd / "cache")}
-    return subprocess.Popen([sys.executable, "-m", "harness", *args], cwd=cwd, env=env, stdout=subprocess.PIPE,
+    return subprocess.Popen([sys.executable, "-m", "ragas_compat", *args], cwd=cwd, env=env, stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True, preexec_fn=_signals_at_default)
 
 

@@ -49,7 +49,7 @@ import sys
 
 import pytest
 
-from harness.errors import HarnessInputError
+from ragas_compat.errors import HarnessInputError
 
 
 def test_matching(ragas_compat):
@@ -95,10 +95,10 @@ def test_plugin_passes_on_matching_and_fails_clearly_on_changed_expectations(pyt
 
 
 def test_plugin_module_imports_neither_ragas_nor_the_harness():
-    code = ("import sys, harness.pytest_plugin; "
-            "print(sorted(m for m in sys.modules if m == 'ragas' or m.startswith(('ragas.', 'harness.'))))")
+    code = ("import sys, ragas_compat.pytest_plugin; "
+            "print(sorted(m for m in sys.modules if m == 'ragas' or m.startswith(('ragas.', 'ragas_compat.'))))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
-    assert out.strip() == "['harness.pytest_plugin']"
+    assert out.strip() == "['ragas_compat.pytest_plugin']"
 
 
 def test_one_item_per_case_and_target_with_the_classification_in_its_name(pytester):

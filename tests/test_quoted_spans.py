@@ -12,12 +12,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from harness.cases import load_default_suite, parse_suite
-from harness.compare.classify import classify, matching_variant
-from harness.metrics import quoted_spans as qs
-from harness.metrics.registry import metric
-from harness.metrics.spec import FuzzDraw
-from harness.vocabulary import Api, Classification
+from ragas_compat.cases import load_default_suite, parse_suite
+from ragas_compat.compare.classify import classify, matching_variant
+from ragas_compat.metrics import quoted_spans as qs
+from ragas_compat.metrics.registry import metric
+from ragas_compat.metrics.spec import FuzzDraw
+from ragas_compat.vocabulary import Api, Classification
 
 
 def case(response: str, contexts: list[str], quoted_spans: object = True):

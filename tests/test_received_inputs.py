@@ -5,13 +5,13 @@ from __future__ import annotations
 
 from fractions import Fraction
 
-from harness.cases import parse_suite
-from harness.compare.audit import build_audit
-from harness.compare.classify import classify
-from harness.compare.expectations import Expectations
-from harness.metrics.outcome import ReferenceOutcome
-from harness.runner import run_probe
-from harness.vocabulary import Classification
+from ragas_compat.cases import parse_suite
+from ragas_compat.compare.audit import build_audit
+from ragas_compat.compare.classify import classify
+from ragas_compat.compare.expectations import Expectations
+from ragas_compat.metrics.outcome import ReferenceOutcome
+from ragas_compat.runner import run_probe
+from ragas_compat.vocabulary import Classification
 
 
 def _outcome(**details) -> ReferenceOutcome:

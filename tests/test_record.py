@@ -22,17 +22,17 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from harness.cli.app import app
-from harness.compare.replay import same_value
-from harness.errors import HarnessInputError
-from harness.report.json_report import result_rows
-from harness.tools.record.dataset import read_dataset
-from harness.values import decode_ragas_value
+from ragas_compat.cli.app import app
+from ragas_compat.compare.replay import same_value
+from ragas_compat.errors import HarnessInputError
+from ragas_compat.report.json_report import result_rows
+from ragas_compat.tools.record.dataset import read_dataset
+from ragas_compat.values import decode_ragas_value
 
 sys.path.insert(0, str(Path(__file__).parent))
 from record_judge_server import JudgeServer
 
-CLI = [sys.executable, "-m", "harness"]
+CLI = [sys.executable, "-m", "ragas_compat"]
 EPOCH = "1767225600"  # SOURCE_DATE_EPOCH: 2026-01-01, so two recordings can be compared byte for byte
 KEY_ENV = "RAGAS_COMPAT_TEST_JUDGE_KEY"
 runner = CliRunner()
@@ -292,7 +292,7 @@ def test_a_recording_killed_with_sigkill_resumes_to_the_same_file(recorded, serv
 def test_the_recording_probe_ends_when_the_command_is_killed():
     """record_probe.exit_with_parent: a probe whose parent died (SIGKILL) exits instead of asking the judge
     on (here it would sleep 120 s)."""
-    from harness.runner import PROBE_DIR
+    from ragas_compat.runner import PROBE_DIR
 
     grandchild = (f"import sys; sys.path.insert(0, {str(PROBE_DIR)!r}); import record_probe, time; "
                   "record_probe.exit_with_parent(0.05); print('watching', flush=True); time.sleep(120)")
@@ -491,7 +491,7 @@ def test_csv_with_old_names_and_python_list_cells_loads(tmp_path):
 
 
 def test_same_value_is_bit_for_bit():
-    from harness.values import RagasError
+    from ragas_compat.values import RagasError
 
     assert same_value(0.8333333332916666, 0.8333333332916666)
     assert not same_value(0.8333333332916666, 0.8333333333333334)
@@ -532,7 +532,7 @@ def test_parquet_and_saved_hugging_face_dataset_load(tmp_path):
 def test_replay_problems_name_mismatches_and_unreplayable_live_values():
     from types import SimpleNamespace
 
-    from harness.compare.replay import replay_problems
+    from ragas_compat.compare.replay import replay_problems
 
     recording = {"live": {"legacy:Faithfulness": 0.5, "legacy:LLMContextRecall": {"error": {"type": "E", "message": "m"}},
                           "legacy:IDBasedContextRecall": 1.0},

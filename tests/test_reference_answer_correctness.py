@@ -1,4 +1,4 @@
-"""AnswerCorrectness reference (harness.metrics.answer_correctness): a hand-computed example from the
+"""AnswerCorrectness reference (ragas_compat.metrics.answer_correctness): a hand-computed example from the
 documented definition, the undefined policy, Ragas's semantics as named alternatives, and properties."""
 
 from __future__ import annotations
@@ -10,10 +10,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from harness.cases import parse_suite
-from harness.compare.classify import classify
-from harness.errors import HarnessInputError
-from harness.metrics.answer_correctness import (
+from ragas_compat.cases import parse_suite
+from ragas_compat.compare.classify import classify
+from ragas_compat.errors import HarnessInputError
+from ragas_compat.metrics.answer_correctness import (
     answer_correctness_outcome,
     blend,
     collections_cosine,
@@ -21,8 +21,8 @@ from harness.metrics.answer_correctness import (
     factuality,
     legacy_factuality,
 )
-from harness.metrics.registry import metric
-from harness.vocabulary import Classification
+from ragas_compat.metrics.registry import metric
+from ragas_compat.vocabulary import Classification
 
 DEFAULT, FACTUALITY_ONLY = (0.75, 0.25), (1.0, 0.0)
 

@@ -1,4 +1,4 @@
-"""ResponseRelevancy / AnswerRelevancy reference (harness.metrics.answer_relevancy): a hand-computed example
+"""ResponseRelevancy / AnswerRelevancy reference (ragas_compat.metrics.answer_relevancy): a hand-computed example
 from the documented definition, the noncommittal and undefined policies, Ragas's semantics as named
 alternatives, and properties."""
 
@@ -11,11 +11,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from harness.cases import parse_suite
-from harness.compare.classify import classify
-from harness.metrics.answer_relevancy import answer_relevancy_outcome, mean_cosine, ragas_relevancy
-from harness.metrics.registry import metric
-from harness.vocabulary import Classification
+from ragas_compat.cases import parse_suite
+from ragas_compat.compare.classify import classify
+from ragas_compat.metrics.answer_relevancy import answer_relevancy_outcome, mean_cosine, ragas_relevancy
+from ragas_compat.metrics.registry import metric
+from ragas_compat.vocabulary import Classification
 
 QUESTIONS = ("Where was Albert Einstein born?", "In which country was Einstein born?",
              "What is Einstein's country of birth?")

@@ -7,13 +7,13 @@ import sys
 
 import pytest
 
-from harness.compare.audit import build_audit
-from harness.compare.expectations import Expectations
-from harness.compare.reference_book import ReferenceBook
-from harness.metrics.registry import all_metrics, metric
-from harness.metrics.spec import MetricSpec
-from harness.pin import resolve_ragas_source
-from harness.pipeline import load_run_expectations, load_suite, run_audit, targets_of
+from ragas_compat.compare.audit import build_audit
+from ragas_compat.compare.expectations import Expectations
+from ragas_compat.compare.reference_book import ReferenceBook
+from ragas_compat.metrics.registry import all_metrics, metric
+from ragas_compat.metrics.spec import MetricSpec
+from ragas_compat.pin import resolve_ragas_source
+from ragas_compat.pipeline import load_run_expectations, load_suite, run_audit, targets_of
 
 CHOSEN = ("faithfulness", "context_precision_with_reference")
 

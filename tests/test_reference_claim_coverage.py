@@ -4,8 +4,8 @@ from fractions import Fraction
 
 import pytest
 
-from harness.errors import HarnessInputError
-from harness.metrics.claim_coverage import context_recall, faithfulness
+from ragas_compat.errors import HarnessInputError
+from ragas_compat.metrics.claim_coverage import context_recall, faithfulness
 
 
 def test_seed_four_claim_example_recall_quarter_faithfulness_one():

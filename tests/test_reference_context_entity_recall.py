@@ -1,4 +1,4 @@
-"""ContextEntityRecall reference (harness.metrics.context_entity_recall): the documented set formula,
+"""ContextEntityRecall reference (ragas_compat.metrics.context_entity_recall): the documented set formula,
 Ragas's two denominators as alternatives, and properties."""
 
 from __future__ import annotations
@@ -8,14 +8,14 @@ from fractions import Fraction
 from hypothesis import given
 from hypothesis import strategies as st
 
-from harness.compare.classify import classify
-from harness.metrics.context_entity_recall import (
+from ragas_compat.compare.classify import classify
+from ragas_compat.metrics.context_entity_recall import (
     collections_value,
     context_entity_recall,
     entity_outcome,
     legacy_value,
 )
-from harness.vocabulary import Classification
+from ragas_compat.vocabulary import Classification
 
 
 def items(reference: list[str], contexts: list[str]) -> list[dict]:

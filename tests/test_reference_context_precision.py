@@ -8,8 +8,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from harness.errors import HarnessInputError
-from harness.metrics.context_precision import context_precision_profile, ragas_float_average_precision
+from ragas_compat.errors import HarnessInputError
+from ragas_compat.metrics.context_precision import context_precision_profile, ragas_float_average_precision
 
 
 def ragas_0_4_3_average_precision(verdict_list: list[int]) -> float:

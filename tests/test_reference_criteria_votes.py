@@ -1,4 +1,4 @@
-"""AspectCritic / SimpleCriteriaScore reference (harness.metrics.criteria_votes): the majority vote over
+"""AspectCritic / SimpleCriteriaScore reference (ragas_compat.metrics.criteria_votes): the majority vote over
 strictness samples (made odd), the undefined and refused paths, Ragas 0.4.3's first-sample variant, and
 properties of the vote."""
 
@@ -10,10 +10,10 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from harness.cases import parse_suite
-from harness.compare.classify import classify
-from harness.errors import HarnessInputError
-from harness.metrics.criteria_votes import (
+from ragas_compat.cases import parse_suite
+from ragas_compat.compare.classify import classify
+from ragas_compat.errors import HarnessInputError
+from ragas_compat.metrics.criteria_votes import (
     ASPECT_CRITIC,
     SIMPLE_CRITERIA,
     SPECS,
@@ -21,7 +21,7 @@ from harness.metrics.criteria_votes import (
     odd_strictness,
     votes_outcome,
 )
-from harness.vocabulary import Classification
+from ragas_compat.vocabulary import Classification
 
 
 def aspect(*votes: object) -> list[dict]:

@@ -1,4 +1,4 @@
-"""FactualCorrectness reference (harness.metrics.factual_correctness): hand-computed examples from the
+"""FactualCorrectness reference (ragas_compat.metrics.factual_correctness): hand-computed examples from the
 documented definition, Ragas's rounding and 1e-8 guard as alternatives, and properties."""
 
 from __future__ import annotations
@@ -10,8 +10,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from harness.compare.classify import classify
-from harness.metrics.factual_correctness import (
+from ragas_compat.compare.classify import classify
+from ragas_compat.metrics.factual_correctness import (
     MODES,
     counts,
     exact_score,
@@ -20,8 +20,8 @@ from harness.metrics.factual_correctness import (
     ragas_float,
     ragas_score,
 )
-from harness.metrics.registry import metric
-from harness.vocabulary import Classification
+from ragas_compat.metrics.registry import metric
+from ragas_compat.vocabulary import Classification
 
 
 def claims(response: list[int], reference: list[int]) -> list[dict]:

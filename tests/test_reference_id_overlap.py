@@ -6,8 +6,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from harness.errors import HarnessInputError
-from harness.metrics.id_overlap import id_overlap
+from ragas_compat.errors import HarnessInputError
+from ragas_compat.metrics.id_overlap import id_overlap
 
 
 def ragas_0_4_3_id_scores(retrieved, reference):

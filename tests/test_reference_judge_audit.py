@@ -6,8 +6,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from harness.errors import HarnessInputError
-from harness.metrics.judge_audit import judge_audit
+from ragas_compat.errors import HarnessInputError
+from ragas_compat.metrics.judge_audit import judge_audit
 
 
 def test_seed_judge_audit_example():

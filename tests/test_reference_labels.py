@@ -2,8 +2,8 @@ from __future__ import annotations
 
 import pytest
 
-from harness.errors import HarnessInputError
-from harness.metrics.labels import coerce_by_truthiness, is_binary_label, validate_label, validate_labels
+from ragas_compat.errors import HarnessInputError
+from ragas_compat.metrics.labels import coerce_by_truthiness, is_binary_label, validate_label, validate_labels
 
 
 @pytest.mark.parametrize("value", [0, 1, True, False])
@@ -33,7 +33,7 @@ def test_coercion_by_truthiness_is_what_ragas_does():
 def test_ragas_labels_parse_like_ragas_output_models_then_truthiness():
     from pydantic import BaseModel, ValidationError
 
-    from harness.metrics.labels import ragas_int, ragas_labels
+    from ragas_compat.metrics.labels import ragas_int, ragas_labels
 
     class Verdict(BaseModel):  # the shape of Ragas's verdict fields (int, lax mode)
         verdict: int

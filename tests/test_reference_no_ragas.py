@@ -23,13 +23,13 @@ SCRIPT = textwrap.dedent("""
     else:
         raise SystemExit("the blocker did not block ragas")
 
-    import harness.metrics.registry, harness.cases, harness.compare.audit, harness.report.json_report
+    import ragas_compat.metrics.registry, ragas_compat.cases, ragas_compat.compare.audit, ragas_compat.report.json_report
     from fractions import Fraction
 
-    suite = harness.cases.load_default_suite()
-    out = harness.metrics.registry.metric("context_precision_with_reference").outcome(suite.case("cp-worked-example"))
+    suite = ragas_compat.cases.load_default_suite()
+    out = ragas_compat.metrics.registry.metric("context_precision_with_reference").outcome(suite.case("cp-worked-example"))
     assert out.value == Fraction(5, 6), out
-    count = sum(1 for c in suite.cases for m in harness.metrics.registry.all_metrics() if m.applies_to(c) and m.outcome(c))
+    count = sum(1 for c in suite.cases for m in ragas_compat.metrics.registry.all_metrics() if m.applies_to(c) and m.outcome(c))
     assert not any(name == "ragas" or name.startswith("ragas.") for name in sys.modules)
     print("ok", count)
 """)

@@ -1,4 +1,4 @@
-"""NoiseSensitivity reference (harness.metrics.noise_sensitivity): the hand-computed worked example,
+"""NoiseSensitivity reference (ragas_compat.metrics.noise_sensitivity): the hand-computed worked example,
 the undefined and refused cases, and properties."""
 
 from __future__ import annotations
@@ -8,10 +8,10 @@ from fractions import Fraction
 from hypothesis import given
 from hypothesis import strategies as st
 
-from harness.cases import parse_suite
-from harness.compare.classify import classify
-from harness.metrics.noise_sensitivity import noise_counts, noise_outcome
-from harness.vocabulary import Classification
+from ragas_compat.cases import parse_suite
+from ragas_compat.compare.classify import classify
+from ragas_compat.metrics.noise_sensitivity import noise_counts, noise_outcome
+from ragas_compat.vocabulary import Classification
 
 
 def case(statements: list[dict], contexts: int):

@@ -1,4 +1,4 @@
-"""AnswerAccuracy, ContextRelevance, ResponseGroundedness reference (harness.metrics.nvidia_ratings):
+"""AnswerAccuracy, ContextRelevance, ResponseGroundedness reference (ragas_compat.metrics.nvidia_ratings):
 the documented two-template mean, retries, Ragas's legacy reading as named alternatives, the case
 format's checks, and properties."""
 
@@ -11,10 +11,10 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from harness.cases import parse_suite
-from harness.compare.classify import classify
-from harness.errors import HarnessInputError
-from harness.metrics.nvidia_ratings import (
+from ragas_compat.cases import parse_suite
+from ragas_compat.compare.classify import classify
+from ragas_compat.errors import HarnessInputError
+from ragas_compat.metrics.nvidia_ratings import (
     ATTEMPTS,
     METRICS,
     legacy_average,
@@ -24,8 +24,8 @@ from harness.metrics.nvidia_ratings import (
     rating_score,
     template_rating,
 )
-from harness.metrics.registry import metric
-from harness.vocabulary import Classification
+from ragas_compat.metrics.registry import metric
+from ragas_compat.vocabulary import Classification
 
 BY_KEY = {m.key: m for m in METRICS}
 AA, CR, RG = BY_KEY["answer_accuracy"], BY_KEY["context_relevance"], BY_KEY["response_groundedness"]

@@ -1,4 +1,4 @@
-"""RubricsScore / InstanceRubrics reference (harness.metrics.rubrics_score): the judge's level on the
+"""RubricsScore / InstanceRubrics reference (ragas_compat.metrics.rubrics_score): the judge's level on the
 rubric's scale, refused off the scale, undefined without a scale; the case format's checks."""
 
 from __future__ import annotations
@@ -9,12 +9,12 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from harness.cases import parse_suite
-from harness.compare.classify import classify
-from harness.errors import HarnessInputError
-from harness.metrics.registry import metric
-from harness.metrics.rubrics_score import DEFAULT_LEVELS, rubric_levels, rubric_outcome
-from harness.vocabulary import Classification
+from ragas_compat.cases import parse_suite
+from ragas_compat.compare.classify import classify
+from ragas_compat.errors import HarnessInputError
+from ragas_compat.metrics.registry import metric
+from ragas_compat.metrics.rubrics_score import DEFAULT_LEVELS, rubric_levels, rubric_outcome
+from ragas_compat.vocabulary import Classification
 
 
 def case(**extra: object):

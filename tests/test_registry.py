@@ -7,12 +7,12 @@ from fractions import Fraction
 
 import pytest
 
-from harness.cases import load_default_suite, parse_suite
-from harness.compare.verdict import value_range
-from harness.errors import HarnessInputError
-from harness.metrics.outcome import ReferenceOutcome
-from harness.metrics.registry import all_metrics, metric, metric_names
-from harness.metrics.spec import MetricSpec
+from ragas_compat.cases import load_default_suite, parse_suite
+from ragas_compat.compare.verdict import value_range
+from ragas_compat.errors import HarnessInputError
+from ragas_compat.metrics.outcome import ReferenceOutcome
+from ragas_compat.metrics.registry import all_metrics, metric, metric_names
+from ragas_compat.metrics.spec import MetricSpec
 
 METRICS = all_metrics()
 METRIC_NAMES = metric_names()
@@ -169,7 +169,7 @@ def make_case(**overrides):
 def test_r_smaller_than_retrieved_positives_is_refused_naming_the_field():
     # The case loader refuses such a case (issue 16: every command alike, tests/test_input_limits.py);
     # the reference still refuses it when a Case is built without the loader.
-    from harness.cases.loader import _build_case
+    from ragas_compat.cases.loader import _build_case
 
     raw = {"id": "c", "category": "edge", "user_input": "q", "reference": "r", "response": "a",
            "retrieved_contexts": ["x", "y"], "corpus_relevant_count": 1,

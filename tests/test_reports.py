@@ -9,10 +9,10 @@ from pathlib import Path
 import jsonschema
 import pytest
 
-from harness.pin import resolve_ragas_source
-from harness.pipeline import COMMITTED_REPORTS, load_run_expectations, load_suite, render_reports, run_audit
-from harness.report.json_report import expanded_row, expanded_rows, result_rows
-from harness.resources import CHECKOUT_ROOT as REPO_ROOT
+from ragas_compat.pin import resolve_ragas_source
+from ragas_compat.pipeline import COMMITTED_REPORTS, load_run_expectations, load_suite, render_reports, run_audit
+from ragas_compat.report.json_report import expanded_row, expanded_rows, result_rows
+from ragas_compat.resources import CHECKOUT_ROOT as REPO_ROOT
 
 
 @pytest.fixture(scope="module")
@@ -60,7 +60,7 @@ def test_no_machine_paths_in_any_report(default_run):
 
 def test_report_json_matches_its_schema(default_run):
     _, files = default_run
-    schema = json.loads(resources.files("harness").joinpath("report/report.schema.json").read_text())
+    schema = json.loads(resources.files("ragas_compat").joinpath("report/report.schema.json").read_text())
     jsonschema.validate(json.loads(files["report.json"]), schema)
 
 

@@ -1,4 +1,4 @@
-"""The condition vocabulary of expectation rules (harness.compare.rules): predicates and input facts."""
+"""The condition vocabulary of expectation rules (ragas_compat.compare.rules): predicates and input facts."""
 
 from __future__ import annotations
 
@@ -7,8 +7,8 @@ from types import SimpleNamespace
 
 import pytest
 
-from harness.cases import parse_suite
-from harness.compare.rules import (
+from ragas_compat.cases import parse_suite
+from ragas_compat.compare.rules import (
     INPUT_FACTS,
     PREDICATES,
     RowSubject,
@@ -18,8 +18,8 @@ from harness.compare.rules import (
     parse_condition,
     string_similarity,
 )
-from harness.errors import HarnessInputError
-from harness.values import RagasError
+from ragas_compat.errors import HarnessInputError
+from ragas_compat.values import RagasError
 
 
 def make_case(**overrides):
@@ -152,7 +152,7 @@ def test_every_predicate_and_fact_is_documented():
     assert set(PREDICATES) == {"reference", "undefined_reason", "reference_error_reason", "error_type",
                                "error_message", "inputs", "variant"}
     assert all(fact.meaning for fact in INPUT_FACTS.values())
-    import harness.compare.rules as rules
+    import ragas_compat.compare.rules as rules
 
     for name in list(PREDICATES) + list(INPUT_FACTS):
         assert name in rules.__doc__ or name in PREDICATES["inputs"], name

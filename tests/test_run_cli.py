@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from harness.cli.app import app
+from ragas_compat.cli.app import app
 
 runner = CliRunner()
 DEFAULT_SUITE = Path(__file__).resolve().parents[1] / "harness" / "cases" / "suites" / "default.json"
@@ -81,10 +81,10 @@ def test_matching_expectations_exit_0_with_all_reports(drift_and_match):
     tmp, _, match = drift_and_match
     assert match.exit_code == 0, match.output
     assert sorted(p.name for p in (tmp / "match").iterdir() if not p.name.startswith(".")) == [
-        "junit.xml", "report.html", "report.json", "report.md"]  # and the hidden set behind them (harness.report.atomic)
+        "junit.xml", "report.html", "report.json", "report.md"]  # and the hidden set behind them (ragas_compat.report.atomic)
 
 
 def test_python_dash_m_harness_is_the_cli():
-    result = subprocess.run([sys.executable, "-m", "harness", "run", "--metric", "nope"],
+    result = subprocess.run([sys.executable, "-m", "ragas_compat", "run", "--metric", "nope"],
                             capture_output=True, text=True)
     assert result.returncode == 2 and "unknown metric" in result.stderr

@@ -22,14 +22,14 @@ import subprocess
 import sys
 from pathlib import Path
 
-from harness.tools.scale_bench import copied_suite
+from ragas_compat.tools.scale_bench import copied_suite
 
 SUITE_BYTES_PER_FILE_BYTE = 10
 HOST_BYTES_PER_ROW = 2048
 
 # Runs the command line in this process and prints its own peak resident memory (KiB).
 _HOST_PEAK = ("import resource, sys\n"
-              "from harness.cli.app import app\n"
+              "from ragas_compat.cli.app import app\n"
               "try:\n"
               "    app(sys.argv[1:], prog_name='ragas-compat')\n"
               "except SystemExit as exc:\n"

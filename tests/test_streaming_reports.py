@@ -13,11 +13,11 @@ from pathlib import Path
 
 import pytest
 
-from harness.cases import load_cases
-from harness.compare.audit import build_audit
-from harness.pin import resolve_ragas_source
-from harness.pipeline import load_run_expectations, load_suite, render_reports, run_audit, write_reports
-from harness.tools.scale_bench import copied_suite
+from ragas_compat.cases import load_cases
+from ragas_compat.compare.audit import build_audit
+from ragas_compat.pin import resolve_ragas_source
+from ragas_compat.pipeline import load_run_expectations, load_suite, render_reports, run_audit, write_reports
+from ragas_compat.tools.scale_bench import copied_suite
 
 # The stated bounds. Writing the four reports of N rows allocates at most a constant plus
 # WRITING_BYTES_PER_ROW per row at its peak (a row's reports take about 1,850 bytes: a writer that

@@ -7,12 +7,12 @@ from fractions import Fraction
 
 import pytest
 
-from harness.cases import parse_suite
-from harness.compare.classify import classify, matching_variant
-from harness.compare.rules import INPUT_FACTS, contexts_at_similarity_threshold, parse_condition
-from harness.metrics import oracles
-from harness.metrics.registry import metric
-from harness.vocabulary import Classification
+from ragas_compat.cases import parse_suite
+from ragas_compat.compare.classify import classify, matching_variant
+from ragas_compat.compare.rules import INPUT_FACTS, contexts_at_similarity_threshold, parse_condition
+from ragas_compat.metrics import oracles
+from ragas_compat.metrics.registry import metric
+from ragas_compat.vocabulary import Classification
 
 
 def case(reference: str, response: str, string_metrics: object = True, **extra):
@@ -83,7 +83,7 @@ def test_present_oracles_agree_with_the_reference_on_a_worked_example():
 def test_string_metrics_and_semantic_similarity_fuzzed_together_score_the_same_texts():
     # regression: SemanticSimilarity's fuzz inputs used to overwrite every case's texts with two fixed
     # strings, so a fuzz run of all metrics scored BLEU, ROUGE ... on one constant pair of texts
-    from harness.tools.fuzz.generator import generate_case
+    from ragas_compat.tools.fuzz.generator import generate_case
 
     texts = set()
     for i in range(40):

@@ -13,21 +13,21 @@ from fractions import Fraction
 
 import pytest
 
-from harness.cases import load_default_suite
-from harness.compare.audit import build_audit
-from harness.compare.expectations import Expectations
-from harness.metrics import registry
-from harness.metrics.context_precision import ragas_float_average_precision
-from harness.metrics.labels import coerce_by_truthiness
-from harness.metrics.outcome import ReferenceOutcome
-from harness.metrics.spec import ExplainAdapter, MetricSpec, Quantity, Verdicts, targets
-from harness.report.json_report import audit_to_json
-from harness.report.markdown.document import render_markdown
-from harness.runner import run_probe
-from harness.tools.explain import explain, explain_names
-from harness.tools.fuzz.generator import check_metrics, generate_case, targets_for
-from harness.tools.fuzz.runner import run_fuzz
-from harness.vocabulary import Api
+from ragas_compat.cases import load_default_suite
+from ragas_compat.compare.audit import build_audit
+from ragas_compat.compare.expectations import Expectations
+from ragas_compat.metrics import registry
+from ragas_compat.metrics.context_precision import ragas_float_average_precision
+from ragas_compat.metrics.labels import coerce_by_truthiness
+from ragas_compat.metrics.outcome import ReferenceOutcome
+from ragas_compat.metrics.spec import ExplainAdapter, MetricSpec, Quantity, Verdicts, targets
+from ragas_compat.report.json_report import audit_to_json
+from ragas_compat.report.markdown.document import render_markdown
+from ragas_compat.runner import run_probe
+from ragas_compat.tools.explain import explain, explain_names
+from ragas_compat.tools.fuzz.generator import check_metrics, generate_case, targets_for
+from ragas_compat.tools.fuzz.runner import run_fuzz
+from ragas_compat.vocabulary import Api
 
 TOY = "toy_ragas_float_ap"
 KEY = "context_precision_with_reference"
@@ -105,7 +105,7 @@ def test_the_report_has_its_rows_next_to_the_metric_that_shares_the_class(toy):
     cases = [case for case in suite.cases if case.id in ("cp-worked-example", "edge-all-zero-labels")]
     probe = run_probe([case.raw for case in cases], targets=list(TARGET))
     assert probe.ok, probe.error
-    from harness.cases.model import Suite
+    from ragas_compat.cases.model import Suite
 
     audit = build_audit(Suite("toy", "toy", tuple(cases)), probe.output, Expectations("toy", ()), {})
     metrics_with_rows = {row.spec.name for row in audit.rows}

@@ -14,8 +14,8 @@ import pytest
 from typer.testing import CliRunner
 from user_cases import JUDGE_SAID_TWO, write_suite
 
-from harness.cli.app import app
-from harness.report.json_report import expanded_rows
+from ragas_compat.cli.app import app
+from ragas_compat.report.json_report import expanded_rows
 
 runner = CliRunner()
 
@@ -114,7 +114,7 @@ def test_unknown_keys_in_a_case_file_exit_2_naming_the_closest_key(tmp_path: Pat
 
 
 def test_out_defaults_to_a_folder_in_the_working_directory(tmp_path: Path, monkeypatch):
-    from harness.pipeline import COMMITTED_REPORTS
+    from ragas_compat.pipeline import COMMITTED_REPORTS
 
     committed = {p.name: p.read_bytes() for p in COMMITTED_REPORTS.iterdir() if p.is_file()}
     cases = write_suite(tmp_path / "acme.json")

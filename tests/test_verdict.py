@@ -1,13 +1,13 @@
-"""Drift findings and the ``--fail-on`` policy (harness.compare.verdict); no Ragas runs here."""
+"""Drift findings and the ``--fail-on`` policy (ragas_compat.compare.verdict); no Ragas runs here."""
 
 from __future__ import annotations
 
 import pytest
 
-from harness.cases import parse_suite
-from harness.compare.audit import build_audit
-from harness.compare.expectations import parse_expectations_text
-from harness.compare.verdict import (
+from ragas_compat.cases import parse_suite
+from ragas_compat.compare.audit import build_audit
+from ragas_compat.compare.expectations import parse_expectations_text
+from ragas_compat.compare.verdict import (
     DRIFT_KINDS,
     FAIL_ON_DEFAULT,
     counts,
@@ -18,9 +18,9 @@ from harness.compare.verdict import (
     parse_fail_on,
     value_range,
 )
-from harness.errors import ExitCode, HarnessInputError
-from harness.metrics.registry import metric_names
-from harness.values import RagasError
+from ragas_compat.errors import ExitCode, HarnessInputError
+from ragas_compat.metrics.registry import metric_names
+from ragas_compat.values import RagasError
 
 CASES = [
     {"id": "fine", "category": "single_source", "user_input": "q", "reference": "r", "response": "s",
@@ -91,7 +91,7 @@ def test_out_of_range(value, expected):
 
 
 def test_every_registered_metric_has_the_unit_range_unless_it_states_another():
-    from harness.compare.verdict import RANGE_OVERRIDES
+    from ragas_compat.compare.verdict import RANGE_OVERRIDES
 
     assert set(RANGE_OVERRIDES) <= set(metric_names())  # no override for a metric that does not exist
     assert all(value_range(name) == RANGE_OVERRIDES.get(name, (0.0, 1.0)) for name in metric_names())

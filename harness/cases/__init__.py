@@ -1,6 +1,6 @@
 """Cases: the frozen case model, the case-file loader and schema, the bundled suites."""
 
-from harness.cases.loader import (
+from ragas_compat.cases.loader import (
     CLAIM_VERDICTS,
     LABEL_LIST_VERDICTS,
     json_path,
@@ -10,7 +10,7 @@ from harness.cases.loader import (
     parse_suite_text,
     suite_problems,
 )
-from harness.cases.model import CATEGORIES, DEFAULT_SUITE_SOURCE, Case, Suite
+from ragas_compat.cases.model import CATEGORIES, DEFAULT_SUITE_SOURCE, Case, Suite
 
 __all__ = [
     "CATEGORIES", "CLAIM_VERDICTS", "DEFAULT_SUITE_SOURCE", "LABEL_LIST_VERDICTS", "Case", "Suite", "json_path",

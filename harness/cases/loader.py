@@ -33,7 +33,7 @@ Inconsistent inputs are refused here, so every command (run, explain, fuzz --che
 plugin) refuses them the same way: ``corpus_relevant_count`` R smaller than the number of contexts
 labelled relevant (``1`` or ``true``) in ``verdicts.context_precision_with_reference``.
 
-Limits (``harness.input_limits``): a case file is read as a regular file or ``-`` (stdin) of at most
+Limits (``ragas_compat.input_limits``): a case file is read as a regular file or ``-`` (stdin) of at most
 64 MiB, parsed with bounded nesting and number length; it holds at most 10,000 cases (``max_cases``;
 also the total over several files) and every list of a case at most 5,000 items (``MAX_LIST_ITEMS``).
 Both are checked before the schema, so a huge file costs no schema validation.
@@ -52,10 +52,10 @@ from typing import Any
 
 import jsonschema
 
-from harness.cases.model import DEFAULT_SUITE_SOURCE, Case, Suite
-from harness.errors import HarnessInputError
-from harness.input_limits import MAX_CASES_ENV, Limits, json_path, loads_json, read_text, source_name
-from harness.resources import CASES_SCHEMA, DEFAULT_SUITE, package_text
+from ragas_compat.cases.model import DEFAULT_SUITE_SOURCE, Case, Suite
+from ragas_compat.errors import HarnessInputError
+from ragas_compat.input_limits import MAX_CASES_ENV, Limits, json_path, loads_json, read_text, source_name
+from ragas_compat.resources import CASES_SCHEMA, DEFAULT_SUITE, package_text
 
 VERDICT_KIND = "x-verdict-kind"  # annotation on a list definition: "label_list" or "claim_list"
 
@@ -91,7 +91,7 @@ CLAIM_VERDICTS: tuple[str, ...] = _VERDICT_KINDS["claim_list"]
 # --------------------------------------------------------------------------- validation
 
 
-# json_path (``("cases", 3, "verdicts", "x")`` -> ``$.cases[3].verdicts.x``) lives in harness.input_limits.
+# json_path (``("cases", 3, "verdicts", "x")`` -> ``$.cases[3].verdicts.x``) lives in ragas_compat.input_limits.
 _CANONICAL_INDEX = re.compile(r"0|[1-9][0-9]{0,17}")
 
 
@@ -408,7 +408,7 @@ def _locate(document: Any, path: tuple[Any, ...]) -> str:
 
 def parse_suite_text(text: str, source: str, limits: Limits | None = None) -> Suite:
     """Parse JSON text (strict: no NaN/Infinity; nesting, number length and unicode checked by
-    ``harness.input_limits.loads_json``) and validate it as a case file (at most ``max_cases`` cases)."""
+    ``ragas_compat.input_limits.loads_json``) and validate it as a case file (at most ``max_cases`` cases)."""
     limits = limits or Limits.current()
     try:
         obj = loads_json(text, source, limits=limits, locate=_locate, field="case file")

@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any
 
-from harness.errors import HarnessInputError
+from ragas_compat.errors import HarnessInputError
 
 CATEGORIES = ("single_source", "multi_source", "no_answer", "conflict", "outdated", "edge")
 DEFAULT_SUITE_SOURCE = "bundled:default"

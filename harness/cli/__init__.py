@@ -1,5 +1,5 @@
-"""The ``ragas-compat`` command line: one typer app (``harness.cli.app``)."""
+"""The ``ragas-compat`` command line: one typer app (``ragas_compat.cli.app``)."""
 
-from harness.cli.app import app, main
+from ragas_compat.cli.app import app, main
 
 __all__ = ["app", "main"]

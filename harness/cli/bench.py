@@ -1,6 +1,6 @@
 """``ragas-compat bench``: the project's performance measurements as a table (typer + rich).
 
-``register(app)`` adds the command. The measurements live in ``harness.tools.bench``; this module
+``register(app)`` adds the command. The measurements live in ``ragas_compat.tools.bench``; this module
 only prints them and writes ``--json``. Exit code 0 whenever the bench ran (a missed target is
 reported, not an error); 2 when the JSON file cannot be written.
 """
@@ -13,8 +13,8 @@ from typing import Optional
 import typer
 from rich.table import Table
 
-from harness.cli.common import exits_on_harness_errors, shown, stderr, stdout
-from harness.cli.output import (
+from ragas_compat.cli.common import exits_on_harness_errors, shown, stderr, stdout
+from ragas_compat.cli.output import (
     OutputFormat,
     format_option,
     narrow_table,
@@ -23,9 +23,9 @@ from harness.cli.output import (
     pruned,
     quiet_option,
 )
-from harness.errors import HarnessInputError
-from harness.report.markdown.table import markdown_table
-from harness.tools.bench import BenchRow, bench_to_json, run_bench, summarize, write_json
+from ragas_compat.errors import HarnessInputError
+from ragas_compat.report.markdown.table import markdown_table
+from ragas_compat.tools.bench import BenchRow, bench_to_json, run_bench, summarize, write_json
 
 
 def _seconds(value: float, unit: str) -> str:

@@ -1,7 +1,7 @@
 """``ragas-compat bisect``: the first Ragas commit where one cell (case, target) changes.
 
 Exit codes: 0 the cell is unchanged between --good and --bad, or it changed but no finding of a
-``--fail-on`` kind shows (``harness.tools.bisect.finding_kinds``); 1 it changed with such a finding
+``--fail-on`` kind shows (``ragas_compat.tools.bisect.finding_kinds``); 1 it changed with such a finding
 (the first bad commit, or the candidates, are printed either way); 2 bad input or usage (a bad ref,
 --good not an ancestor of --bad, a cell that cannot be scored at --good or --bad).
 """
@@ -14,14 +14,14 @@ from typing import Optional
 
 import typer
 
-from harness.cli.common import exits_on_harness_errors, positive_seconds, shown, stderr, stdout
-from harness.cli.output import OutputFormat, format_option, narrow_table, print_json, print_markdown
-from harness.compare.verdict import DRIFT_KINDS, parse_fail_on
-from harness.errors import ExitCode, HarnessInputError
-from harness.metrics.registry import metrics_for_target
-from harness.pin.sources import locate_installed
-from harness.pipeline import load_suite
-from harness.tools.bisect import (
+from ragas_compat.cli.common import exits_on_harness_errors, positive_seconds, shown, stderr, stdout
+from ragas_compat.cli.output import OutputFormat, format_option, narrow_table, print_json, print_markdown
+from ragas_compat.compare.verdict import DRIFT_KINDS, parse_fail_on
+from ragas_compat.errors import ExitCode, HarnessInputError
+from ragas_compat.metrics.registry import metrics_for_target
+from ragas_compat.pin.sources import locate_installed
+from ragas_compat.pipeline import load_suite
+from ragas_compat.tools.bisect import (
     BisectResult,
     CommitInfo,
     bisect_cell,
@@ -31,14 +31,14 @@ from harness.tools.bisect import (
     probe_scorer,
     result_json,
 )
-from harness.tools.matrix.environments import default_cache_dir, ensure_environments, parse_entries
+from ragas_compat.tools.matrix.environments import default_cache_dir, ensure_environments, parse_entries
 
 BISECT_HELP = ("Walk a Ragas git history between --good and --bad (git's bisection order, in a temporary "
                "clone: your checkout is never modified) and name the first commit where one cell changes.")
 
 
 def _audited_files() -> tuple[str, ...]:
-    from harness.pin import load_manifest
+    from ragas_compat.pin import load_manifest
 
     return tuple(load_manifest().audited_files)
 

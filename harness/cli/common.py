@@ -4,13 +4,13 @@ the one error boundary of every command.
 - ``exits_on_harness_errors()`` (a context manager, also usable as a decorator; every command has it)
   is the top-level error boundary:
 
-  * a ``harness.errors.HarnessError`` becomes ``error: ...`` lines on stderr, one per problem, and
+  * a ``ragas_compat.errors.HarnessError`` becomes ``error: ...`` lines on stderr, one per problem, and
     ``typer.Exit(exc.exit_code)``. A ``RagasUnavailable`` is introduced by "Ragas could not be run: ";
   * any other exception (a bug) becomes one line, ``internal error: <type>: <message>; traceback
     saved to <path>``, the full traceback saved in ``traceback_folder()``, and exit code 4
     (``ExitCode.INTERNAL``);
   * SIGINT (KeyboardInterrupt) and SIGTERM kill every running probe's process group at once
-    (``harness.runner.stop_all_probes``), let the clean-up of temporary folders, staged reports and
+    (``ragas_compat.runner.stop_all_probes``), let the clean-up of temporary folders, staged reports and
     locks run, print one line and exit 130 and 143; no traceback.
 - ``positive_seconds`` is the callback of every ``--timeout`` option: a positive, finite number, else
   a usage error (exit 2) naming the option.
@@ -37,8 +37,8 @@ import typer
 from rich.console import Console
 from rich.markup import escape
 
-from harness.errors import ExitCode, HarnessError, RagasUnavailable
-from harness.runner import allow_probes, stop_all_probes
+from ragas_compat.errors import ExitCode, HarnessError, RagasUnavailable
+from ragas_compat.runner import allow_probes, stop_all_probes
 
 try:  # typer that vendors click: its usage errors derive from TyperException
     from typer.exceptions import TyperException as _UsageErrorBase

@@ -1,7 +1,7 @@
 """``ragas-compat expect``: expectations files.
 
 ``expect bless --cases FILE [--out expectations.toml]`` runs the suite through Ragas and writes its
-current classifications as an expectations file (``harness.compare.bless``): every row and
+current classifications as an expectations file (``ragas_compat.compare.bless``): every row and
 legacy-vs-collections pair named with the classification it has, and the reason of the rule that
 explains it. Review it, commit it, and run with ``ragas-compat run --cases FILE --expectations
 expectations.toml``: that exits 0, and after a change (a Ragas upgrade, an edited verdict) it
@@ -15,11 +15,11 @@ from pathlib import Path
 
 import typer
 
-from harness.cli.common import exits_on_harness_errors, positive_seconds, shown, stdout
-from harness.compare.verdict import audit_pairs
-from harness.pin import resolve_ragas_source
-from harness.pipeline import bless_suite, load_suite
-from harness.report.atomic import check_writable
+from ragas_compat.cli.common import exits_on_harness_errors, positive_seconds, shown, stdout
+from ragas_compat.compare.verdict import audit_pairs
+from ragas_compat.pin import resolve_ragas_source
+from ragas_compat.pipeline import bless_suite, load_suite
+from ragas_compat.report.atomic import check_writable
 
 DEFAULT_BLESSED = Path("expectations.toml")
 

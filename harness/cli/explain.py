@@ -1,7 +1,7 @@
 """``ragas-compat explain``: one input through Ragas and the reference, side by side (typer + rich).
 
 ``register(app)`` adds the command. Exit codes: 0 explained; 2 bad input or usage; 3 Ragas could
-not be run. The logic lives in ``harness.tools.explain``.
+not be run. The logic lives in ``ragas_compat.tools.explain``.
 """
 
 from __future__ import annotations
@@ -14,8 +14,8 @@ from typing import Optional
 import typer
 from rich.console import Console
 
-from harness.cli.common import exits_on_harness_errors, plain, positive_seconds, shown, stdout
-from harness.cli.output import (
+from ragas_compat.cli.common import exits_on_harness_errors, plain, positive_seconds, shown, stdout
+from ragas_compat.cli.output import (
     OutputFormat,
     format_option,
     narrow_table,
@@ -25,10 +25,10 @@ from harness.cli.output import (
     quiet_option,
     resolve_metrics,
 )
-from harness.errors import HarnessInputError
-from harness.metrics.names import resolve
-from harness.report.markdown.table import markdown_cell, markdown_table
-from harness.tools.explain import Explanation, explain, explain_metrics, explanation_to_json, ragas_value_text
+from ragas_compat.errors import HarnessInputError
+from ragas_compat.metrics.names import resolve
+from ragas_compat.report.markdown.table import markdown_cell, markdown_table
+from ragas_compat.tools.explain import Explanation, explain, explain_metrics, explanation_to_json, ragas_value_text
 
 _METRIC_HELP = "; ".join(f"{m.name}: {m.inputs}" for m in explain_metrics())
 

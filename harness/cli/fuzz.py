@@ -13,8 +13,8 @@ from typing import Optional
 
 import typer
 
-from harness.cli.common import exits_on_harness_errors, positive_seconds, shown, stderr, stdout
-from harness.cli.output import (
+from ragas_compat.cli.common import exits_on_harness_errors, positive_seconds, shown, stderr, stdout
+from ragas_compat.cli.output import (
     OutputFormat,
     format_option,
     narrow_table,
@@ -24,16 +24,16 @@ from harness.cli.output import (
     quiet_option,
     resolve_metrics,
 )
-from harness.compare.classify import CLASSIFICATIONS
-from harness.errors import ExitCode
-from harness.pipeline import DEFAULT_OUT
-from harness.report.atomic import check_writable
-from harness.report.markdown.table import markdown_table
-from harness.tools.fuzz.delta_debug import DEFAULT_SHRINK_ROUNDS, check_shrink_rounds, shrink_fuzz_run
-from harness.tools.fuzz.generator import fuzz_metrics
-from harness.tools.fuzz.report import FUZZ_FILES, fuzz_to_json, write_fuzz_reports
-from harness.tools.fuzz.runner import UNEXPLAINED, FuzzRun, batch_timeout, default_workers, plan_batches, run_fuzz
-from harness.tools.fuzz.shrink import smallest_per_classification
+from ragas_compat.compare.classify import CLASSIFICATIONS
+from ragas_compat.errors import ExitCode
+from ragas_compat.pipeline import DEFAULT_OUT
+from ragas_compat.report.atomic import check_writable
+from ragas_compat.report.markdown.table import markdown_table
+from ragas_compat.tools.fuzz.delta_debug import DEFAULT_SHRINK_ROUNDS, check_shrink_rounds, shrink_fuzz_run
+from ragas_compat.tools.fuzz.generator import fuzz_metrics
+from ragas_compat.tools.fuzz.report import FUZZ_FILES, fuzz_to_json, write_fuzz_reports
+from ragas_compat.tools.fuzz.runner import UNEXPLAINED, FuzzRun, batch_timeout, default_workers, plan_batches, run_fuzz
+from ragas_compat.tools.fuzz.shrink import smallest_per_classification
 
 
 def _target_counts(run: FuzzRun) -> dict[str, dict[str, int]]:
@@ -123,13 +123,13 @@ def fuzz(
     """Generate cases from a seed, run them through Ragas and the reference, classify every pair, and
     shrink each unexplained finding to a 1-minimal case (delta debugging, re-run through Ragas)."""
     metric = resolve_metrics(metric) or None
-    from harness.tools.fuzz.runner import check_fuzz_arguments  # (issue 16) --n, --workers bounded
+    from ragas_compat.tools.fuzz.runner import check_fuzz_arguments  # (issue 16) --n, --workers bounded
 
     check_fuzz_arguments(n, workers)  # before the output folder is touched
     check_shrink_rounds(shrink_rounds)
     check_writable(out, FUZZ_FILES)
-    from harness.cli.run import scoring_progress
-    from harness.runner import StartedProbe
+    from ragas_compat.cli.run import scoring_progress
+    from ragas_compat.runner import StartedProbe
 
     batches = plan_batches(n, batch_size)
     # the probe imports Ragas while the cases are generated

@@ -12,8 +12,8 @@ from typing import Optional
 
 import typer
 
-from harness.cli.common import exits_on_harness_errors, shown, stdout
-from harness.tools.record.importer import import_labels
+from ragas_compat.cli.common import exits_on_harness_errors, shown, stdout
+from ragas_compat.tools.record.importer import import_labels
 
 
 @exits_on_harness_errors()

@@ -2,7 +2,7 @@
 
 ``register(app)`` adds the command. Exit codes: 0 the matrix was written and no finding of a
 ``--fail-on`` kind shows (columns may be unavailable; that is part of the report, not a finding);
-1 a Ragas change between adjacent columns of a ``--fail-on`` kind (``harness.tools.matrix.verdict``;
+1 a Ragas change between adjacent columns of a ``--fail-on`` kind (``ragas_compat.tools.matrix.verdict``;
 the harness's own limits never count); 2 bad input or usage. ``--format table|md|json`` as for
 ``run``. Timings and environment build/reuse go to the console only, so the report files stay
 deterministic.
@@ -19,15 +19,15 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from harness.cli.common import exits_on_harness_errors, positive_seconds, shown, stderr, stdout
-from harness.cli.output import OutputFormat, format_option, print_json, print_markdown
-from harness.compare.verdict import DRIFT_KINDS, parse_fail_on
-from harness.pipeline import load_suite
-from harness.report.atomic import check_writable
-from harness.report.markdown.table import markdown_table
-from harness.resources import DEFAULT_REPORT_DIR, display_path
-from harness.tools.matrix.drift import Matrix, build_matrix
-from harness.tools.matrix.environments import (
+from ragas_compat.cli.common import exits_on_harness_errors, positive_seconds, shown, stderr, stdout
+from ragas_compat.cli.output import OutputFormat, format_option, print_json, print_markdown
+from ragas_compat.compare.verdict import DRIFT_KINDS, parse_fail_on
+from ragas_compat.pipeline import load_suite
+from ragas_compat.report.atomic import check_writable
+from ragas_compat.report.markdown.table import markdown_table
+from ragas_compat.resources import DEFAULT_REPORT_DIR, display_path
+from ragas_compat.tools.matrix.drift import Matrix, build_matrix
+from ragas_compat.tools.matrix.environments import (
     DEFAULT_LOCK_DIR,
     DEFAULT_VERSIONS_FILE,
     Environment,
@@ -37,11 +37,11 @@ from harness.tools.matrix.environments import (
     parse_entries,
     record_lock,
 )
-from harness.tools.matrix.installers import INSTALLER_CHOICES, InstallFailed, choose_installer
-from harness.tools.matrix.release_list import load_default_versions
-from harness.tools.matrix.report import REPORT_FILES, cases_text, write_matrix_reports
-from harness.tools.matrix.run import VersionColumn, run_matrix
-from harness.tools.matrix.verdict import MatrixFinding, matrix_exit_code, matrix_findings
+from ragas_compat.tools.matrix.installers import INSTALLER_CHOICES, InstallFailed, choose_installer
+from ragas_compat.tools.matrix.release_list import load_default_versions
+from ragas_compat.tools.matrix.report import REPORT_FILES, cases_text, write_matrix_reports
+from ragas_compat.tools.matrix.run import VersionColumn, run_matrix
+from ragas_compat.tools.matrix.verdict import MatrixFinding, matrix_exit_code, matrix_findings
 
 DEFAULT_MATRIX_OUT = DEFAULT_REPORT_DIR / "matrix"  # in the current folder; the committed one: --out reports/matrix
 

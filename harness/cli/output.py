@@ -6,7 +6,7 @@ rich tables that stay readable at 80 columns and in a pipe.
 - ``narrow_table(...)``: a rich Table whose columns wrap (``overflow="fold"``) instead of truncating
   with "…", and never shrink to nothing (each column keeps ``min_width``).
 - ``resolve_metrics(names, option)``: registry names for what the user typed, with a hint on stderr for
-  another spelling (``harness.metrics.names``).
+  another spelling (``ragas_compat.metrics.names``).
 - ``print_json(doc)``: JSON as the reports encode it (no bare NaN).
 """
 
@@ -21,9 +21,9 @@ from rich import box
 from rich.console import Console
 from rich.table import Table
 
-from harness.cli.common import json_text, shown, stderr
-from harness.errors import HarnessInputError
-from harness.metrics.names import resolve
+from ragas_compat.cli.common import json_text, shown, stderr
+from ragas_compat.errors import HarnessInputError
+from ragas_compat.metrics.names import resolve
 
 
 class OutputFormat(StrEnum):

@@ -13,10 +13,10 @@ from typing import Optional
 import typer
 from rich.table import Table
 
-from harness.cli.common import exits_on_harness_errors, shown, stdout
-from harness.errors import HarnessError
-from harness.pin.manifest import load_constraints, load_manifest, write_manifest
-from harness.pin.sources import PythonUnusable, check_constraints, measure_reference_point, resolve_installed
+from ragas_compat.cli.common import exits_on_harness_errors, shown, stdout
+from ragas_compat.errors import HarnessError
+from ragas_compat.pin.manifest import load_constraints, load_manifest, write_manifest
+from ragas_compat.pin.sources import PythonUnusable, check_constraints, measure_reference_point, resolve_installed
 
 PIN_HELP = "The Ragas pin: show it against this environment, record a checkout's file hashes."
 

@@ -16,9 +16,9 @@ from typing import Optional
 
 import typer
 
-from harness.cli.common import exits_on_harness_errors, positive_seconds, shown, stderr, stdout
-from harness.errors import ExitCode, HarnessInputError
-from harness.tools.record.session import Judge, Progress, endpoint, record
+from ragas_compat.cli.common import exits_on_harness_errors, positive_seconds, shown, stderr, stdout
+from ragas_compat.errors import ExitCode, HarnessInputError
+from ragas_compat.tools.record.session import Judge, Progress, endpoint, record
 
 
 def _settings(values: list[str] | None) -> dict:

@@ -1,9 +1,9 @@
 """``ragas-compat run``: the audit (Ragas and the reference on the same frozen verdicts).
 
-``register(app)`` adds the command. Exit codes (``harness.errors.ExitCode``): 0 no drift of a
-``--fail-on`` kind; 1 drift (``harness.compare.verdict``: a row no rule explains, a divergence or
+``register(app)`` adds the command. Exit codes (``ragas_compat.errors.ExitCode``): 0 no drift of a
+``--fail-on`` kind; 1 drift (``ragas_compat.compare.verdict``: a row no rule explains, a divergence or
 an error no rule explains, a value out of range, a problem in the expectations file); 2 bad input
-or usage; 3 Ragas could not be run at all; 4 internal error (``harness.cli.common``).
+or usage; 3 Ragas could not be run at all; 4 internal error (``ragas_compat.cli.common``).
 """
 
 from __future__ import annotations
@@ -24,8 +24,8 @@ from rich.progress import (
 )
 from rich.table import Table
 
-from harness.cli.common import exits_on_harness_errors, positive_seconds, shown, stderr, stdout
-from harness.cli.output import (
+from ragas_compat.cli.common import exits_on_harness_errors, positive_seconds, shown, stderr, stdout
+from ragas_compat.cli.output import (
     OutputFormat,
     format_option,
     narrow_table,
@@ -35,18 +35,18 @@ from harness.cli.output import (
     quiet_option,
     resolve_metrics,
 )
-from harness.compare.audit import Audit
-from harness.compare.classify import CLASSIFICATIONS
-from harness.compare.findings import key_finding_json, key_findings, verdict, verdict_json
-from harness.compare.verdict import DRIFT_KINDS, exit_code, findings, parse_fail_on
-from harness.metrics.names import short_label
-from harness.metrics.registry import metric
-from harness.pin import resolve_ragas_source
-from harness.pipeline import DEFAULT_OUT, REPORT_FILES, load_run_expectations, load_suite, run_audit, write_reports
-from harness.report.atomic import check_writable
-from harness.report.markdown.findings import findings_markdown
-from harness.report.markdown.table import markdown_table
-from harness.runner import StartedProbe, default_workers, take_early_probe
+from ragas_compat.compare.audit import Audit
+from ragas_compat.compare.classify import CLASSIFICATIONS
+from ragas_compat.compare.findings import key_finding_json, key_findings, verdict, verdict_json
+from ragas_compat.compare.verdict import DRIFT_KINDS, exit_code, findings, parse_fail_on
+from ragas_compat.metrics.names import short_label
+from ragas_compat.metrics.registry import metric
+from ragas_compat.pin import resolve_ragas_source
+from ragas_compat.pipeline import DEFAULT_OUT, REPORT_FILES, load_run_expectations, load_suite, run_audit, write_reports
+from ragas_compat.report.atomic import check_writable
+from ragas_compat.report.markdown.findings import findings_markdown
+from ragas_compat.report.markdown.table import markdown_table
+from ragas_compat.runner import StartedProbe, default_workers, take_early_probe
 
 
 def counts_text(counts) -> str:

@@ -2,7 +2,7 @@
 
 A *pair* is a legacy row (``legacy:X``) and a collections row (``collections:Y``) of the same
 case and metric (every legacy target with every collections target). It is classified with
-``harness.compare.classify.classify`` and the same vocabulary, with the legacy value in the place of the
+``ragas_compat.compare.classify.classify`` and the same vocabulary, with the legacy value in the place of the
 reference (``legacy_as_reference``):
 
 - a legacy float becomes the exact value ``Fraction(float)``; bit-equal is ``identical``, a few
@@ -21,7 +21,7 @@ reference (``legacy_as_reference``):
   a legacy error against a collections value is ``divergence``.
 
 Legacy rows of metrics with no collections class in the run (and the reverse) are listed as
-unpaired. Nothing here does I/O; ``harness.report.markdown.api_paths`` renders the section.
+unpaired. Nothing here does I/O; ``ragas_compat.report.markdown.api_paths`` renders the section.
 """
 
 from __future__ import annotations
@@ -33,13 +33,13 @@ from fractions import Fraction
 from itertools import groupby
 from typing import Any
 
-from harness.cases import Case
-from harness.compare.classify import FLOAT_TOLERANCE, Diagnosis, classify, same_float
-from harness.compare.expectations import IDENTICAL, Expectation, Expectations
-from harness.compare.rows import AuditRow
-from harness.metrics.outcome import ReferenceOutcome
-from harness.values import RagasError
-from harness.vocabulary import Api, Classification, TargetId
+from ragas_compat.cases import Case
+from ragas_compat.compare.classify import FLOAT_TOLERANCE, Diagnosis, classify, same_float
+from ragas_compat.compare.expectations import IDENTICAL, Expectation, Expectations
+from ragas_compat.compare.rows import AuditRow
+from ragas_compat.metrics.outcome import ReferenceOutcome
+from ragas_compat.values import RagasError
+from ragas_compat.vocabulary import Api, Classification, TargetId
 
 
 @dataclass(frozen=True)
@@ -164,7 +164,7 @@ def path_pairs(rows: Sequence[AuditRow], expectations: Expectations | None) -> t
 def path_expectation_problems(pairs: Sequence[PathPair], expectations: Expectations,
                               case_ids: set[str]) -> list[str]:
     """Coverage problems of the path case entries (stale or ambiguous); unexpected pairs are drift
-    findings of their own (harness.compare.verdict.pair_findings)."""
+    findings of their own (ragas_compat.compare.verdict.pair_findings)."""
     return expectations.check_path_coverage(
         [(p.case.id, p.legacy.target, p.collections.target) for p in pairs], case_ids)
 

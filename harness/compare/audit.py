@@ -13,17 +13,17 @@ from collections.abc import Collection
 from dataclasses import dataclass, field
 from typing import Any
 
-from harness.cases import Case, Suite
-from harness.compare.api_paths import PathPair, path_expectation_problems, path_pairs
-from harness.compare.classify import classify
-from harness.compare.dataset_level import DatasetLevel, from_probe
-from harness.compare.expectations import IDENTICAL, Expectations
-from harness.compare.reference_book import ReferenceBook
-from harness.compare.rows import AuditRow, ReferenceOnlyRow
-from harness.metrics.outcome import ReferenceOutcome
-from harness.metrics.registry import all_metrics, metric, metrics_for_target
-from harness.metrics.spec import MetricSpec
-from harness.values import decode_ragas_value
+from ragas_compat.cases import Case, Suite
+from ragas_compat.compare.api_paths import PathPair, path_expectation_problems, path_pairs
+from ragas_compat.compare.classify import classify
+from ragas_compat.compare.dataset_level import DatasetLevel, from_probe
+from ragas_compat.compare.expectations import IDENTICAL, Expectations
+from ragas_compat.compare.reference_book import ReferenceBook
+from ragas_compat.compare.rows import AuditRow, ReferenceOnlyRow
+from ragas_compat.metrics.outcome import ReferenceOutcome
+from ragas_compat.metrics.registry import all_metrics, metric, metrics_for_target
+from ragas_compat.metrics.spec import MetricSpec
+from ragas_compat.values import decode_ragas_value
 
 __all__ = ["Audit", "AuditRow", "ReferenceOnlyRow", "build_audit", "metric_entries"]
 
@@ -45,9 +45,9 @@ class Audit:
 
     @property
     def drift(self) -> bool:
-        """True when the audit has any drift finding (harness.compare.verdict: an unexplained row or
+        """True when the audit has any drift finding (ragas_compat.compare.verdict: an unexplained row or
         pair, a divergence or error no rule explains, a value out of range, an expectations problem)."""
-        from harness.compare.verdict import findings
+        from ragas_compat.compare.verdict import findings
 
         return bool(findings(self))
 

@@ -14,8 +14,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from harness.compare.verdict import audit_pairs, out_of_range
-from harness.toml_text import toml_inline_list, toml_string
+from ragas_compat.compare.verdict import audit_pairs, out_of_range
+from ragas_compat.toml_text import toml_inline_list, toml_string
 
 IDENTICAL_REASON = "bit-equal to the reference value"
 

@@ -1,6 +1,6 @@
 """Classify one (case, metric, Ragas target) pair: Ragas's value against the reference outcome.
 
-Every pair gets exactly one ``Classification`` (harness.vocabulary), with an explanation. The checks run in a fixed
+Every pair gets exactly one ``Classification`` (ragas_compat.vocabulary), with an explanation. The checks run in a fixed
 order and each one recomputes the semantics it names (the epsilon value, the
 de-duplicated value, the truthiness-coerced value) instead of relying on a tolerance;
 the only tolerance is ``ROUNDING_ULPS``, used solely for ``rounding``.
@@ -13,9 +13,9 @@ import struct
 from dataclasses import dataclass
 from fractions import Fraction
 
-from harness.metrics.outcome import ReferenceOutcome
-from harness.values import RagasError, RagasValue, short_fraction_text
-from harness.vocabulary import Classification
+from ragas_compat.metrics.outcome import ReferenceOutcome
+from ragas_compat.values import RagasError, RagasValue, short_fraction_text
+from ragas_compat.vocabulary import Classification
 
 CLASSIFICATIONS: tuple[Classification, ...] = tuple(Classification)  # in the order checked
 

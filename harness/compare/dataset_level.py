@@ -21,7 +21,7 @@ semantics its per-row classification established (identical: the exact value; ep
 coercion: that alternative; empty_as_zero: 0.0; undefined_nan and error: NaN; rounding and
 divergence: the exact value, i.e. unexplained), and averaged with numpy's own algorithm
 (``numpy_nanmean``: NaN replaced by 0 in place, pairwise summation, divided by the non-NaN
-count). The pair (Ragas's mean, reference mean) is classified by ``harness.compare.classify.classify`` with
+count). The pair (Ragas's mean, reference mean) is classified by ``ragas_compat.compare.classify.classify`` with
 that recomputed mean as the alternative named after the most consequential semantics involved
 (``MEAN_SEMANTICS``: rows kept as 0.0, then coercion, de-duplication, the epsilon). No Ragas import here.
 """
@@ -34,10 +34,10 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
 
-from harness.compare.classify import VARIANT_PREFIX, Diagnosis, classify, matching_variant, same_float
-from harness.metrics.outcome import ReferenceOutcome
-from harness.metrics.registry import metric_names
-from harness.values import RagasError, RagasValue, decode_ragas_value
+from ragas_compat.compare.classify import VARIANT_PREFIX, Diagnosis, classify, matching_variant, same_float
+from ragas_compat.metrics.outcome import ReferenceOutcome
+from ragas_compat.metrics.registry import metric_names
+from ragas_compat.values import RagasError, RagasValue, decode_ragas_value
 
 POLICY = ("A row is defined (the reference has a value), undefined (empty denominator; by reason) or an error "
           "(the judge's reply is not a verdict, or the reference refuses an input; by reason). The reference "

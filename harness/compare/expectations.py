@@ -16,7 +16,7 @@ An expectations file is TOML. Four kinds of entries, all optional:
     upstream = "https://github.com/..."          # optional
 
 A rule *explains* a row when the row's classification is the rule's, its target, metric and the
-Ragas version match, and the condition holds (``when``: the vocabulary of ``harness.compare.rules``:
+Ragas version match, and the condition holds (``when``: the vocabulary of ``ragas_compat.compare.rules``:
 ``reference``, ``undefined_reason``, ``reference_error_reason``, ``error_type``, ``error_message``,
 ``inputs``). The first rule in file order that explains a row is the one the row carries. A rule with
 a ``ragas`` range never applies when the Ragas version is unknown.
@@ -37,7 +37,7 @@ one row, and an entry naming a row of the run's cases and targets that the run d
 (stale), are problems of the file.
 
 ``[[path_rule]]`` and ``[[path_case]]`` do the same for legacy-vs-collections pairs
-(``harness.compare.api_paths``), with ``legacy_targets`` and ``collections_targets`` instead of
+(``ragas_compat.compare.api_paths``), with ``legacy_targets`` and ``collections_targets`` instead of
 ``targets``; their condition reads the case's reference outcome and the collections side's value.
 
 Top level: ``include_pin_rules`` (default true) — a user's file is applied *before* the pin's rules
@@ -46,7 +46,7 @@ Top level: ``include_pin_rules`` (default true) — a user's file is applied *be
 ``[[path_case]]``.
 
 A row that no case entry names and no rule explains is expected ``identical``; if it is not, it is
-*unexplained* (``harness.compare.verdict`` turns that into drift).
+*unexplained* (``ragas_compat.compare.verdict`` turns that into drift).
 """
 
 from __future__ import annotations
@@ -61,9 +61,9 @@ from typing import Any
 from packaging.specifiers import InvalidSpecifier, SpecifierSet
 from packaging.version import InvalidVersion, Version
 
-from harness.cases.loader import unknown_key_message
-from harness.compare.classify import CLASSIFICATIONS
-from harness.compare.rules import (
+from ragas_compat.cases.loader import unknown_key_message
+from ragas_compat.compare.classify import CLASSIFICATIONS
+from ragas_compat.compare.rules import (
     Condition,
     Subject,
     glob_list,
@@ -72,8 +72,8 @@ from harness.compare.rules import (
     subject_of_pair,
     subject_of_row,
 )
-from harness.errors import HarnessInputError
-from harness.input_limits import STDIN, STDIN_SOURCE, loads_toml, read_toml
+from ragas_compat.errors import HarnessInputError
+from ragas_compat.input_limits import STDIN, STDIN_SOURCE, loads_toml, read_toml
 
 CLASSIFICATION_NAMES: tuple[str, ...] = tuple(str(c) for c in CLASSIFICATIONS)
 
@@ -203,7 +203,7 @@ class Expectations:
     """Rules and case entries of one file, or of a user's file layered over the pin's rules.
 
     ``for_ragas(version)`` binds the Ragas version that ran (rules with a ``ragas`` range need it);
-    ``harness.compare.audit.build_audit`` does that before explaining rows."""
+    ``ragas_compat.compare.audit.build_audit`` does that before explaining rows."""
 
     source: str
     rules: tuple[Rule, ...] = ()
@@ -246,7 +246,7 @@ class Expectations:
         return IDENTICAL
 
     def explain(self, row: Any) -> Expectation:
-        """``explain_subject`` for an audit row (``harness.compare.audit.AuditRow``)."""
+        """``explain_subject`` for an audit row (``ragas_compat.compare.audit.AuditRow``)."""
         return self.explain_subject(row.case.id, row.target, str(row.classification.name), subject_of_row(row))
 
     def check_coverage(self, rows: list[tuple[str, str]], case_ids: set[str]) -> list[str]:
@@ -468,13 +468,13 @@ def parse_expectations(data: Mapping[str, Any], source: str) -> Expectations:
 
 
 def parse_expectations_text(text: str, source: str) -> Expectations:
-    """Expectations from TOML text (nesting and number length bounded: ``harness.input_limits``)."""
+    """Expectations from TOML text (nesting and number length bounded: ``ragas_compat.input_limits``)."""
     return parse_expectations(loads_toml(text, source, field="expectations"), source)
 
 
 def load_expectations(path: Path, source: str | None = None) -> Expectations:
     """One expectations file as written (no layering); ``source`` defaults to the file name. ``-`` is
-    standard input; only a regular file of at most the input limit is read (``harness.input_limits``)."""
+    standard input; only a regular file of at most the input limit is read (``ragas_compat.input_limits``)."""
     if str(path) == STDIN:
         source = STDIN_SOURCE
     source = source or path.name

@@ -26,11 +26,11 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
-from harness.compare.audit import Audit, AuditRow
-from harness.compare.rows import reference_text as row_reference_text
-from harness.compare.verdict import findings as drift_findings
-from harness.values import RagasError
-from harness.vocabulary import TargetId
+from ragas_compat.compare.audit import Audit, AuditRow
+from ragas_compat.compare.rows import reference_text as row_reference_text
+from ragas_compat.compare.verdict import findings as drift_findings
+from ragas_compat.values import RagasError
+from ragas_compat.vocabulary import TargetId
 
 RANKS: dict[str, int] = {
     "unexplained": 0, "mean_gap": 1, "empty_as_zero": 2, "divergence": 3, "variant": 3, "dedup": 4, "coercion": 4,

@@ -11,10 +11,10 @@ from __future__ import annotations
 
 from collections.abc import Collection
 
-from harness.cases import Case, Suite
-from harness.metrics.outcome import ReferenceOutcome
-from harness.metrics.registry import all_metrics
-from harness.metrics.spec import MetricSpec
+from ragas_compat.cases import Case, Suite
+from ragas_compat.metrics.outcome import ReferenceOutcome
+from ragas_compat.metrics.registry import all_metrics
+from ragas_compat.metrics.spec import MetricSpec
 
 
 class ReferenceBook:

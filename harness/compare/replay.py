@@ -14,7 +14,7 @@ NaN, or the same error type and message. ``replay_problems(audit)`` lists, as
   the live prompts, so it is reported too (with the value comparison).
 
 A live target with no row and no such reason is not a problem (the run was limited with
-``--metric``). ``harness.compare.verdict`` turns each into a ``replay_mismatch`` finding.
+``--metric``). ``ragas_compat.compare.verdict`` turns each into a ``replay_mismatch`` finding.
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ import math
 import struct
 from typing import Any
 
-from harness.values import RagasError, decode_ragas_value
+from ragas_compat.values import RagasError, decode_ragas_value
 
 
 def same_value(live: Any, replayed: Any) -> bool:

@@ -7,12 +7,12 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
-from harness.cases.model import Case
-from harness.compare.classify import Diagnosis
-from harness.compare.expectations import Expectation
-from harness.metrics.outcome import ReferenceOutcome
-from harness.metrics.spec import MetricSpec
-from harness.values import RagasValue
+from ragas_compat.cases.model import Case
+from ragas_compat.compare.classify import Diagnosis
+from ragas_compat.compare.expectations import Expectation
+from ragas_compat.metrics.outcome import ReferenceOutcome
+from ragas_compat.metrics.spec import MetricSpec
+from ragas_compat.values import RagasValue
 
 
 @dataclass(frozen=True)

@@ -1,6 +1,6 @@
 """Conditions over a classified row: the small vocabulary expectation rules are written in.
 
-An expectation *rule* (``harness.compare.expectations``) explains rows by what produces their
+An expectation *rule* (``ragas_compat.compare.expectations``) explains rows by what produces their
 classification, not by case id. Its ``when`` table is a conjunction of the predicates below; a
 predicate given a list holds when any of the values does. Every name is data in the TOML file and is
 checked when the file is read (an unknown predicate or fact names the closest valid one).
@@ -37,12 +37,12 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any, Protocol
 
-from harness.cases import Case
-from harness.cases.loader import unknown_key_message
-from harness.compare.classify import matching_variant
-from harness.errors import HarnessInputError
-from harness.metrics.text_reference import levenshtein_similarity
-from harness.values import RagasError
+from ragas_compat.cases import Case
+from ragas_compat.cases.loader import unknown_key_message
+from ragas_compat.compare.classify import matching_variant
+from ragas_compat.errors import HarnessInputError
+from ragas_compat.metrics.text_reference import levenshtein_similarity
+from ragas_compat.values import RagasError
 
 REFERENCE_STATES = ("defined", "undefined", "refused")
 
@@ -57,7 +57,7 @@ class Subject(Protocol):
     case: Case
     metric: str
     ragas_value: Any
-    reference: Any           # harness.metrics.outcome.ReferenceOutcome
+    reference: Any           # ragas_compat.metrics.outcome.ReferenceOutcome
     received: Mapping[str, Any]
 
 
@@ -74,8 +74,8 @@ NON_LABEL_KEYS = frozenset({"statement", "from"})
 def verdict_key(metric: str) -> str:
     """The verdict key the metric reads: its registered ``verdicts.key`` (several metrics may share
     one, e.g. the factual-correctness modes), else the metric name."""
-    from harness.metrics.registry import metric as metric_spec
-    from harness.metrics.registry import metric_names  # registry imports compare lazily
+    from ragas_compat.metrics.registry import metric as metric_spec
+    from ragas_compat.metrics.registry import metric_names  # registry imports compare lazily
 
     if metric in metric_names():
         spec = metric_spec(metric)
@@ -428,7 +428,7 @@ class RowSubject:
 
 
 def subject_of_row(row: Any) -> RowSubject:
-    """An audit row (``harness.compare.audit.AuditRow``) as a Subject."""
+    """An audit row (``ragas_compat.compare.audit.AuditRow``) as a Subject."""
     return RowSubject(row.case, row.spec.name, row.ragas_value, row.reference, row.received or {})
 
 

@@ -14,7 +14,7 @@ expectations explains, is fine. Everything else is a *finding* of one kind:
   how Ragas encodes undefined); infinities are.
 - ``replay_mismatch``: a case recorded by ``ragas-compat record`` whose offline replay does not
   reproduce the live Ragas score bit for bit, or whose live outcome cannot be replayed
-  (``harness.compare.replay``).
+  (``ragas_compat.compare.replay``).
 
 ``--fail-on`` names the kinds that make the exit code 1 (``FAIL_ON_DEFAULT``: all of them);
 ``none`` fails on nothing (exploration). The reports list every finding whatever ``--fail-on`` says.
@@ -27,12 +27,12 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from harness.compare.replay import replay_problems
-from harness.errors import ExitCode, HarnessInputError
-from harness.metrics import registry
-from harness.values import RagasError
+from ragas_compat.compare.replay import replay_problems
+from ragas_compat.errors import ExitCode, HarnessInputError
+from ragas_compat.metrics import registry
+from ragas_compat.values import RagasError
 
-Audit = Any  # harness.compare.audit.Audit (which imports this module): rows, pairs, expectation_problems
+Audit = Any  # ragas_compat.compare.audit.Audit (which imports this module): rows, pairs, expectation_problems
 
 DRIFT_KINDS: tuple[str, ...] = ("unexplained", "divergence", "out_of_range", "error", "replay_mismatch")
 FAIL_ON_DEFAULT: frozenset[str] = frozenset(DRIFT_KINDS)
@@ -136,7 +136,7 @@ def _why(expected: Any, classification: Any, explanation: str) -> str:
 
 
 def row_findings(row: Any) -> list[Finding]:
-    """The findings of one audit row (``harness.compare.audit.AuditRow``)."""
+    """The findings of one audit row (``ragas_compat.compare.audit.AuditRow``)."""
     found = []
     name = str(row.classification.name)
     expected = row.expected
@@ -152,7 +152,7 @@ def row_findings(row: Any) -> list[Finding]:
 
 
 def pair_findings(pair: Any) -> list[Finding]:
-    """The findings of one legacy-vs-collections pair (``harness.compare.api_paths.PathPair``)."""
+    """The findings of one legacy-vs-collections pair (``ragas_compat.compare.api_paths.PathPair``)."""
     name = str(pair.classification.name)
     if name == pair.expected.classification:
         return []
@@ -162,7 +162,7 @@ def pair_findings(pair: Any) -> list[Finding]:
 
 
 def audit_pairs(audit: Audit) -> tuple[Any, ...]:
-    """The audit's legacy-vs-collections pairs (``harness.compare.api_paths.PathPair``)."""
+    """The audit's legacy-vs-collections pairs (``ragas_compat.compare.api_paths.PathPair``)."""
     pairs = getattr(audit, "pairs", ()) or ()
     return pairs if isinstance(pairs, tuple) else tuple(pairs)
 

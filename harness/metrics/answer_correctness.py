@@ -46,14 +46,14 @@ from collections.abc import Mapping, Sequence
 from fractions import Fraction
 from typing import Any
 
-from harness.cases.model import Case
-from harness.metrics.answer_relevancy import float_tolerance
-from harness.metrics.factual_correctness import ragas_float
-from harness.metrics.labels import is_binary_label, ragas_labels
-from harness.metrics.outcome import ReferenceOutcome
-from harness.metrics.semantic_similarity import cosine, cosine_in_doubles
-from harness.metrics.spec import ExplainAdapter, ExplainInput, FuzzDraw, MetricSpec, Quantity, Verdicts, targets
-from harness.vocabulary import Api
+from ragas_compat.cases.model import Case
+from ragas_compat.metrics.answer_relevancy import float_tolerance
+from ragas_compat.metrics.factual_correctness import ragas_float
+from ragas_compat.metrics.labels import is_binary_label, ragas_labels
+from ragas_compat.metrics.outcome import ReferenceOutcome
+from ragas_compat.metrics.semantic_similarity import cosine, cosine_in_doubles
+from ragas_compat.metrics.spec import ExplainAdapter, ExplainInput, FuzzDraw, MetricSpec, Quantity, Verdicts, targets
+from ragas_compat.vocabulary import Api
 
 KEY = "answer_correctness"
 SIDES = ("response", "reference")
@@ -85,7 +85,7 @@ def vector_of(case: Case, text: str) -> tuple[float, ...] | None:
 
 def statement_labels(claims: Sequence[Any], field: str) -> list[tuple[str, object]]:
     """``(from, verdict)`` per statement; HarnessInputError naming ``field[i]`` for a bad shape."""
-    from harness.errors import HarnessInputError
+    from ragas_compat.errors import HarnessInputError
 
     if not isinstance(claims, (list, tuple)):
         raise HarnessInputError(f"{field}: expected a list of statements", field=field, value=claims)
@@ -289,7 +289,7 @@ def _fuzz(draw: FuzzDraw) -> dict[str, Any]:
 def _explain_inputs(given: ExplainInput) -> dict[str, Any]:
     """LABELS: one verdict per response statement (TP/FP) and the same per reference statement (1 = the
     response contains it, 0 = FN); --retrieved / --reference: the response's and the reference's vectors."""
-    from harness.metrics.semantic_similarity import explain_vectors
+    from ragas_compat.metrics.semantic_similarity import explain_vectors
 
     labels = given.labels or (1,)
     statements = [{"statement": f"Synthetic response statement #{i}", "from": "response", "verdict": v}

@@ -15,10 +15,10 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 
-from harness.errors import HarnessInputError
-from harness.metrics.labels import is_binary_label, ragas_labels
-from harness.metrics.outcome import ReferenceOutcome
-from harness.metrics.spec import ExplainInput, Quantity, ratio_text
+from ragas_compat.errors import HarnessInputError
+from ragas_compat.metrics.labels import is_binary_label, ragas_labels
+from ragas_compat.metrics.outcome import ReferenceOutcome
+from ragas_compat.metrics.spec import ExplainInput, Quantity, ratio_text
 
 
 @dataclass(frozen=True)

@@ -25,11 +25,11 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 
-from harness.cases.model import Case
-from harness.errors import HarnessInputError
-from harness.metrics.labels import coerce_by_truthiness, is_binary_label, ragas_labels, validate_labels
-from harness.metrics.outcome import ReferenceOutcome, unparseable_reply_outcome
-from harness.metrics.spec import (
+from ragas_compat.cases.model import Case
+from ragas_compat.errors import HarnessInputError
+from ragas_compat.metrics.labels import coerce_by_truthiness, is_binary_label, ragas_labels, validate_labels
+from ragas_compat.metrics.outcome import ReferenceOutcome, unparseable_reply_outcome
+from ragas_compat.metrics.spec import (
     ExplainAdapter,
     ExplainInput,
     FuzzDraw,
@@ -39,7 +39,7 @@ from harness.metrics.spec import (
     ratio_text,
     targets,
 )
-from harness.vocabulary import Api
+from ragas_compat.vocabulary import Api
 
 RAGAS_EPSILON = 1e-10
 

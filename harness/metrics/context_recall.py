@@ -1,7 +1,7 @@
 """Context recall: how much of what should have been retrieved was.
 
 - ``context_recall`` (LLM-judged): attributed reference-answer claims / reference-answer claims
-  (``harness.metrics.claim_coverage``); undefined for zero claims, where Ragas returns NaN.
+  (``ragas_compat.metrics.claim_coverage``); undefined for zero claims, where Ragas returns NaN.
 - ``context_recall_string_match``: reference contexts found verbatim among the retrieved contexts /
   reference contexts; undefined for no reference contexts (Ragas's NonLLMContextRecall fails there,
   and on empty retrieved contexts, with ``max()`` of an empty list).
@@ -11,12 +11,12 @@ from __future__ import annotations
 
 from fractions import Fraction
 
-from harness.cases.model import Case
-from harness.metrics.claim_coverage import claim_outcome, claim_quantities, explain_claims, share_as_given
-from harness.metrics.context_precision import TEXTS_HELP, explain_texts
-from harness.metrics.outcome import ReferenceOutcome
-from harness.metrics.spec import ExplainAdapter, ExplainInput, MetricSpec, Quantity, Verdicts, ratio_text, targets
-from harness.vocabulary import Api
+from ragas_compat.cases.model import Case
+from ragas_compat.metrics.claim_coverage import claim_outcome, claim_quantities, explain_claims, share_as_given
+from ragas_compat.metrics.context_precision import TEXTS_HELP, explain_texts
+from ragas_compat.metrics.outcome import ReferenceOutcome
+from ragas_compat.metrics.spec import ExplainAdapter, ExplainInput, MetricSpec, Quantity, Verdicts, ratio_text, targets
+from ragas_compat.vocabulary import Api
 
 CONTEXT_RECALL = "context_recall"
 STRING_MATCH = "context_recall_string_match"

@@ -39,11 +39,11 @@ from collections.abc import Mapping, Sequence
 from fractions import Fraction
 from typing import Any
 
-from harness.errors import HarnessInputError
-from harness.metrics.labels import is_binary_label
-from harness.metrics.outcome import ReferenceOutcome
-from harness.metrics.spec import ExplainAdapter, ExplainInput, FuzzDraw, MetricSpec, Quantity, Verdicts, targets
-from harness.vocabulary import Api
+from ragas_compat.errors import HarnessInputError
+from ragas_compat.metrics.labels import is_binary_label
+from ragas_compat.metrics.outcome import ReferenceOutcome
+from ragas_compat.metrics.spec import ExplainAdapter, ExplainInput, FuzzDraw, MetricSpec, Quantity, Verdicts, targets
+from ragas_compat.vocabulary import Api
 
 ASPECT_CRITIC = "aspect_critic"
 SIMPLE_CRITERIA = "simple_criteria"

@@ -24,7 +24,7 @@ missing, and two missing cells equal) and, as datacompy's ``columns_equal`` does
 numbers when both columns are numeric or every compared cell converts to a float (``"1"`` and ``"1.0"``
 are then one value), else cell by cell: the named variant ``datacompy_typed_values`` recomputes the
 counts under that reading (modelled on datacompy 0.7.3, the release the pinned pandas admits). The oracle
-(``harness.metrics.oracles.datacompy_oracle``) is datacompy itself on pandas' tables.
+(``ragas_compat.metrics.oracles.datacompy_oracle``) is datacompy itself on pandas' tables.
 """
 
 from __future__ import annotations
@@ -38,11 +38,11 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
-from harness.cases.model import Case
-from harness.metrics import oracles
-from harness.metrics.outcome import ReferenceOutcome
-from harness.metrics.spec import ExplainAdapter, ExplainInput, FuzzDraw, MetricSpec, Quantity, targets
-from harness.vocabulary import Api
+from ragas_compat.cases.model import Case
+from ragas_compat.metrics import oracles
+from ragas_compat.metrics.outcome import ReferenceOutcome
+from ragas_compat.metrics.spec import ExplainAdapter, ExplainInput, FuzzDraw, MetricSpec, Quantity, targets
+from ragas_compat.vocabulary import Api
 
 FIELDS = ("reference", "response")
 REQUIRES = ("table_metrics",)

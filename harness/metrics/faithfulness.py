@@ -1,4 +1,4 @@
-"""Faithfulness: supported response claims / response claims (``harness.metrics.claim_coverage``).
+"""Faithfulness: supported response claims / response claims (``ragas_compat.metrics.claim_coverage``).
 
 Undefined for zero response claims (Ragas returns NaN, without asking the judge a second time);
 never 1 there. It measures support by the retrieved contexts, not completeness.
@@ -6,11 +6,11 @@ never 1 there. It measures support by the retrieved contexts, not completeness.
 
 from __future__ import annotations
 
-from harness.cases.model import Case
-from harness.metrics.claim_coverage import claim_outcome, claim_quantities, explain_claims, share_as_given
-from harness.metrics.outcome import ReferenceOutcome
-from harness.metrics.spec import ExplainAdapter, MetricSpec, Verdicts, targets
-from harness.vocabulary import Api
+from ragas_compat.cases.model import Case
+from ragas_compat.metrics.claim_coverage import claim_outcome, claim_quantities, explain_claims, share_as_given
+from ragas_compat.metrics.outcome import ReferenceOutcome
+from ragas_compat.metrics.spec import ExplainAdapter, MetricSpec, Verdicts, targets
+from ragas_compat.vocabulary import Api
 
 FAITHFULNESS = "faithfulness"
 

@@ -27,11 +27,11 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 
-from harness.cases.model import Case
-from harness.errors import HarnessInputError
-from harness.metrics.outcome import ReferenceOutcome
-from harness.metrics.spec import ExplainAdapter, ExplainInput, FuzzDraw, MetricSpec, Quantity, ratio_text, targets
-from harness.vocabulary import Api
+from ragas_compat.cases.model import Case
+from ragas_compat.errors import HarnessInputError
+from ragas_compat.metrics.outcome import ReferenceOutcome
+from ragas_compat.metrics.spec import ExplainAdapter, ExplainInput, FuzzDraw, MetricSpec, Quantity, ratio_text, targets
+from ragas_compat.vocabulary import Api
 
 RawId = tuple[str, object]  # (type name, value)
 

@@ -17,11 +17,11 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from fractions import Fraction
 
-from harness.cases.model import Case
-from harness.errors import HarnessInputError
-from harness.metrics.labels import is_binary_label, validate_label
-from harness.metrics.outcome import ReferenceOutcome
-from harness.metrics.spec import ExplainAdapter, ExplainInput, MetricSpec, Quantity, ratio_text
+from ragas_compat.cases.model import Case
+from ragas_compat.errors import HarnessInputError
+from ragas_compat.metrics.labels import is_binary_label, validate_label
+from ragas_compat.metrics.outcome import ReferenceOutcome
+from ragas_compat.metrics.spec import ExplainAdapter, ExplainInput, MetricSpec, Quantity, ratio_text
 
 
 @dataclass(frozen=True)

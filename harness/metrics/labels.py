@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from harness.errors import HarnessInputError
+from ragas_compat.errors import HarnessInputError
 
 
 def is_binary_label(value: object) -> bool:

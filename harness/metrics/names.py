@@ -14,9 +14,9 @@ from __future__ import annotations
 
 import difflib
 
-from harness.errors import HarnessInputError
-from harness.metrics.registry import all_metrics
-from harness.metrics.spec import MetricSpec
+from ragas_compat.errors import HarnessInputError
+from ragas_compat.metrics.registry import all_metrics
+from ragas_compat.metrics.spec import MetricSpec
 
 WORDS: dict[str, str] = {
     "context": "ctx", "precision": "prec", "reference": "ref", "with": "w/", "without": "w/o",

@@ -1,6 +1,6 @@
 """Independent oracles: the libraries the field already trusts, called directly on the case's texts.
 
-The reference (``harness.metrics.text_reference``) computes the textbook quantity itself; an oracle
+The reference (``ragas_compat.metrics.text_reference``) computes the textbook quantity itself; an oracle
 computes the same quantity with a well-known library and the settings stated here, so the report
 shows Ragas, the reference and the oracle side by side (``details["oracle"]`` of each row). The
 oracles are optional (``pip install '.[oracles]'``): when a library is missing the row says so and

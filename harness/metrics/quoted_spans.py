@@ -30,10 +30,10 @@ from collections.abc import Sequence
 from fractions import Fraction
 from typing import Any
 
-from harness.cases.model import Case
-from harness.metrics.outcome import ReferenceOutcome
-from harness.metrics.spec import ExplainAdapter, ExplainInput, FuzzDraw, MetricSpec, Quantity, targets
-from harness.vocabulary import Api
+from ragas_compat.cases.model import Case
+from ragas_compat.metrics.outcome import ReferenceOutcome
+from ragas_compat.metrics.spec import ExplainAdapter, ExplainInput, FuzzDraw, MetricSpec, Quantity, targets
+from ragas_compat.vocabulary import Api
 
 FIELDS = ("response", "retrieved_contexts")
 REQUIRES = ("quoted_spans",)

@@ -9,8 +9,8 @@ user's own metric or a test's toy one; ``unregister()`` takes it away again.
 
 from __future__ import annotations
 
-from harness.errors import HarnessInputError
-from harness.metrics import (
+from ragas_compat.errors import HarnessInputError
+from ragas_compat.metrics import (
     answer_correctness,
     answer_relevancy,
     context_entity_recall,
@@ -29,8 +29,8 @@ from harness.metrics import (
     semantic_similarity,
     text_similarity,
 )
-from harness.metrics.spec import MetricSpec
-from harness.vocabulary import TargetId
+from ragas_compat.metrics.spec import MetricSpec
+from ragas_compat.vocabulary import TargetId
 
 FAMILIES = (context_precision, context_recall, id_overlap, faithfulness, judge_audit, factual_correctness, context_entity_recall, noise_sensitivity, text_similarity, semantic_similarity, criteria_votes, rubrics_score, nvidia_ratings, answer_correctness, answer_relevancy, datacompy_score, quoted_spans)
 

@@ -33,11 +33,11 @@ from collections.abc import Mapping, Sequence
 from fractions import Fraction
 from typing import Any
 
-from harness.cases.model import Case
-from harness.errors import HarnessInputError
-from harness.metrics.outcome import ReferenceOutcome
-from harness.metrics.spec import ExplainAdapter, ExplainInput, FuzzDraw, MetricSpec, Quantity, Verdicts, targets
-from harness.vocabulary import Api
+from ragas_compat.cases.model import Case
+from ragas_compat.errors import HarnessInputError
+from ragas_compat.metrics.outcome import ReferenceOutcome
+from ragas_compat.metrics.spec import ExplainAdapter, ExplainInput, FuzzDraw, MetricSpec, Quantity, Verdicts, targets
+from ragas_compat.vocabulary import Api
 
 RUBRICS_SCORE = "rubrics_score"
 INSTANCE_RUBRICS = "instance_rubrics"

@@ -21,11 +21,11 @@ from decimal import Decimal, localcontext
 from fractions import Fraction
 from typing import Any
 
-from harness.cases.model import Case
-from harness.metrics.outcome import ReferenceOutcome
-from harness.metrics.spec import ExplainAdapter, ExplainInput, FuzzDraw, MetricSpec, Quantity, targets
-from harness.metrics.text_similarity import shared_texts
-from harness.vocabulary import Api
+from ragas_compat.cases.model import Case
+from ragas_compat.metrics.outcome import ReferenceOutcome
+from ragas_compat.metrics.spec import ExplainAdapter, ExplainInput, FuzzDraw, MetricSpec, Quantity, targets
+from ragas_compat.metrics.text_similarity import shared_texts
+from ragas_compat.vocabulary import Api
 
 FIELDS = ("reference", "response")
 THRESHOLD = Fraction(1, 2)

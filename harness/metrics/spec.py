@@ -1,5 +1,5 @@
 """What the harness knows about one metric: a ``MetricSpec`` holds every trait the rest of the
-code needs, so adding a metric is one module that builds its specs (see ``harness.metrics.registry``).
+code needs, so adding a metric is one module that builds its specs (see ``ragas_compat.metrics.registry``).
 
 Traits:
 
@@ -24,10 +24,10 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any, Literal
 
-from harness.cases.model import Case
-from harness.errors import HarnessInputError
-from harness.metrics.outcome import ReferenceOutcome
-from harness.vocabulary import Api, TargetId
+from ragas_compat.cases.model import Case
+from ragas_compat.errors import HarnessInputError
+from ragas_compat.metrics.outcome import ReferenceOutcome
+from ragas_compat.vocabulary import Api, TargetId
 
 # Case texts every case carries; they are not inputs whose presence or size matters.
 TEXT_FIELDS = ("user_input", "reference", "response")
@@ -88,7 +88,7 @@ class ExplainAdapter:
 
 @dataclass(frozen=True)
 class FuzzDraw:
-    """Every input one fuzz case draws (``harness.tools.fuzz.generator``), whatever is fuzzed.
+    """Every input one fuzz case draws (``ragas_compat.tools.fuzz.generator``), whatever is fuzzed.
 
     A metric's ``fuzz_inputs`` picks the ones it reads. ``rng`` is a generator private to the
     metric and the case, for inputs no other metric shares (drawing from it never changes what

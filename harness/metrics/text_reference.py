@@ -1,7 +1,7 @@
 """Textbook string, n-gram and edit-distance quantities, computed exactly (standard library only).
 
-Each function states its settings; ``harness.metrics.text_similarity`` wraps them as metrics and
-``harness.metrics.oracles`` computes the same quantities with the libraries the field trusts
+Each function states its settings; ``ragas_compat.metrics.text_similarity`` wraps them as metrics and
+``ragas_compat.metrics.oracles`` computes the same quantities with the libraries the field trusts
 (sacrebleu, rouge-score, rapidfuzz), independently, for the report and the cross-check tests.
 
 - Rational quantities (edit and Jaro similarities, ROUGE-N / ROUGE-L, chrF) are ``Fraction``s.

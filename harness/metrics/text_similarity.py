@@ -5,8 +5,8 @@ One metric per Ragas class and parameter (a parameter changes the quantity): ``e
 distance_measure), ``bleu``, ``chrf``, ``rouge_<1|l>_<mode>`` (RougeScore with each rouge_type
 Ragas declares and each mode). They run on cases with ``"string_metrics": true``.
 
-For each row the reference (``harness.metrics.text_reference``) computes the textbook quantity
-with the settings stated in ``reference_on``; an oracle library (``harness.metrics.oracles``)
+For each row the reference (``ragas_compat.metrics.text_reference``) computes the textbook quantity
+with the settings stated in ``reference_on``; an oracle library (``ragas_compat.metrics.oracles``)
 computes the same quantity independently (``details["oracle"]``); Ragas's own preprocessing is a
 named variant (``alternatives["variant:<name>"]``, described in ``details["variants"]``) the
 classifier recognises: BleuScore's ". " sentence split (only the response's first sentence is
@@ -20,12 +20,12 @@ from collections.abc import Callable
 from fractions import Fraction
 from typing import Any
 
-from harness.cases.model import Case
-from harness.metrics import oracles
-from harness.metrics import text_reference as tr
-from harness.metrics.outcome import ReferenceOutcome
-from harness.metrics.spec import ExplainAdapter, ExplainInput, FuzzDraw, MetricSpec, Quantity, targets
-from harness.vocabulary import Api
+from ragas_compat.cases.model import Case
+from ragas_compat.metrics import oracles
+from ragas_compat.metrics import text_reference as tr
+from ragas_compat.metrics.outcome import ReferenceOutcome
+from ragas_compat.metrics.spec import ExplainAdapter, ExplainInput, FuzzDraw, MetricSpec, Quantity, targets
+from ragas_compat.vocabulary import Api
 
 FIELDS = ("reference", "response")
 REQUIRES = ("string_metrics",)

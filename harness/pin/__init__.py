@@ -1,7 +1,7 @@
 """The Ragas pin: the manifest in ``pinned/``, git blob ids, and resolving which Ragas a run uses."""
 
-from harness.pin.blobs import blob_id, file_blob_id
-from harness.pin.manifest import (
+from ragas_compat.pin.blobs import blob_id, file_blob_id
+from ragas_compat.pin.manifest import (
                                   DEFAULT_MANIFEST_PATH,
                                   Pin,
                                   PinManifest,
@@ -11,7 +11,7 @@ from harness.pin.manifest import (
                                   load_pin,
                                   write_manifest,
 )
-from harness.pin.sources import (
+from ragas_compat.pin.sources import (
                                   RagasNotInstalled,
                                   RagasSource,
                                   RagasSourceError,

@@ -19,11 +19,11 @@ from pathlib import Path
 from packaging.requirements import InvalidRequirement, Requirement
 from packaging.version import InvalidVersion, Version
 
-from harness.errors import HarnessInputError
-from harness.input_limits import loads_toml, read_text
-from harness.pin.blobs import is_blob_id
-from harness.resources import pinned
-from harness.toml_text import toml_block_list, toml_string
+from ragas_compat.errors import HarnessInputError
+from ragas_compat.input_limits import loads_toml, read_text
+from ragas_compat.pin.blobs import is_blob_id
+from ragas_compat.resources import pinned
+from ragas_compat.toml_text import toml_block_list, toml_string
 
 DEFAULT_MANIFEST_PATH = pinned("pin.toml")
 

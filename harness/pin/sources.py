@@ -31,10 +31,10 @@ from urllib.parse import urlsplit, urlunsplit
 
 from packaging.version import InvalidVersion, Version
 
-from harness.errors import HarnessInputError, RagasUnavailable
-from harness.pin.blobs import blob_ids_under
-from harness.pin.manifest import Constraint, PinManifest, load_manifest
-from harness.runner import PROBE_DIR, check_timeout, resolve_executable, run_in_own_group
+from ragas_compat.errors import HarnessInputError, RagasUnavailable
+from ragas_compat.pin.blobs import blob_ids_under
+from ragas_compat.pin.manifest import Constraint, PinManifest, load_manifest
+from ragas_compat.runner import PROBE_DIR, check_timeout, resolve_executable, run_in_own_group
 
 if TYPE_CHECKING:  # GitPython is imported only where a checkout or a clone is involved
     import git
@@ -587,7 +587,7 @@ def measure_reference_point(path: str | Path, manifest: PinManifest, *, name: st
     """
     import git
 
-    from harness.pin.manifest import ReferencePoint
+    from ragas_compat.pin.manifest import ReferencePoint
 
     root = Path(path).expanduser()
     option = "--ragas-checkout"

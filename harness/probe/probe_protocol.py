@@ -1,8 +1,8 @@
 """The probe's protocol with the host (standard library only): what goes in, what comes out.
 
 Shared by both sides of the subprocess boundary: the probe (``run_probe.py``, which imports this
-as ``probe_protocol`` with its own folder on sys.path) and the host (``harness.runner``,
-``harness.values``, which import ``harness.probe.probe_protocol``). Nothing here imports Ragas or
+as ``probe_protocol`` with its own folder on sys.path) and the host (``ragas_compat.runner``,
+``ragas_compat.values``, which import ``ragas_compat.probe.probe_protocol``). Nothing here imports Ragas or
 anything of ``harness`` outside ``harness/probe/``.
 
 - the request (:class:`ProbeRequest`), one result record (:class:`ProbeResult`) and the whole
@@ -114,7 +114,7 @@ class _ProbeResultRequired(t.TypedDict):
     case_id: str | None
     target: str                 # "legacy:ClassName" | "collections:ClassName" | "selftest:name"
     api: str                    # "legacy" | "collections" | "selftest"
-    metric: str                 # our metric name (harness.metrics.registry)
+    metric: str                 # our metric name (ragas_compat.metrics.registry)
     ragas_class: str | None     # "module.QualName" of the class that ran; None when unresolved
     fields_read: list[str]
     received: dict[str, t.Any] | None  # the inputs as the metric received them (our field names)

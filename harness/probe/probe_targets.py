@@ -1,6 +1,6 @@
 """The one target table: which Ragas classes score which of our metrics, in both Ragas APIs.
 
-Each :class:`TargetRow` is one of our metrics: its name (as in ``harness.metrics.registry``), the
+Each :class:`TargetRow` is one of our metrics: its name (as in ``ragas_compat.metrics.registry``), the
 verdict key its judge replies come from (None: the classes need no LLM), the fields the classes
 read (``SingleTurnSample`` fields on the legacy path, the keyword arguments of ``ascore`` on the
 collections path), when it applies to a case (its inputs are present), the legacy class name(s)

@@ -48,7 +48,7 @@ from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
 
-from harness.errors import HarnessInputError
+from ragas_compat.errors import HarnessInputError
 
 LOCK_WAIT_SECONDS = 30.0
 _POLL_SECONDS = 0.05

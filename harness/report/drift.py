@@ -1,9 +1,9 @@
 """What the reports say about expectations: the drift findings and the rules that explained rows.
 
 Shared by ``report.json`` (``finding_json``, ``expectations_json``) and ``report.md``
-(``harness.report.markdown.drift`` renders them).
+(``ragas_compat.report.markdown.drift`` renders them).
 The findings are listed whatever ``--fail-on`` says; the exit code applies the policy
-(``harness.compare.verdict``).
+(``ragas_compat.compare.verdict``).
 """
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from harness.compare.verdict import Finding, audit_pairs
+from ragas_compat.compare.verdict import Finding, audit_pairs
 
 KIND_MEANING: dict[str, str] = {
     "unexplained": "a row no rule explains (or whose case entry expects another classification), or a "

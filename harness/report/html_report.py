@@ -1,6 +1,6 @@
 """``report.html``: the audit on one self-contained page for a reviewer (no network, no CDN).
 
-Verdict and summary cards first, then the ranked findings (``harness.compare.findings``), an inline SVG
+Verdict and summary cards first, then the ranked findings (``ragas_compat.compare.findings``), an inline SVG
 chart of Ragas's ``evaluate()`` mean against the explicit-policy mean per metric, the classification
 counts per metric (one stacked bar each), and every row in a table that sorts (click a header) and
 filters (metric, target, category, classification, free text) with exact values. The rows are
@@ -17,12 +17,12 @@ from collections.abc import Iterator
 from itertools import chain
 from typing import Any
 
-from harness.compare.audit import Audit
-from harness.compare.classify import CLASSIFICATIONS
-from harness.compare.findings import KeyFinding, key_findings, verdict
-from harness.report.text import ragas_text, reference_texts
-from harness.values import RagasError
-from harness.vocabulary import Classification
+from ragas_compat.compare.audit import Audit
+from ragas_compat.compare.classify import CLASSIFICATIONS
+from ragas_compat.compare.findings import KeyFinding, key_findings, verdict
+from ragas_compat.report.text import ragas_text, reference_texts
+from ragas_compat.values import RagasError
+from ragas_compat.vocabulary import Classification
 
 COLORS: dict[str, str] = {
     "identical": "#4c9a2a", "epsilon": "#8fbf5a", "undefined_nan": "#7a8fa6", "empty_as_zero": "#e0a030",

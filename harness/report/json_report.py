@@ -1,7 +1,7 @@
 """``report.json``: the audit for machines (schema: harness/report/report.schema.json).
 
 Deterministic and portable: no timestamps, no absolute paths, keys in a fixed order,
-values in the encoding of ``harness.values``. Streamed: ``json_chunks`` writes the sections as it
+values in the encoding of ``ragas_compat.values``. Streamed: ``json_chunks`` writes the sections as it
 makes them, the per-case sections and the tables one entry at a time (``Items``, ``Table``).
 """
 
@@ -13,10 +13,10 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from itertools import chain, groupby
 from typing import Any
 
-from harness.compare.api_paths import path_differences, unpaired_metrics
-from harness.compare.audit import Audit, AuditRow, ReferenceOnlyRow, metric_entries
-from harness.compare.classify import CLASSIFICATIONS
-from harness.compare.dataset_level import (
+from ragas_compat.compare.api_paths import path_differences, unpaired_metrics
+from ragas_compat.compare.audit import Audit, AuditRow, ReferenceOnlyRow, metric_entries
+from ragas_compat.compare.classify import CLASSIFICATIONS
+from ragas_compat.compare.dataset_level import (
     POLICY,
     AggregationRow,
     PolicyCounts,
@@ -27,11 +27,11 @@ from harness.compare.dataset_level import (
     row_status,
     sentence,
 )
-from harness.compare.findings import key_finding_json, key_findings, verdict_json
-from harness.compare.verdict import counts, findings, pair_findings, row_findings
-from harness.metrics.outcome import ReferenceOutcome
-from harness.report.drift import expectations_json, finding_json
-from harness.values import RagasError, encode_detail, encode_float, encode_fraction, encode_ragas_value
+from ragas_compat.compare.findings import key_finding_json, key_findings, verdict_json
+from ragas_compat.compare.verdict import counts, findings, pair_findings, row_findings
+from ragas_compat.metrics.outcome import ReferenceOutcome
+from ragas_compat.report.drift import expectations_json, finding_json
+from ragas_compat.values import RagasError, encode_detail, encode_float, encode_fraction, encode_ragas_value
 
 # 2: references, received inputs, target fields and warning texts stored once;
 # 3: rows, pairs and evaluate() rows as tables ({"columns", "data"}); pairs refer to rows by index

@@ -1,5 +1,5 @@
 """``junit.xml``: one test case per (case, Ragas target) and per legacy-vs-collections pair that has a
-drift finding; a failure for each row or pair with a finding (harness.compare.verdict: unexplained,
+drift finding; a failure for each row or pair with a finding (ragas_compat.compare.verdict: unexplained,
 divergence or error no rule explains, value out of range) and for each expectations-file problem,
 so CI systems show drift natively.
 
@@ -15,10 +15,10 @@ import xml.etree.ElementTree as ET
 from collections.abc import Iterator
 from itertools import chain
 
-from harness.compare.api_paths import PathPair
-from harness.compare.audit import Audit, AuditRow
-from harness.compare.verdict import audit_pairs, pair_findings, row_findings
-from harness.report.text import ragas_text, reference_texts
+from ragas_compat.compare.api_paths import PathPair
+from ragas_compat.compare.audit import Audit, AuditRow
+from ragas_compat.compare.verdict import audit_pairs, pair_findings, row_findings
+from ragas_compat.report.text import ragas_text, reference_texts
 
 # Not allowed by XML 1.0 (https://www.w3.org/TR/xml/#charsets), or allowed but discouraged (DEL, C1).
 _NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\ud800-\udfff\ufffe\uffff]")

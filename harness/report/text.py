@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from harness.compare.audit import AuditRow
-from harness.values import RagasError
+from ragas_compat.compare.audit import AuditRow
+from ragas_compat.values import RagasError
 
 
 def ragas_text(row: AuditRow) -> str:

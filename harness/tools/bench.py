@@ -19,10 +19,10 @@ Ragas is never imported here: whatever touches Ragas runs in a subprocess of ``p
 4. matrix            a warm ``ragas-compat matrix`` over the cached environments / the sum of
                      single-version ``ragas-compat run --python ENV`` (target <= 1.2); otherwise a
                      row "not measured: <reason>".
-5. scale             ``harness.tools.scale_bench``: marginal time per case, peak memory and
+5. scale             ``ragas_compat.tools.scale_bench``: marginal time per case, peak memory and
                      report.json size of the bundled suite copied to 2,000 cases, against the
                      bundled suite's in the same run.
-6. fuzz throughput   ``harness.tools.fuzz.throughput``: fuzz contexts per second at 400 cases with 1 and
+6. fuzz throughput   ``ragas_compat.tools.fuzz.throughput``: fuzz contexts per second at 400 cases with 1 and
                      with 2 workers / the minimal stub loop's in one process, both after the Ragas
                      import (targets >= 0.9 and >= 1.7: floors).
 """
@@ -43,10 +43,10 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from harness.metrics.context_precision import context_precision_profile, ragas_float_average_precision
-from harness.runner import PROBE_DIR
-from harness.tools.bench_rows import BenchRow, summarize
-from harness.tools.scale_bench import measure_scale
+from ragas_compat.metrics.context_precision import context_precision_profile, ragas_float_average_precision
+from ragas_compat.runner import PROBE_DIR
+from ragas_compat.tools.bench_rows import BenchRow, summarize
+from ragas_compat.tools.scale_bench import measure_scale
 
 PROBE_BENCHMARK = PROBE_DIR / "probe_benchmark.py"
 BENCH_FORMAT = 1
@@ -153,7 +153,7 @@ def measure_run_vs_floor(repetitions: int, *, python: str = sys.executable, warm
     only = ["--metric", metric] if metric else []
     with tempfile.TemporaryDirectory(prefix="ragas-compat-bench-") as tmp:
         def run_once(index: int) -> float:
-            seconds, proc = _timed([python, "-m", "harness", "run", "--out", str(Path(tmp) / f"run-{index}"), *only])
+            seconds, proc = _timed([python, "-m", "ragas_compat", "run", "--out", str(Path(tmp) / f"run-{index}"), *only])
             if proc.returncode not in (0, 1):  # 1 = drift: the run still completed
                 raise RuntimeError(f"ragas-compat run exited {proc.returncode}: {_tail(proc.stderr)}")
             return seconds
@@ -324,7 +324,7 @@ def measure_ragas_legacy_scaling(ks: Sequence[int], repetitions: int, *, python:
 # ---------------------------------------------------------------- 4. matrix warm vs cold
 
 def environments_dir() -> Path:
-    """Where ``harness.tools.matrix`` caches its virtualenvs (~/.cache/ragas-compat/envs, XDG_CACHE_HOME honoured)."""
+    """Where ``ragas_compat.tools.matrix`` caches its virtualenvs (~/.cache/ragas-compat/envs, XDG_CACHE_HOME honoured)."""
     cache = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
     return cache / "ragas-compat" / "envs"
 
@@ -358,16 +358,16 @@ def measure_matrix_warm_vs_cold(repetitions: int, *, python: str = sys.executabl
                                 cli: Sequence[str] | None = None) -> BenchRow:
     """A warm ``ragas-compat matrix --versions V1,V2,...`` vs the sum of ``ragas-compat run --python
     ENV_V`` over the same environments, alternated. Not measured (with the reason) when ``skip``
-    says so, harness.tools.matrix is missing, no environment is built, or a command fails. ``cli`` is the
-    command line that starts ragas-compat (default ``python -m harness``)."""
+    says so, ragas_compat.tools.matrix is missing, no environment is built, or a command fails. ``cli`` is the
+    command line that starts ragas-compat (default ``python -m ragas_compat``)."""
     row = BenchRow("matrix_warm_vs_cold", "matrix warm vs single-version runs", target=MATRIX_TARGET)
 
     def not_measured(reason: str) -> BenchRow:
         return BenchRow(row.id, row.measurement, reason=reason)
 
-    cli = list(cli or (python, "-m", "harness"))
-    if importlib.util.find_spec("harness.tools.matrix") is None:
-        return not_measured("harness.tools.matrix is not importable (the matrix is not built yet)")
+    cli = list(cli or (python, "-m", "ragas_compat"))
+    if importlib.util.find_spec("ragas_compat.tools.matrix") is None:
+        return not_measured("ragas_compat.tools.matrix is not importable (the matrix is not built yet)")
     folder = environments_dir()
     envs = built_environments(folder) if folder.is_dir() else {}
     if not envs:
@@ -456,7 +456,7 @@ ROW_IDS = ("run_vs_floor", "run_vs_import_floor", "run_one_metric_vs_floor", "pr
            "scaling_reference_random", "scaling_reference_all_relevant", "scaling_reference_float", "matrix_warm_vs_cold",
            "scale_marginal_time", "scale_peak_memory", "report_size",
            "fuzz_per_process", "fuzz_two_workers")
-FUZZ_CASES, FUZZ_QUICK_CASES = 400, 40  # fuzz throughput rows (harness.tools.fuzz.throughput)
+FUZZ_CASES, FUZZ_QUICK_CASES = 400, 40  # fuzz throughput rows (ragas_compat.tools.fuzz.throughput)
 
 
 def run_bench(quick: bool, *, python: str = sys.executable,
@@ -497,7 +497,7 @@ def run_bench(quick: bool, *, python: str = sys.executable,
         skip="--quick skips the matrix (each repetition is several full audits)" if quick else None))
     progress(f"scale: {plan.scale_cases:,} cases vs the bundled suite")
     rows += measure_scale(plan.scale_cases, plan.scale_repetitions, python=python)
-    from harness.tools.fuzz.throughput import measure_fuzz_throughput
+    from ragas_compat.tools.fuzz.throughput import measure_fuzz_throughput
 
     fuzz_cases = FUZZ_QUICK_CASES if quick else FUZZ_CASES
     progress(f"fuzz: {fuzz_cases} cases, 1 and 2 workers vs the minimal stub loop")

@@ -3,7 +3,7 @@
 The user's checkout is never touched: it is cloned into a temporary folder (a local clone shares its
 object files by hard link, read-only), and ``git bisect`` runs in that clone, so the commits are
 visited in git's own bisection order. At each commit the clone is prepared exactly as
-``run --ragas-checkout`` prepares a checkout (``harness.pin.resolve_checkout``: ``src/`` first on the
+``run --ragas-checkout`` prepares a checkout (``ragas_compat.pin.resolve_checkout``: ``src/`` first on the
 probe's import path, the ``_version.py`` stand-in written when absent), the probe scores the one cell,
 and the cell is compared with the cell at ``--good``:
 
@@ -28,14 +28,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from harness.cases import Case, Suite
-from harness.compare.audit import build_audit
-from harness.compare.verdict import out_of_range
-from harness.errors import HarnessInputError
-from harness.runner import run_probe
-from harness.tools.matrix.drift import Cause, Cell, causes_between, cell_from
-from harness.tools.matrix.run import NO_EXPECTATIONS
-from harness.values import encode_float
+from ragas_compat.cases import Case, Suite
+from ragas_compat.compare.audit import build_audit
+from ragas_compat.compare.verdict import out_of_range
+from ragas_compat.errors import HarnessInputError
+from ragas_compat.runner import run_probe
+from ragas_compat.tools.matrix.drift import Cause, Cell, causes_between, cell_from
+from ragas_compat.tools.matrix.run import NO_EXPECTATIONS
+from ragas_compat.values import encode_float
 
 if TYPE_CHECKING:
     import git
@@ -283,7 +283,7 @@ def _run_bisection(clone: git.Repo, good_sha: str, bad_sha: str, case: Case, tar
 
 def prepare_checkout(tree: Path) -> Sequence[str]:
     """The clone's tree at this commit made importable as ``run --ragas-checkout`` makes a checkout."""
-    from harness.pin import resolve_checkout
+    from ragas_compat.pin import resolve_checkout
 
     return tuple(resolve_checkout(tree, allow_other_commit=True, option="--ragas-checkout").sys_path_prefix)
 

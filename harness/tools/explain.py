@@ -4,7 +4,7 @@
 synthetic Case whose retrieved contexts and claims are generated and distinct, so the scripted
 judge can answer every prompt by content), runs it through the real Ragas classes in the probe
 subprocess (stubbed LLM), computes the reference through the registry, classifies each Ragas
-target with ``harness.compare.classify.classify`` (via ``harness.compare.audit.build_audit``) and returns every
+target with ``ragas_compat.compare.classify.classify`` (via ``ragas_compat.compare.audit.build_audit``) and returns every
 reference quantity (exact Fraction and float) with the formulas, numbers substituted.
 
 Command-line input syntax (parsed here, so the errors can name position and token):
@@ -29,18 +29,18 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
 
-from harness.cases import Case, parse_suite
-from harness.cases.loader import relevant_label_count
-from harness.compare.audit import build_audit
-from harness.compare.classify import Diagnosis
-from harness.compare.expectations import Expectations
-from harness.errors import HarnessInputError, RagasUnavailable
-from harness.input_limits import MAX_DEPTH, MAX_LIST_ITEMS, MAX_NUMBER_CHARS, loads_json
-from harness.metrics.names import resolve
-from harness.metrics.outcome import ReferenceOutcome
-from harness.metrics.registry import all_metrics
-from harness.metrics.spec import ExplainAdapter, ExplainInput, MetricSpec, Quantity
-from harness.values import RagasValue, encode_detail, encode_float, encode_fraction, encode_ragas_value
+from ragas_compat.cases import Case, parse_suite
+from ragas_compat.cases.loader import relevant_label_count
+from ragas_compat.compare.audit import build_audit
+from ragas_compat.compare.classify import Diagnosis
+from ragas_compat.compare.expectations import Expectations
+from ragas_compat.errors import HarnessInputError, RagasUnavailable
+from ragas_compat.input_limits import MAX_DEPTH, MAX_LIST_ITEMS, MAX_NUMBER_CHARS, loads_json
+from ragas_compat.metrics.names import resolve
+from ragas_compat.metrics.outcome import ReferenceOutcome
+from ragas_compat.metrics.registry import all_metrics
+from ragas_compat.metrics.spec import ExplainAdapter, ExplainInput, MetricSpec, Quantity
+from ragas_compat.values import RagasValue, encode_detail, encode_float, encode_fraction, encode_ragas_value
 
 EXPLAIN_FORMAT = 1
 CASE_ID = "explain"
@@ -49,7 +49,7 @@ CASE_ID = "explain"
 @dataclass(frozen=True)
 class ExplainMetric:
     """A metric ``explain`` can explain: a registered metric with an explain adapter, named by its
-    registry name (``harness.metrics.names``)."""
+    registry name (``ragas_compat.metrics.names``)."""
 
     spec: MetricSpec
 
@@ -88,7 +88,7 @@ def explain_names() -> tuple[str, ...]:
 
 def explain_metric(name: str) -> ExplainMetric:
     """The explain metric called ``name`` (its registry name, or another spelling that
-    ``harness.metrics.names.resolve`` accepts); HarnessInputError listing the valid names otherwise."""
+    ``ragas_compat.metrics.names.resolve`` accepts); HarnessInputError listing the valid names otherwise."""
     candidates = explain_metrics()
     spec, _ = resolve(name, option="METRIC", among=tuple(m.spec for m in candidates))
     return next(m for m in candidates if m.registry_name == spec.name)
@@ -138,7 +138,7 @@ def parse_labels(text: str, field_name: str = "LABELS") -> list[int | bool]:
 
 
 def _parse_json(text: str, option: str, example: str) -> Any:
-    """The option's JSON, parsed within ``harness.input_limits`` (nesting, number length, unicode)
+    """The option's JSON, parsed within ``ragas_compat.input_limits`` (nesting, number length, unicode)
     and holding at most MAX_LIST_ITEMS items."""
     try:
         value = json.loads(text, parse_constant=lambda c: _reject(option, text, c),
@@ -337,7 +337,7 @@ def explain(metric_name: str, *, labels: str | None = None, corpus_relevant: int
         return Explanation(spec, inputs, outcome, tuple(quantities), tuple(formulas), (), None,
                            note=f"{spec.name} has no Ragas counterpart: the reference only, nothing to compare")
 
-    from harness.runner import run_probe  # the subprocess runner; Ragas never loads here
+    from ragas_compat.runner import run_probe  # the subprocess runner; Ragas never loads here
 
     probe = run_probe([case.raw], python=python, targets=list(spec.targets), timeout=timeout)
     if not probe.ok:

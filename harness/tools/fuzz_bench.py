@@ -1,6 +1,6 @@
 """Benchmarks of the fuzz path and of AP scaling (numbers for the issue note, never asserted).
 
-Usage: ``python -m harness.tools.fuzz_bench [--n 2000] [--seed 0] [--skip-fuzz] [--skip-scaling] [--json FILE]``
+Usage: ``python -m ragas_compat.tools.fuzz_bench [--n 2000] [--seed 0] [--skip-fuzz] [--skip-scaling] [--json FILE]``
 
 1. fuzz throughput: ``run_fuzz`` with 1 and with 2 workers on the same seed, every metric, then
    on the context-precision (LLM) targets only; wall seconds, scored contexts per second, the
@@ -12,12 +12,12 @@ Usage: ``python -m harness.tools.fuzz_bench [--n 2000] [--seed 0] [--skip-fuzz] 
    the exact profile on random labels up to 10**5 only (see ``reference_million``).
 3. AP scaling, K = 10, 100, 1000, 10000: Ragas 0.4.3's legacy ``_calculate_average_precision``
    (timed in a subprocess with ``--python``; Ragas is never imported here) against the
-   reference; 10**6 for the reference only. Reuses the timing helpers of ``harness.tools.bench``.
+   reference; 10**6 for the reference only. Reuses the timing helpers of ``ragas_compat.tools.bench``.
 
 Load from other processes on the machine changes every wall-time number; the load average at
 start and end is printed with the results.
 
-The two throughput rows of ``ragas-compat bench`` are measured by ``harness.tools.fuzz.throughput``.
+The two throughput rows of ``ragas-compat bench`` are measured by ``ragas_compat.tools.fuzz.throughput``.
 """
 
 from __future__ import annotations
@@ -31,16 +31,16 @@ import time
 from collections import Counter
 from typing import Any
 
-from harness.metrics.context_precision import context_precision_profile, ragas_float_average_precision
-from harness.tools.bench import (
+from ragas_compat.metrics.context_precision import context_precision_profile, ragas_float_average_precision
+from ragas_compat.tools.bench import (
     measure_probe_overhead,
     measure_ragas_legacy_scaling,
     measure_reference_float_scaling,
     measure_reference_scaling,
     random_labels,
 )
-from harness.tools.fuzz.runner import run_fuzz
-from harness.tools.fuzz.throughput import measure_fuzz_throughput
+from ragas_compat.tools.fuzz.runner import run_fuzz
+from ragas_compat.tools.fuzz.throughput import measure_fuzz_throughput
 
 SCALING_KS = (10, 100, 1000, 10_000)
 REFERENCE_ONLY_K = 10**6

@@ -20,8 +20,8 @@ import sys
 import tempfile
 from pathlib import Path
 
-from harness.resources import package_json
-from harness.tools.bench_rows import BenchRow
+from ragas_compat.resources import package_json
+from ragas_compat.tools.bench_rows import BenchRow
 
 MARGINAL_TARGET, MEMORY_TARGET, REPORT_SIZE_TARGET = 0.4, 2.0, 10.0
 
@@ -46,7 +46,7 @@ def copied_suite(cases: int) -> dict:
 
 def _measured_run(python: str, case_file: Path, out: Path, workers: int) -> tuple[float, int]:
     """(seconds, peak KiB) of one ``ragas-compat run``; RuntimeError when it did not complete."""
-    command = [python, "-c", _MEASURE, python, "-m", "harness", "run", "--cases", str(case_file), "--out", str(out),
+    command = [python, "-c", _MEASURE, python, "-m", "ragas_compat", "run", "--cases", str(case_file), "--out", str(out),
                "--workers", str(workers), "--quiet"]
     proc = subprocess.run(command, capture_output=True, text=True, env={**os.environ, "RAGAS_DO_NOT_TRACK": "true"},
                           timeout=3600)

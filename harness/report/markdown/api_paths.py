@@ -1,14 +1,14 @@
-"""The report section "legacy vs collections at this Ragas" (pairs from ``harness.compare.api_paths``)."""
+"""The report section "legacy vs collections at this Ragas" (pairs from ``ragas_compat.compare.api_paths``)."""
 
 from __future__ import annotations
 
 from collections.abc import Iterator
 from itertools import chain
 
-from harness.compare.api_paths import path_differences, unpaired_metrics
-from harness.compare.audit import Audit
-from harness.report.markdown.table import markdown_cell
-from harness.vocabulary import Classification, TargetId
+from ragas_compat.compare.api_paths import path_differences, unpaired_metrics
+from ragas_compat.compare.audit import Audit
+from ragas_compat.report.markdown.table import markdown_cell
+from ragas_compat.vocabulary import Classification, TargetId
 
 
 def api_paths_markdown(audit: Audit) -> Iterator[str]:

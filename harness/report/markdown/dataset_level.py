@@ -10,15 +10,15 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from harness.compare.audit import Audit
-from harness.compare.dataset_level import (
+from ragas_compat.compare.audit import Audit
+from ragas_compat.compare.dataset_level import (
     POLICY,
     PolicyCounts,
     TargetAggregate,
     by_category,
     sentence,
 )
-from harness.report.markdown.table import markdown_table
+from ragas_compat.report.markdown.table import markdown_table
 
 
 def _reasons(counts: dict[str, int]) -> str:

@@ -11,17 +11,17 @@ from collections.abc import Iterator
 from itertools import chain
 from typing import Any
 
-from harness.compare.audit import Audit, metric_entries
-from harness.compare.classify import CLASSIFICATIONS
-from harness.compare.verdict import counts as drift_counts
-from harness.compare.verdict import findings
-from harness.report.markdown.api_paths import api_paths_markdown
-from harness.report.markdown.dataset_level import dataset_level_markdown
-from harness.report.markdown.drift import drift_markdown, expectations_markdown
-from harness.report.markdown.findings import findings_markdown
-from harness.report.markdown.table import markdown_table
-from harness.report.text import ragas_text, reference_texts
-from harness.vocabulary import Classification
+from ragas_compat.compare.audit import Audit, metric_entries
+from ragas_compat.compare.classify import CLASSIFICATIONS
+from ragas_compat.compare.verdict import counts as drift_counts
+from ragas_compat.compare.verdict import findings
+from ragas_compat.report.markdown.api_paths import api_paths_markdown
+from ragas_compat.report.markdown.dataset_level import dataset_level_markdown
+from ragas_compat.report.markdown.drift import drift_markdown, expectations_markdown
+from ragas_compat.report.markdown.findings import findings_markdown
+from ragas_compat.report.markdown.table import markdown_table
+from ragas_compat.report.text import ragas_text, reference_texts
+from ragas_compat.vocabulary import Classification
 
 
 def _provenance(audit: Audit) -> list[str]:

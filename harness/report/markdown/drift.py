@@ -1,12 +1,12 @@
-"""The report sections "Drift" and "Expectations applied" (data from ``harness.report.drift``)."""
+"""The report sections "Drift" and "Expectations applied" (data from ``ragas_compat.report.drift``)."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from harness.compare.verdict import DRIFT_KINDS, counts, findings
-from harness.report.drift import KIND_MEANING, expectations_json
-from harness.report.markdown.table import markdown_table
+from ragas_compat.compare.verdict import DRIFT_KINDS, counts, findings
+from ragas_compat.report.drift import KIND_MEANING, expectations_json
+from ragas_compat.report.markdown.table import markdown_table
 
 
 def drift_markdown(audit: Any) -> list[str]:

@@ -1,10 +1,10 @@
-"""The opening of report.md: the verdict line and the ranked findings (``harness.compare.findings``)."""
+"""The opening of report.md: the verdict line and the ranked findings (``ragas_compat.compare.findings``)."""
 
 from __future__ import annotations
 
-from harness.compare.audit import Audit
-from harness.compare.findings import KeyFinding, key_findings, verdict
-from harness.report.markdown.table import markdown_cell
+from ragas_compat.compare.audit import Audit
+from ragas_compat.compare.findings import KeyFinding, key_findings, verdict
+from ragas_compat.report.markdown.table import markdown_cell
 
 
 def example_text(finding: KeyFinding) -> str:

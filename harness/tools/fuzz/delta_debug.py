@@ -1,7 +1,7 @@
 """Delta debugging: shrink one fuzz finding to a 1-minimal case, re-running Ragas on every candidate.
 
 The fuzz run selects the smallest generated example of each unexplained classification
-(``harness.tools.fuzz.shrink``); this module *shrinks* it. A case is seen as a list of
+(``ragas_compat.tools.fuzz.shrink``); this module *shrinks* it. A case is seen as a list of
 **elements** (``elements``), each one removal or one cut ("removing" an element applies it):
 
 - ``("retrieved_contexts", i)``: retrieved context i together with everything aligned with it:
@@ -51,14 +51,14 @@ from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from harness import runner as probe_runner
-from harness.cases.loader import LABEL_LIST_VERDICTS, parse_suite
-from harness.compare.audit import AuditRow
-from harness.errors import HarnessInputError
-from harness.tools.fuzz import runner as fuzz_runner
-from harness.tools.fuzz.generator import fuzz_suite_document
-from harness.tools.fuzz.shrink import example_case, example_size, smallest_per_target
-from harness.values import RagasError
+from ragas_compat import runner as probe_runner
+from ragas_compat.cases.loader import LABEL_LIST_VERDICTS, parse_suite
+from ragas_compat.compare.audit import AuditRow
+from ragas_compat.errors import HarnessInputError
+from ragas_compat.tools.fuzz import runner as fuzz_runner
+from ragas_compat.tools.fuzz.generator import fuzz_suite_document
+from ragas_compat.tools.fuzz.shrink import example_case, example_size, smallest_per_target
+from ragas_compat.values import RagasError
 
 DEFAULT_SHRINK_ROUNDS = 12   # probe runs per fuzz run (all findings shrink in the same rounds)
 MAX_SHRINK_ROUNDS = 200

@@ -33,10 +33,10 @@ import random
 from collections.abc import Sequence
 from typing import Any
 
-from harness.errors import HarnessInputError
-from harness.metrics.registry import all_metrics, metric
-from harness.metrics.spec import FuzzDraw
-from harness.vocabulary import Api
+from ragas_compat.errors import HarnessInputError
+from ragas_compat.metrics.registry import all_metrics, metric
+from ragas_compat.metrics.spec import FuzzDraw
+from ragas_compat.vocabulary import Api
 
 LABEL_SHAPES = ("empty", "single", "all_zero", "all_one", "binary", "booleans", "non_binary", "long")
 CLAIM_SHAPES = ("empty", "all_zero", "all_one", "binary", "booleans", "non_binary", "long")
@@ -287,5 +287,5 @@ def generate_cases(n: int, seed: int, metrics: Sequence[str] | None = None) -> l
 
 
 def fuzz_suite_document(cases: list[dict[str, Any]], seed: int) -> dict[str, Any]:
-    """The cases as a case file (schema_version 1), ready for ``harness.cases.parse_suite``."""
+    """The cases as a case file (schema_version 1), ready for ``ragas_compat.cases.parse_suite``."""
     return {"schema_version": 1, "suite": f"fuzz-seed-{seed}", "cases": cases}

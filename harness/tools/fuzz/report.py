@@ -1,6 +1,6 @@
 """``fuzz.json`` and ``fuzz.md``: counts per classification and the smallest unexplained examples.
 
-Values use the audit report's encoding (``harness.values``: NaN as ``"NaN"``, undefined as
+Values use the audit report's encoding (``ragas_compat.values``: NaN as ``"NaN"``, undefined as
 ``null``, errors as ``{"error": ...}``, exact values as fraction strings). Both files are a
 function of the arguments (seed, n, metrics): no timings, no paths, so two runs with the same
 seed write the same bytes. They are written together atomically.
@@ -13,14 +13,14 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-from harness.compare.audit import AuditRow
-from harness.compare.classify import CLASSIFICATIONS
-from harness.report.atomic import write_reports_atomically
-from harness.report.json_report import reference_value_json
-from harness.report.markdown.table import markdown_table
-from harness.tools.fuzz.runner import EXPLAINED, UNEXPLAINED, FuzzRun
-from harness.tools.fuzz.shrink import example_case, example_size, smallest_per_classification, smallest_per_target
-from harness.values import RagasError, encode_detail, encode_fraction, encode_ragas_value
+from ragas_compat.compare.audit import AuditRow
+from ragas_compat.compare.classify import CLASSIFICATIONS
+from ragas_compat.report.atomic import write_reports_atomically
+from ragas_compat.report.json_report import reference_value_json
+from ragas_compat.report.markdown.table import markdown_table
+from ragas_compat.tools.fuzz.runner import EXPLAINED, UNEXPLAINED, FuzzRun
+from ragas_compat.tools.fuzz.shrink import example_case, example_size, smallest_per_classification, smallest_per_target
+from ragas_compat.values import RagasError, encode_detail, encode_fraction, encode_ragas_value
 
 FUZZ_FORMAT = 1
 FUZZ_FILES = ("fuzz.json", "fuzz.md")
@@ -29,7 +29,7 @@ STRING_TARGETS_NOTE = ("every generated context is one letter repeated, a differ
                        "match and the reference's exact match agree by construction, and those targets are fuzzed")
 SHRINKING = ("selection, then delta debugging: the smallest generated example per classification and Ragas "
              "target (total list length of the inputs the metric reads, then canonical JSON) is the start; "
-             "harness.tools.fuzz.delta_debug removes contexts (with their labels), claims, reference contexts, "
+             "ragas_compat.tools.fuzz.delta_debug removes contexts (with their labels), claims, reference contexts, "
              "IDs and R, and cuts context texts to one character, while Ragas still shows the same target, "
              "metric and classification (errors: the same exception and message), re-running every candidate "
              "through the probe, until no single removal or cut keeps it (1-minimal) or the probe rounds run out")
@@ -103,7 +103,7 @@ def fuzz_to_json(run: FuzzRun) -> dict[str, Any]:
                      "error": "an object with key \"error\"", "exact": "a fraction string such as \"5/6\""},
         "settings": {"seed": run.seed, "cases": run.cases, "metrics": list(run.metrics),
                      "targets": list(run.targets), "shrink_rounds": run.shrink_rounds,
-                     "generator": "harness.tools.fuzz.generator (seeded random.Random per case)"},
+                     "generator": "ragas_compat.tools.fuzz.generator (seeded random.Random per case)"},
         "provenance": run.provenance,
         "explained_classifications": list(EXPLAINED),
         "unexplained_classifications": list(UNEXPLAINED),

@@ -1,10 +1,10 @@
 """Run generated cases through the Ragas probe, batch after batch, and classify every pair.
 
 All batches go to one probe process that imports Ragas once and serves them as a chain of
-requests (``harness.runner.StartedProbe``), each forking ``workers`` scoring processes
+requests (``ragas_compat.runner.StartedProbe``), each forking ``workers`` scoring processes
 (``harness/probe/probe_workers.py``; each batch is sent in ``by_cost`` order, so the workers get equal
 work). Every batch is handed over at once, so the probe never waits for the host: while it scores
-batch k + 1, the host pairs batch k with the reference (``harness.compare.audit.build_audit``).
+batch k + 1, the host pairs batch k with the reference (``ragas_compat.compare.audit.build_audit``).
 The fuzz run has no expectations file: a row's meaning is its classification, split into EXPLAINED
 ones (a known, named semantic difference, recomputed by the diff engine) and UNEXPLAINED ones
 (``divergence``, ``error``). The rows do not depend on ``workers`` or on the batching.
@@ -23,13 +23,13 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from harness import runner as probe_runner
-from harness.cases.loader import Suite, _build_case, parse_suite
-from harness.compare.audit import AuditRow, build_audit
-from harness.compare.expectations import Expectations
-from harness.errors import HarnessInputError, RagasUnavailable
-from harness.runner import ProbeRun, StartedProbe, run_probe
-from harness.tools.fuzz.generator import (
+from ragas_compat import runner as probe_runner
+from ragas_compat.cases.loader import Suite, _build_case, parse_suite
+from ragas_compat.compare.audit import AuditRow, build_audit
+from ragas_compat.compare.expectations import Expectations
+from ragas_compat.errors import HarnessInputError, RagasUnavailable
+from ragas_compat.runner import ProbeRun, StartedProbe, run_probe
+from ragas_compat.tools.fuzz.generator import (
     check_case_count,
     check_metrics,
     fuzz_suite_document,
@@ -211,7 +211,7 @@ def run_fuzz(n: int, seed: int, metrics: Sequence[str] | None = None, *, workers
     started for this interpreter and path (it serves the chain). ``on_batch(done, total,
     probe_run)`` is called as each batch finishes; ``on_progress(done, total)`` in cases over the
     whole run, about five times a second. ``probe`` replaces the real probe (tests): it is called
-    once per batch like ``harness.runner.run_probe`` (without ``workers``); the module's
+    once per batch like ``ragas_compat.runner.run_probe`` (without ``workers``); the module's
     ``run_probe`` is looked up at call time, and anything but the real one is used that way.
     Raises HarnessInputError for bad arguments and FuzzProbeFailed (naming the batch's cases)
     when a probe process fails."""

@@ -1,7 +1,7 @@
 """Pick the smallest example of a classification among the pairs a fuzz run produced.
 
 This is *selection*: no new case is generated here. The selected example is the starting point
-of the shrinker (``harness.tools.fuzz.delta_debug``), which reduces it further. Each pair is
+of the shrinker (``ragas_compat.tools.fuzz.delta_debug``), which reduces it further. Each pair is
 reduced to the inputs its metric reads (the ``example_case``: a valid case holding only those
 inputs, so it can be run alone with ``ragas-compat run --cases``), and the smallest one wins:
 
@@ -16,7 +16,7 @@ import json
 from collections.abc import Iterable
 from typing import Any
 
-from harness.compare.audit import AuditRow
+from ragas_compat.compare.audit import AuditRow
 
 # Case keys every case carries; they are texts, not inputs whose size matters.
 _ALWAYS = ("id", "category", "description", "user_input", "reference", "response")

@@ -37,11 +37,11 @@ import time
 from pathlib import Path
 from typing import Any
 
-from harness.probe.probe_protocol import IMPORTED_FILE
-from harness.runner import PROBE_DIR, StartedProbe
-from harness.tools.bench_rows import BenchRow
-from harness.tools.fuzz.generator import generate_cases, targets_for
-from harness.tools.fuzz.runner import FuzzProbeFailed, batch_timeout, run_fuzz
+from ragas_compat.probe.probe_protocol import IMPORTED_FILE
+from ragas_compat.runner import PROBE_DIR, StartedProbe
+from ragas_compat.tools.bench_rows import BenchRow
+from ragas_compat.tools.fuzz.generator import generate_cases, targets_for
+from ragas_compat.tools.fuzz.runner import FuzzProbeFailed, batch_timeout, run_fuzz
 
 THROUGHPUT_CASES = 400
 THROUGHPUT_METRIC = "context_precision_with_reference"

@@ -40,12 +40,12 @@ from dataclasses import dataclass, field
 from itertools import pairwise
 from typing import Any
 
-from harness.compare.audit import UNSTABLE_WARNINGS, AuditRow
-from harness.compare.classify import same_float
-from harness.compare.rows import reference_text
-from harness.probe.probe_protocol import HARNESS_ORIGIN, UNAVAILABLE_TYPE
-from harness.tools.matrix.run import VersionColumn, message_line
-from harness.values import RagasError
+from ragas_compat.compare.audit import UNSTABLE_WARNINGS, AuditRow
+from ragas_compat.compare.classify import same_float
+from ragas_compat.compare.rows import reference_text
+from ragas_compat.probe.probe_protocol import HARNESS_ORIGIN, UNAVAILABLE_TYPE
+from ragas_compat.tools.matrix.run import VersionColumn, message_line
+from ragas_compat.values import RagasError
 
 MISSING_CLASS_ERROR = UNAVAILABLE_TYPE
 NOT_SCRIPTED_ERROR = "TargetNotScripted"  # the class exists; the probe's scripted judge cannot drive it

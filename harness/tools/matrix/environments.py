@@ -2,7 +2,7 @@
 
 An environment lives in ``<cache>/<version>/`` (default cache ``~/.cache/ragas-compat/envs``).
 It is built with one install of ``ragas==<version> <extras>`` into a new virtualenv, where the
-extras come from the rules in ``pinned/versions.toml``, by an installer (``harness.tools.matrix.installers``):
+extras come from the rules in ``pinned/versions.toml``, by an installer (``ragas_compat.tools.matrix.installers``):
 ``uv venv`` + ``uv pip install`` when uv is found (seconds; files hard-linked from uv's cache, so
 environments share their disk), else ``python -m venv`` + ``pip install`` (pip's own download/wheel
 cache is used as usual, so a rebuild downloads nothing). A build succeeds only when, after the install, the new
@@ -37,10 +37,10 @@ from pathlib import Path
 from packaging.specifiers import InvalidSpecifier, SpecifierSet
 from packaging.version import InvalidVersion, Version
 
-from harness.errors import HarnessInputError
-from harness.input_limits import read_bytes, read_toml, source_name
-from harness.resources import pinned
-from harness.tools.matrix.installers import (  # noqa: F401  (re-exported: callers import the installers from here)
+from ragas_compat.errors import HarnessInputError
+from ragas_compat.input_limits import read_bytes, read_toml, source_name
+from ragas_compat.resources import pinned
+from ragas_compat.tools.matrix.installers import (  # noqa: F401  (re-exported: callers import the installers from here)
     _IMPORT_CHECK,
     ImportFailed,
     Installer,
@@ -401,7 +401,7 @@ def ensure_release(label: str, version: str, cache_dir: Path, rules: Sequence[Ve
 
 def checkout_environment(entry: MatrixEntry, python: str = sys.executable) -> Environment:
     """A ``checkout:PATH`` column: HEAD as it is, with the harness's interpreter; unavailable when refused."""
-    from harness.pin import RagasSourceError, resolve_checkout
+    from ragas_compat.pin import RagasSourceError, resolve_checkout
 
     try:
         source = resolve_checkout(entry.path, allow_other_commit=True, option="checkout:")

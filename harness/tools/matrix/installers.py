@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import ClassVar, Protocol
 
-from harness.errors import HarnessInputError
+from ragas_compat.errors import HarnessInputError
 
 INSTALLER_CHOICES: tuple[str, ...] = ("auto", "uv", "pip")
 

@@ -19,9 +19,9 @@ from pathlib import Path
 
 from packaging.version import InvalidVersion, Version
 
-from harness.errors import HarnessInputError
-from harness.input_limits import read_toml, source_name
-from harness.resources import pinned
+from ragas_compat.errors import HarnessInputError
+from ragas_compat.input_limits import read_toml, source_name
+from ragas_compat.resources import pinned
 
 DEFAULT_HISTORY_FILE = pinned("release-history.toml")
 

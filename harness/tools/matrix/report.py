@@ -19,10 +19,10 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from harness.compare.classify import CLASSIFICATIONS, same_float
-from harness.report.atomic import write_reports_atomically
-from harness.tools.matrix.drift import MISSING_CLASS, ApiCell, Cell, Drift, Matrix, MatrixRow
-from harness.values import encode_float
+from ragas_compat.compare.classify import CLASSIFICATIONS, same_float
+from ragas_compat.report.atomic import write_reports_atomically
+from ragas_compat.tools.matrix.drift import MISSING_CLASS, ApiCell, Cell, Drift, Matrix, MatrixRow
+from ragas_compat.values import encode_float
 
 MATRIX_FORMAT = 2  # 2: explanations and error messages stored once under "texts", cells refer by key
 REPORT_FILES = ("matrix.json", "matrix.md", "matrix.html")

@@ -1,6 +1,6 @@
 """Run the probe on one suite with each matrix environment's interpreter and classify each column.
 
-Each column is classified with ``harness.compare.audit.build_audit`` exactly as a single ``run`` is (no
+Each column is classified with ``ragas_compat.compare.audit.build_audit`` exactly as a single ``run`` is (no
 expectations: a matrix compares versions with the reference and with each other). A column whose
 environment is unavailable, or whose Ragas cannot be imported, keeps its first error line and no
 audit - it never stops the other columns. Machine paths in what Ragas said (an error message naming a
@@ -16,11 +16,11 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any
 
-from harness.cases import Suite
-from harness.compare.audit import Audit, build_audit
-from harness.compare.expectations import Expectations
-from harness.runner import ProbeRun, run_probe
-from harness.tools.matrix.environments import Environment
+from ragas_compat.cases import Suite
+from ragas_compat.compare.audit import Audit, build_audit
+from ragas_compat.compare.expectations import Expectations
+from ragas_compat.runner import ProbeRun, run_probe
+from ragas_compat.tools.matrix.environments import Environment
 
 NO_EXPECTATIONS = Expectations("none (version matrix)", ())
 

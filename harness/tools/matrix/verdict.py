@@ -1,4 +1,4 @@
-"""What a matrix finds, in ``run``'s ``--fail-on`` vocabulary (``harness.compare.verdict.DRIFT_KINDS``).
+"""What a matrix finds, in ``run``'s ``--fail-on`` vocabulary (``ragas_compat.compare.verdict.DRIFT_KINDS``).
 
 A matrix has no expectations file, so every Ragas change between two adjacent columns is a finding of
 kind ``unexplained``; the changed cell also counts as ``divergence``, ``error`` or ``out_of_range``
@@ -12,9 +12,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from harness.compare.verdict import FAIL_ON_DEFAULT, out_of_range
-from harness.errors import ExitCode
-from harness.tools.matrix.drift import HARNESS_CAUSES, Matrix
+from ragas_compat.compare.verdict import FAIL_ON_DEFAULT, out_of_range
+from ragas_compat.errors import ExitCode
+from ragas_compat.tools.matrix.drift import HARNESS_CAUSES, Matrix
 
 NOT_FINDINGS = HARNESS_CAUSES | {"unavailable", "absent"}
 

@@ -36,9 +36,9 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-from harness.cases import parse_suite_text
-from harness.errors import HarnessInputError
-from harness.tools.record.dataset import Sample
+from ragas_compat.cases import parse_suite_text
+from ragas_compat.errors import HarnessInputError
+from ragas_compat.tools.record.dataset import Sample
 
 CP_KEYS = ("context_precision_with_reference", "context_precision_without_reference")
 LLM_METRICS = CP_KEYS + ("context_recall", "faithfulness")

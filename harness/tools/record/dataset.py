@@ -28,9 +28,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from harness.cases import CATEGORIES
-from harness.errors import HarnessInputError
-from harness.input_limits import read_bytes
+from ragas_compat.cases import CATEGORIES
+from ragas_compat.errors import HarnessInputError
+from ragas_compat.input_limits import read_bytes
 
 TEXT_COLUMNS = ("user_input", "response", "reference")
 LIST_COLUMNS = ("retrieved_contexts", "reference_contexts")

@@ -47,14 +47,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import harness
-from harness.cases import parse_suite_text
-from harness.errors import HarnessInputError
-from harness.input_limits import read_bytes
-from harness.metrics.registry import metric as metric_spec
-from harness.tools.record.cases import CP_KEYS, DEFAULT_CATEGORY
-from harness.tools.record.dataset import MAX_PROBLEMS, Dataset, Sample, read_dataset
-from harness.tools.record.session import write_atomically
+import ragas_compat
+from ragas_compat.cases import parse_suite_text
+from ragas_compat.errors import HarnessInputError
+from ragas_compat.input_limits import read_bytes
+from ragas_compat.metrics.registry import metric as metric_spec
+from ragas_compat.tools.record.cases import CP_KEYS, DEFAULT_CATEGORY
+from ragas_compat.tools.record.dataset import MAX_PROBLEMS, Dataset, Sample, read_dataset
+from ragas_compat.tools.record.session import write_atomically
 
 REQUIRED_COLUMNS = ("sample_id", "claim_id", "human_label", "judge_label")
 OPTIONAL_COLUMNS = ("metric", "statement")
@@ -269,7 +269,7 @@ def _document_text(dataset: Dataset, labels_path: Path, cases: list[dict[str, An
     document = {
         "schema_version": 1,
         "suite": suite or f"{Path(dataset.name).stem}-imported",
-        "description": (f"Imported by ragas-compat {harness.__version__} import from the dataset {dataset.name} "
+        "description": (f"Imported by ragas-compat {ragas_compat.__version__} import from the dataset {dataset.name} "
                         f"(sha256 {dataset.sha256}) and the labels {labels_path.name} (sha256 {labels_sha}); "
                         f"verdict lists from the {verdicts_from}_label column, judge_audit from rows with both "
                         "labels."),

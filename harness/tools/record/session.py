@@ -39,13 +39,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import harness
-from harness.cases import parse_suite_text
-from harness.errors import HarnessInputError, RagasUnavailable
-from harness.metrics.registry import metric as metric_spec
-from harness.runner import PROBE_DIR, check_timeout, resolve_executable, run_in_own_group
-from harness.tools.record.cases import LLM_METRICS, NON_LLM_METRICS, RECORDABLE, build_case
-from harness.tools.record.dataset import Dataset, read_dataset
+import ragas_compat
+from ragas_compat.cases import parse_suite_text
+from ragas_compat.errors import HarnessInputError, RagasUnavailable
+from ragas_compat.metrics.registry import metric as metric_spec
+from ragas_compat.runner import PROBE_DIR, check_timeout, resolve_executable, run_in_own_group
+from ragas_compat.tools.record.cases import LLM_METRICS, NON_LLM_METRICS, RECORDABLE, build_case
+from ragas_compat.tools.record.dataset import Dataset, read_dataset
 
 RECORD_SCRIPT: Path = PROBE_DIR / "record_probe.py"
 RECORDING_FORMAT = 1
@@ -364,7 +364,7 @@ def record(dataset_path: Path, out: Path, *, judge: Judge | None, metrics: list[
             recording["recorded_at"] = _recording_date()
         recording.update({
             "format": RECORDING_FORMAT,
-            "tool": f"ragas-compat {harness.__version__} record",
+            "tool": f"ragas-compat {ragas_compat.__version__} record",
             "ragas_version": document.get("ragas", {}).get("version"),
             "python": document.get("python", {}).get("version"),
             "metrics": {m: _ragas_class(document, m) or (recording.get("metrics") or {}).get(m) for m in chosen},
