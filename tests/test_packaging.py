@@ -158,3 +158,43 @@ def test_a_users_test_with_the_fixture_works(installed, empty):
                   "test_ragas_semantics.py"], empty)
     assert result.returncode == 0, result.stdout + result.stderr
     assert "3 passed" in result.stdout
+
+
+FOREIGN_TEST = '''\
+import harness
+from harness.tools import double
+
+
+def test_their_harness_is_theirs():
+    assert harness.OWNER == "another project"
+    assert double(21) == 42
+
+
+def test_the_ragas_compat_plugin_is_loaded(request):
+    plugin = request.config.pluginmanager.get_plugin("ragas_compat")
+    assert plugin is not None and plugin.__name__ == "ragas_compat.pytest_plugin"
+    assert not plugin.__file__.startswith(CHECKOUT)  # the wheel's plugin, not this checkout's
+    assert "harness.pytest_plugin" not in __import__("sys").modules
+'''
+
+
+def a_project_with_its_own_harness(folder: Path) -> Path:
+    """A user's project whose own top-level package is called ``harness`` (a common name)."""
+    (folder / "harness").mkdir()
+    (folder / "harness" / "__init__.py").write_text('OWNER = "another project"\n')
+    (folder / "harness" / "tools.py").write_text("def double(x):\n    return 2 * x\n")
+    (folder / "tests").mkdir()
+    (folder / "tests" / "test_theirs.py").write_text(f"CHECKOUT = {str(CHECKOUT_ROOT)!r}\n" + FOREIGN_TEST)
+    return folder
+
+
+@pytest.mark.slow
+def test_pytest_starts_in_a_project_with_its_own_harness_package(installed, empty):
+    """The ``pytest11`` entry loads ``ragas_compat.pytest_plugin``: a project's own ``harness/`` package
+    neither hides the plugin (pytest would not start) nor is hidden by it."""
+    project = a_project_with_its_own_harness(empty)
+    result = run([str(installed / "python"), "-m", "pytest", "-q", "-p", "no:cacheprovider", "tests"], project,
+                 timeout=300)
+    assert "Error while loading plugin" not in result.stdout + result.stderr, result.stdout + result.stderr
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "2 passed" in result.stdout
