@@ -31,15 +31,14 @@ import socket
 import sys
 import tempfile
 import time
-import urllib.error
 import urllib.parse
-import urllib.request
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import ragas_compat
+from ragas_compat import http_client
 from ragas_compat.cases import parse_suite_text
 from ragas_compat.errors import HarnessInputError, RagasUnavailable
 from ragas_compat.metrics.registry import metric as metric_spec
@@ -49,7 +48,8 @@ from ragas_compat.tools.record.dataset import Dataset, read_dataset
 
 RECORD_SCRIPT: Path = PROBE_DIR / "record_probe.py"
 RECORDING_FORMAT = 1
-PREFLIGHT_TIMEOUT = 10.0
+PREFLIGHT_TIMEOUT = 10.0            # seconds for the whole GET /models (connect, headers, body)
+PREFLIGHT_MAX_BYTES = 4 * 1024 * 1024  # a model listing is kilobytes
 
 
 @dataclass(frozen=True)
@@ -116,19 +116,20 @@ def preflight(judge: Judge) -> str | None:
     except OSError as exc:
         raise HarnessInputError(f"the judge's endpoint {judge.base_url} is unreachable ({host}:{port}: "
                                 f"{exc.strerror or exc}); no sample was scored", field="--openai-base-url") from None
-    request = urllib.request.Request(str(judge.base_url).rstrip("/") + "/models",
-                                     headers={"Authorization": f"Bearer {os.environ[judge.api_key_env]}"})
-    opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))  # the endpoint, not a proxy
+    url = str(judge.base_url).rstrip("/") + "/models"
     try:
-        with opener.open(request, timeout=PREFLIGHT_TIMEOUT) as response:
-            listing = json.loads(response.read().decode("utf-8", "replace"))
-    except urllib.error.HTTPError as exc:
-        if exc.code in (401, 403):
+        listing = http_client.get_json(url, headers={"Authorization": f"Bearer {os.environ[judge.api_key_env]}"},
+                                       deadline=PREFLIGHT_TIMEOUT, max_bytes=PREFLIGHT_MAX_BYTES)
+    except http_client.HttpStatus as exc:
+        if exc.status in (401, 403):
             raise HarnessInputError(f"the judge's endpoint refused the key in {judge.api_key_env} "
-                                    f"(HTTP {exc.code} on /models); no sample was scored",
+                                    f"(HTTP {exc.status} on /models); no sample was scored",
                                     field="--api-key-env") from None
-        return f"model not checked: /models answered HTTP {exc.code}"
-    except (OSError, ValueError) as exc:
+        return f"model not checked: /models answered HTTP {exc.status}"
+    except http_client.CrossOriginRedirect as exc:
+        return (f"model not checked: /models redirected to another origin ({exc.location}); not followed, "
+                "the key was not sent there")
+    except http_client.HttpFailure as exc:
         return f"model not checked: /models failed ({exc})"
     served = [item.get("id") for item in listing.get("data", []) if isinstance(item, dict)] \
         if isinstance(listing, dict) and isinstance(listing.get("data"), list) else None
