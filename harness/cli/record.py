@@ -9,7 +9,6 @@ endpoint, unknown model: before any sample is scored, nothing written); 3 Ragas 
 
 from __future__ import annotations
 
-import json
 import sys
 from pathlib import Path
 from typing import Optional
@@ -18,21 +17,40 @@ import typer
 
 from ragas_compat.cli.common import exits_on_harness_errors, positive_seconds, shown, stderr, stdout
 from ragas_compat.errors import ExitCode, HarnessInputError
+from ragas_compat.input_limits import loads_json
+from ragas_compat.tools.record.secrets import REDACTED, looks_secret
 from ragas_compat.tools.record.session import Judge, Progress, endpoint, record
 
 
 def _settings(values: list[str] | None) -> dict:
-    """``--judge-setting key=value`` (value as JSON when it parses, else a string)."""
+    """``--judge-setting key=value`` (value as JSON when it parses, else a string; the JSON within the
+    input limits). The key is a keyword argument of the client, so a Python identifier, given once.
+    The client itself checks the values before any sample is scored (``check_judge_settings``)."""
     out: dict = {}
     for item in values or []:
         key, sep, raw = item.partition("=")
-        if not sep or not key.strip():
-            raise HarnessInputError(f"--judge-setting {item!r}: expected key=value", field="--judge-setting")
+        key = key.strip()
+        if not sep or not key:
+            raise HarnessInputError(f"--judge-setting {shown_setting(item)!r}: expected key=value",
+                                    field="--judge-setting")
+        if not key.isidentifier() or not key.isascii():
+            raise HarnessInputError(f"--judge-setting {key!r}: the name must be a keyword argument of the client "
+                                    "(letters, digits and _)", field="--judge-setting")
+        if key in out:
+            raise HarnessInputError(f"--judge-setting {key!r}: given twice", field="--judge-setting")
         try:
-            out[key.strip()] = json.loads(raw)
-        except ValueError:
-            out[key.strip()] = raw
+            out[key] = loads_json(raw, f"--judge-setting {key}", field="--judge-setting")
+        except HarnessInputError:
+            if raw.lstrip().startswith(("{", "[")):
+                raise  # meant as JSON: say what is wrong with it
+            out[key] = raw
     return out
+
+
+def shown_setting(item: str) -> str:
+    """A ``key=value`` as it may be shown: the value cut when the key looks like a credential."""
+    key, sep, _ = item.partition("=")
+    return f"{key}={REDACTED}" if sep and looks_secret(key.strip()) else item
 
 
 API_CHOICES = ("legacy", "collections")

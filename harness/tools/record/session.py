@@ -45,6 +45,7 @@ from ragas_compat.metrics.registry import metric as metric_spec
 from ragas_compat.runner import PROBE_DIR, check_timeout, resolve_executable, run_in_own_group
 from ragas_compat.tools.record.cases import LLM_METRICS, NON_LLM_METRICS, RECORDABLE, build_case
 from ragas_compat.tools.record.dataset import Dataset, read_dataset
+from ragas_compat.tools.record.secrets import redacted, secret_values
 
 RECORD_SCRIPT: Path = PROBE_DIR / "record_probe.py"
 RECORDING_FORMAT = 1
@@ -75,13 +76,14 @@ class Judge:
         return {"kind": "factory", "spec": self.spec, "api": self.api}
 
     def provenance(self) -> dict[str, Any]:
-        """What identifies the judge (never the key)."""
+        """What identifies the judge (never the key: settings and headers whose names look like a
+        credential, and credentials inside the URL, are ``secrets.REDACTED``)."""
         out: dict[str, Any] = {"kind": self.kind}
         if self.api != "legacy":
             out["api"] = self.api
         if self.kind == "openai":
-            out.update({"base_url": self.base_url, "model": self.model, "api_key_env": self.api_key_env,
-                        "settings": self.settings, "request_timeout": self.request_timeout,
+            out.update({"base_url": redacted(self.base_url), "model": self.model, "api_key_env": self.api_key_env,
+                        "settings": redacted(self.settings), "request_timeout": self.request_timeout,
                         "max_retries": self.max_retries})
         else:
             out.update({"factory": self.spec})
@@ -140,6 +142,40 @@ def preflight(judge: Judge) -> str | None:
         raise HarnessInputError(f"the judge's endpoint does not serve model {judge.model!r} (it lists: "
                                 f"{shown or 'nothing'}); no sample was scored", field="--model", value=judge.model)
     return None
+
+
+JUDGE_CHECK_SCRIPT: Path = Path(__file__).resolve().parent / "judge_check.py"
+JUDGE_CHECK_TIMEOUT = 120.0
+
+
+def check_judge_settings(judge: Judge, *, python: str, timeout: float) -> None:
+    """Build the judge's client once with ``--python`` (``judge_check.py``: offline, a placeholder key)
+    before any sample is scored; HarnessInputError (exit 2, one line) when it refuses the settings.
+    Nothing to check for a factory judge or an endpoint judge without ``--judge-setting``."""
+    if judge.kind != "openai" or not judge.settings:
+        return
+    executable = resolve_executable(python)
+    request = {k: v for k, v in judge.request().items() if k != "api_key_env"}
+    with tempfile.TemporaryDirectory(prefix="ragas-compat-judge-check-", ignore_cleanup_errors=True) as tmp:
+        (Path(tmp) / "judge.json").write_text(json.dumps(request, ensure_ascii=False), encoding="utf-8")
+        try:
+            proc = run_in_own_group([executable, str(JUDGE_CHECK_SCRIPT), str(Path(tmp) / "judge.json")],
+                                    timeout=min(timeout, JUDGE_CHECK_TIMEOUT), cwd=tmp, env=_probe_env(), folder=tmp)
+        except OSError as exc:
+            raise RagasUnavailable(f"cannot start {python} to check the judge's settings: {exc}") from None
+    if proc.stopped:
+        raise KeyboardInterrupt()
+    lines = [line for line in proc.stdout.splitlines() if line.startswith("{")]
+    try:
+        verdict = json.loads(lines[-1]) if lines and not proc.timed_out else {}
+    except ValueError:
+        verdict = {}
+    if verdict.get("ok") is False:
+        message = str(verdict.get("error") or "refused")
+        for value in secret_values(judge.settings):
+            message = message.replace(value, "<redacted>")
+        raise HarnessInputError(f"--judge-setting: the judge's client refuses the settings ({message}); "
+                                "no sample was scored", field="--judge-setting")
 
 
 # -- metrics --------------------------------------------------------------------------------------
@@ -328,6 +364,8 @@ def record(dataset_path: Path, out: Path, *, judge: Judge | None, metrics: list[
     dataset = read_dataset(dataset_path, required_columns(chosen))
     print_ = fingerprint(dataset, chosen, judge)
     existing = load_existing(out, print_)
+    if judge is not None and any(m in LLM_METRICS for m in chosen):
+        check_judge_settings(judge, python=python, timeout=timeout)
     model_note = preflight(judge) if judge is not None and any(m in LLM_METRICS for m in chosen) else None
     selected = list(dataset.samples[:limit] if limit is not None else dataset.samples)
     done: dict[str, dict[str, Any]] = {c["id"]: c for c in (existing or {}).get("cases", [])}
