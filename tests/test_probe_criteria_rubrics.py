@@ -7,12 +7,13 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+from pathlib import Path
 
 os.environ.setdefault("RAGAS_DO_NOT_TRACK", "true")  # before Ragas is imported below
 
 import pytest
 
-from ragas_compat.cases import load_default_suite
+from ragas_compat.cases import load_cases, load_default_suite
 from ragas_compat.probe.probe_judge_scripts import LEGACY_PROMPTS
 from ragas_compat.probe.probe_judge_scripts_criteria import votes_script
 from ragas_compat.probe.probe_prompt_book import INPUT_MARKER, OUTPUT_SUFFIX, PromptBook, StubMismatch
@@ -29,7 +30,9 @@ RUBRICS = ["legacy:RubricsScore", "legacy:InstanceRubrics", "collections:DomainS
 
 @pytest.fixture(scope="module")
 def values():
-    cases = [c.raw for c in load_default_suite().cases if c.id in IDS]
+    # criteria-no-votes is a harness limit, not in the bundled suite (a row nobody scored is drift)
+    limits = load_cases(Path(__file__).parent / "data" / "harness_limit_cases.json")
+    cases = [c.raw for c in load_default_suite().cases + limits.cases if c.id in IDS]
     run = run_probe(cases, targets=VOTES + RUBRICS)
     assert run.ok, run.error
     assert run.output["network_attempts"] == []

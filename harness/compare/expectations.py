@@ -74,6 +74,7 @@ from ragas_compat.compare.rules import (
 )
 from ragas_compat.errors import HarnessInputError
 from ragas_compat.input_limits import STDIN, STDIN_SOURCE, loads_toml, read_toml
+from ragas_compat.values import RagasError
 
 CLASSIFICATION_NAMES: tuple[str, ...] = tuple(str(c) for c in CLASSIFICATIONS)
 
@@ -86,6 +87,11 @@ def version_in(specifier: SpecifierSet, version: str) -> bool:
         return specifier.contains(Version(version), prereleases=True)
     except InvalidVersion:
         return False
+
+
+def harness_raised(value: Any) -> bool:
+    """The harness's own error (``RagasError.raised_by_harness``), which no rule or case entry explains."""
+    return isinstance(value, RagasError) and value.raised_by_harness
 
 
 @dataclass(frozen=True)
@@ -235,7 +241,11 @@ class Expectations:
 
     def explain_subject(self, case_id: str, target: str, classification: str, subject: Subject) -> Expectation:
         """The expectation of a row: the first case entry naming it, else the first rule explaining
-        its classification, else ``identical``."""
+        its classification, else ``identical``. The harness's own error is explained by nothing
+        (``ragas_compat.compare.verdict``: a ``harness_error`` finding): a rule states Ragas's semantics,
+        and a row the harness failed to drive says nothing about them."""
+        if harness_raised(subject.ragas_value):
+            return IDENTICAL
         found = self.matching(case_id, target)
         if found:
             return found[0].expectation()
@@ -283,6 +293,8 @@ class Expectations:
     def explain_pair(self, legacy_row: Any, collections_row: Any, classification: str) -> Expectation:
         """The expectation of a legacy-vs-collections pair classified ``classification``."""
         case_id, legacy, collections = legacy_row.case.id, legacy_row.target, collections_row.target
+        if harness_raised(legacy_row.ragas_value) or harness_raised(collections_row.ragas_value):
+            return IDENTICAL  # nothing explains a side the harness failed to drive
         found = self.matching_path(case_id, legacy, collections)
         if found:
             return found[0].expectation()

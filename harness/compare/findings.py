@@ -73,16 +73,20 @@ class Verdict:
     rows: int
     identical: int
     explained: int
-    unexplained: int   # drift findings other than unexplained errors
+    unexplained: int   # drift findings other than unexplained errors and harness errors
     errors: int        # drift findings of kind "error" (Ragas raised, no rule explains it)
+    harness_errors: int = 0  # rows not scored: the harness raised its own error (kind "harness_error")
 
     @property
     def ok(self) -> bool:
-        return self.unexplained == 0 and self.errors == 0
+        return self.unexplained == 0 and self.errors == 0 and self.harness_errors == 0
 
     def line(self) -> str:
+        not_scored = (f", {self.harness_errors} row{'' if self.harness_errors == 1 else 's'} not scored "
+                      "(harness errors)" if self.harness_errors else "")
         return (f"Verdict: {self.status}: {self.rows} rows, {self.identical} identical, {self.explained} "
-                f"explained by rules or entries, {self.unexplained} unexplained, {self.errors} unexplained errors.")
+                f"explained by rules or entries, {self.unexplained} unexplained, {self.errors} unexplained errors"
+                f"{not_scored}.")
 
 
 # --------------------------------------------------------------------------- value texts
@@ -135,13 +139,17 @@ def _class(target: str) -> str:
 def verdict(audit: Audit) -> Verdict:
     found = drift_findings(audit)
     errors = sum(1 for f in found if f.kind == "error")
-    unexplained = len(found) - errors
+    harness_errors = sum(1 for f in found if f.kind == "harness_error")
+    unexplained = len(found) - errors - harness_errors
     identical = sum(1 for r in audit.rows if r.classification.name == "identical" and not r.unexpected)
     explained = sum(1 for r in audit.rows if r.classification.name != "identical" and not r.unexpected
                     and r.expected.explained)
     parts = [f"{unexplained} unexplained"] if unexplained else []
     parts += [f"{errors} error{'' if errors == 1 else 's'}"] if errors else []
-    return Verdict(", ".join(parts) or "expected", len(audit.rows), identical, explained, unexplained, errors)
+    parts += [f"{harness_errors} row{'' if harness_errors == 1 else 's'} not scored (harness errors)"
+              ] if harness_errors else []
+    return Verdict(", ".join(parts) or "expected", len(audit.rows), identical, explained, unexplained, errors,
+                   harness_errors)
 
 
 # --------------------------------------------------------------------------- the findings
@@ -156,7 +164,8 @@ def _unexplained(audit: Audit) -> list[KeyFinding]:
         row = next((r for r in audit.rows if r.case.id == first.case_id and r.target == first.target), None)
         example = example_of(row) if row is not None else ExampleRow(first.case_id, None, first.target, "—", "—")
         what = f"classified {classification}" if classification else \
-            "a recorded live score" if kind == "replay_mismatch" else "an expectations-file problem"
+            "a recorded live score" if kind == "replay_mismatch" else \
+            "not scored: the harness's own error" if kind == "harness_error" else "an expectations-file problem"
         sentence = (f"{len(members)} finding{'' if len(members) == 1 else 's'} of kind {kind} ({what}) that no rule "
                     f"or case entry explains: {first.message}")
         out.append(KeyFinding(f"unexplained:{kind}:{classification}", "unexplained", sentence, example, len(members)))
@@ -346,4 +355,5 @@ def key_finding_json(finding: KeyFinding) -> dict[str, Any]:
 def verdict_json(audit: Audit) -> dict[str, Any]:
     v = verdict(audit)
     return {"status": v.status, "line": v.line(), "rows": v.rows, "identical": v.identical,
-            "explained": v.explained, "unexplained": v.unexplained, "errors": v.errors}
+            "explained": v.explained, "unexplained": v.unexplained, "errors": v.errors,
+            "harness_errors": v.harness_errors}

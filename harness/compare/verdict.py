@@ -12,6 +12,10 @@ expectations explains, is fine. Everything else is a *finding* of one kind:
 - ``out_of_range``: a Ragas value outside its metric's range (``value_range``), unless the rule or
   case entry explaining the row allows it (``allow_out_of_range``). NaN is not out of range (it is
   how Ragas encodes undefined); infinities are.
+- ``harness_error``: a row the harness could not score: it raised its own error while driving Ragas
+  (its scripted judge had no frozen answer, ``StubMismatch``; its frozen embedding model lacks a text;
+  it cannot drive the class; the probe's own code failed). No rule or case entry explains it: it says
+  nothing about Ragas, and a verdict cannot vouch for a row nobody scored.
 - ``replay_mismatch``: a case recorded by ``ragas-compat record`` whose offline replay does not
   reproduce the live Ragas score bit for bit, or whose live outcome cannot be replayed
   (``ragas_compat.compare.replay``).
@@ -27,6 +31,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
+from ragas_compat.compare.expectations import harness_raised
 from ragas_compat.compare.replay import replay_problems
 from ragas_compat.errors import ExitCode, HarnessInputError
 from ragas_compat.metrics import registry
@@ -34,7 +39,8 @@ from ragas_compat.values import RagasError
 
 Audit = Any  # ragas_compat.compare.audit.Audit (which imports this module): rows, pairs, expectation_problems
 
-DRIFT_KINDS: tuple[str, ...] = ("unexplained", "divergence", "out_of_range", "error", "replay_mismatch")
+DRIFT_KINDS: tuple[str, ...] = ("unexplained", "divergence", "out_of_range", "error", "harness_error",
+                                 "replay_mismatch")
 FAIL_ON_DEFAULT: frozenset[str] = frozenset(DRIFT_KINDS)
 
 # Every current metric is a share or a mean of 0/1 quantities: [0, 1]. Kept here, per metric name of
@@ -139,6 +145,10 @@ def row_findings(row: Any) -> list[Finding]:
     """The findings of one audit row (``ragas_compat.compare.audit.AuditRow``)."""
     found = []
     name = str(row.classification.name)
+    if harness_raised(row.ragas_value):  # nothing explains it, whatever a rule or case entry says
+        return [Finding("harness_error", row.case.id, row.target, name, None,
+                        f"not scored (harness error): the harness raised {row.ragas_value.type} driving Ragas: "
+                        f"{(row.ragas_value.message.strip().splitlines() or [''])[0][:300]}")]
     expected = row.expected
     if name != expected.classification:
         found.append(Finding(_unexpected_kind(name), row.case.id, row.target, name, expected.classification,
@@ -156,6 +166,8 @@ def pair_findings(pair: Any) -> list[Finding]:
     name = str(pair.classification.name)
     if name == pair.expected.classification:
         return []
+    if harness_raised(pair.legacy.ragas_value) or harness_raised(pair.collections.ragas_value):
+        return []  # a side nobody scored: its row is a harness_error finding already
     target = f"{pair.legacy.target} vs {pair.collections.target}"
     return [Finding(_unexpected_kind(name), pair.case.id, target, name, pair.expected.classification,
                     _why(pair.expected, name, pair.classification.explanation))]
@@ -195,8 +207,8 @@ def exit_code(audit: Audit, fail_on: frozenset[str] = FAIL_ON_DEFAULT) -> ExitCo
     return ExitCode.DRIFT if failing(findings(audit), fail_on) else ExitCode.OK
 
 
-# Kinds listed in ``counts`` only when they occur (only suites recorded by ``ragas-compat record`` can have them).
-OCCASIONAL_KINDS: frozenset[str] = frozenset({"replay_mismatch"})
+# Kinds listed in ``counts`` only when they occur (a harness error; a suite recorded by ``ragas-compat record``).
+OCCASIONAL_KINDS: frozenset[str] = frozenset({"harness_error", "replay_mismatch"})
 
 
 def counts(found: Iterable[Finding]) -> dict[str, int]:

@@ -19,6 +19,8 @@ KIND_MEANING: dict[str, str] = {
     "divergence": "a divergence no rule explains",
     "out_of_range": "a Ragas value outside the metric's range",
     "error": "an error no rule explains",
+    "harness_error": "a row not scored: the harness raised its own error driving Ragas (no rule or case entry "
+                     "explains it)",
     "replay_mismatch": "a recorded case whose offline replay does not reproduce the live Ragas score bit for bit",
 }
 
