@@ -25,6 +25,7 @@ from ragas_compat.metrics.oracles import oracle_status
 from ragas_compat.metrics.registry import metric
 from ragas_compat.pin import RagasSource, load_pin
 from ragas_compat.report.atomic import write_reports_atomically
+from ragas_compat.report.golden import write_golden_files
 from ragas_compat.report.html_report import html_chunks
 from ragas_compat.report.json_report import json_chunks
 from ragas_compat.report.junit_report import junit_chunks
@@ -34,7 +35,7 @@ from ragas_compat.runner import ProbeRun, StartedProbe
 
 DEFAULT_EXPECTATIONS = pinned("expectations.toml")  # the pin's rules (package data)
 DEFAULT_OUT = DEFAULT_REPORT_DIR  # ./ragas-compat-report in the current working directory
-COMMITTED_REPORTS = CHECKOUT_REPORTS_DIR  # the repository's golden reports: `ragas-compat run --out reports`
+COMMITTED_REPORTS = CHECKOUT_REPORTS_DIR  # the repository's golden reports: `ragas-compat run --out reports --golden`
 REPORT_FILES = ("report.json", "report.md", "report.html", "junit.xml")
 
 
@@ -142,8 +143,12 @@ def render_reports(audit: Audit) -> dict[str, str]:
     return {name: "".join(chunks) for name, chunks in report_chunks(audit).items()}
 
 
-def write_reports(audit: Audit, out: Path) -> list[Path]:
-    """Write the four reports atomically, each streamed to its file (never held whole in memory)."""
+def write_reports(audit: Audit, out: Path, *, golden: bool = False) -> list[Path]:
+    """Write the four reports atomically as one set, each streamed to its file (never held whole in
+    memory); ``golden``: as plain files under their names instead (the repository's committed reports,
+    ``ragas_compat.report.golden``), so that git diffs them line by line."""
+    if golden:
+        return write_golden_files(out, report_chunks(audit))
     return write_reports_atomically(out, report_chunks(audit))
 
 

@@ -146,10 +146,12 @@ def test_differences_and_rendering_name_the_case_and_both_values():
         ("edge-empty-retrieval", "error"), ("edge-non-binary-verdict", "coercion")]
     section = api_paths_json(audit)
     assert section["pairs"] == 2 and section["by_classification"]["coercion"] == 1
-    first = table_rows(section["results"])[0]  # pairs refer to rows by their index in results
+    first = table_rows(section["results"])[0]  # pairs refer to rows by their key in results
     assert first["classification"] == "error"
-    assert encode_ragas_value(audit.rows[first["collections_row"]].ragas_value) == ERR
-    assert audit.rows[first["legacy_row"]].target.startswith("legacy:")
+    rows = {f"{row.case.id}|{row.target}": row for row in audit.rows}
+    assert encode_ragas_value(rows[first["collections_row"]].ragas_value) == ERR
+    assert rows[first["legacy_row"]].target.startswith("legacy:")
+    assert next(iter(section["results"]["data"])) == f"{first['legacy_row']} vs {rows[first['collections_row']].target}"
     text = "\n".join(api_paths_markdown(audit))
     assert "## Legacy vs collections at this Ragas" in text
     assert "| edge-non-binary-verdict | context_precision_with_reference | coercion | `L` 0.99999999995 | `C` 1.3333333332888888 |" in text

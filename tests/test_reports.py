@@ -16,11 +16,8 @@ from ragas_compat.resources import CHECKOUT_ROOT as REPO_ROOT
 
 
 @pytest.fixture(scope="module")
-def default_run():
-    suite = load_suite([])
-    source = resolve_ragas_source(python=sys.executable)
-    result = run_audit(suite, load_run_expectations(None), source, python=sys.executable)
-    return result.audit, render_reports(result.audit)
+def default_run(default_audit_run):
+    return default_audit_run.audit, default_audit_run.reports  # tests/conftest.py: run once per session
 
 
 def rows_of(report: dict, case_id: str, target: str) -> dict:
@@ -34,7 +31,7 @@ def test_committed_report_json_is_what_the_code_produces(default_run):
         committed = (COMMITTED_REPORTS / name).read_text(encoding="utf-8")
         assert committed == files[name], (
             f"reports/{name} is stale: regenerate the committed reports with "
-            "`ragas-compat run --out reports` (from the repository root) and commit them")
+            "`ragas-compat run --out reports --golden` (from the repository root) and commit them")
 
 
 def test_results_classified_as_they_are_read_give_the_same_reports(default_run):

@@ -43,7 +43,7 @@ from ragas_compat.tools.matrix.report import REPORT_FILES, cases_text, write_mat
 from ragas_compat.tools.matrix.run import VersionColumn, run_matrix
 from ragas_compat.tools.matrix.verdict import MatrixFinding, matrix_exit_code, matrix_findings
 
-DEFAULT_MATRIX_OUT = DEFAULT_REPORT_DIR / "matrix"  # in the current folder; the committed one: --out reports/matrix
+DEFAULT_MATRIX_OUT = DEFAULT_REPORT_DIR / "matrix"  # in the current folder; the committed one: --out reports/matrix --golden
 
 
 def _environment_text(env: Environment) -> str:
@@ -132,6 +132,9 @@ def matrix_command(
                                                 "default_versions of --versions-file."),
     cases: Optional[list[Path]] = typer.Option(None, "--cases", help="Case file(s); default: the bundled suite."),
     out: Path = typer.Option(DEFAULT_MATRIX_OUT, "--out", help="Folder for matrix.md, matrix.json, matrix.html."),
+    golden: bool = typer.Option(False, "--golden",
+                                help="Write plain files under their fixed names (no content-named set folder, no "
+                                     "symlinks), as the repository's committed reports/matrix is kept."),
     cache_dir: Optional[Path] = typer.Option(None, "--cache-dir",
                                              help="Virtualenv cache (default ~/.cache/ragas-compat/envs)."),
     versions_file: Path = typer.Option(DEFAULT_VERSIONS_FILE, "--versions-file",
@@ -188,7 +191,7 @@ def matrix_command(
     suite_info = {"name": suite.name, "source": suite.source if not cases else
                   ", ".join(display_path(p) for p in cases), "cases": len(suite.cases), "telemetry": telemetry}
     matrix = build_matrix(columns, suite_info)
-    write_matrix_reports(matrix, out)
+    write_matrix_reports(matrix, out, golden=golden)
     found = matrix_findings(matrix)
     timings = {"environments": env_seconds, "probes": probe_seconds, "total": time.perf_counter() - started}
     if output is OutputFormat.JSON:

@@ -149,7 +149,10 @@ def run(
     cases: Optional[list[Path]] = typer.Option(None, "--cases", help="Case file(s); default: the bundled suite."),
     out: Path = typer.Option(DEFAULT_OUT, "--out",
                              help="Folder for report.md, report.html, report.json, junit.xml (default: ./ragas-compat-report; "
-                                  "the repository's committed reports: --out reports)."),
+                                  "the repository's committed reports: --out reports --golden)."),
+    golden: bool = typer.Option(False, "--golden",
+                                help="Write plain files under their fixed names (no content-named set folder, no "
+                                     "symlinks), as the repository's committed golden reports are kept."),
     expectations: Optional[Path] = typer.Option(None, "--expectations",
                                                 help="Your expectations file (rules and case entries, e.g. from "
                                                      "`expect bless`), applied before the pin's rules."),
@@ -192,7 +195,7 @@ def run(
             audit = run_audit(suite, loaded_expectations, source, python=python, timeout=timeout,
                               metrics=selected or None, workers=workers, started=started,
                               on_progress=on_progress, keep_output=False).audit
-    write_reports(audit, out)
+    write_reports(audit, out, golden=golden)
     print_summary(audit, out, kinds, output, quiet, verbose)
     raise typer.Exit(int(exit_code(audit, kinds)))
 

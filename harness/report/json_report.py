@@ -3,10 +3,17 @@
 Deterministic and portable: no timestamps, no absolute paths, keys in a fixed order,
 values in the encoding of ``ragas_compat.values``. Streamed: ``json_chunks`` writes the sections as it
 makes them, the per-case sections and the tables one entry at a time (``Items``, ``Table``).
+
+Diffable: every row, pair, case, reference and text is one line under a key of its own, never an index
+or a running number. A row is keyed ``"<case id>|<target>"`` (``row_key``), a legacy-vs-collections pair
+``"<case id>|<legacy target> vs <collections target>"`` and names its two rows by their keys, a text by
+a hash of its content (``text_key``); evaluate()'s rows are one per line too. Adding a case adds its
+lines and changes only the lines that count it (summary, verdict, findings, dataset-level means).
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Sequence
@@ -34,8 +41,10 @@ from ragas_compat.report.drift import expectations_json, finding_json
 from ragas_compat.values import RagasError, encode_detail, encode_float, encode_fraction, encode_ragas_value
 
 # 2: references, received inputs, target fields and warning texts stored once;
-# 3: rows, pairs and evaluate() rows as tables ({"columns", "data"}); pairs refer to rows by index
-REPORT_FORMAT = 3
+# 3: rows, pairs and evaluate() rows as tables ({"columns", "data"}); pairs refer to rows by index;
+# 4: rows and pairs keyed ("<case>|<target>"), pairs name their rows by key, texts keyed by a content hash,
+#    the dataset-level section laid out one key and one evaluate() row per line
+REPORT_FORMAT = 4
 
 RESULT_COLUMNS = ("case_id", "metric", "ragas_target", "ragas_value", "ragas_repr", "classification", "explanation",
                   "expected_classification", "explained_by", "unexpected", "drift", "received", "prompts",
@@ -62,6 +71,30 @@ class Table:
         return {"columns": self.columns, "data": list(self.data())}
 
 
+class KeyedTable:
+    """A ``Table`` whose rows are keyed: ``{"columns": [...], "data": {"<key>": [...], ...}}``, one row per
+    line under a key that names it (pandas: ``DataFrame.from_dict(t["data"], orient="index",
+    columns=t["columns"])``). ``rows`` gives (key, row) pairs in order; a key given twice (a probe that
+    answered twice for one case and target) is kept apart as ``"<key>#2"``, ``"<key>#3"``."""
+
+    def __init__(self, columns: Sequence[str], rows: Callable[[], Iterable[tuple[str, dict[str, Any]]]]) -> None:
+        self.columns = list(columns)
+        self._rows = rows
+
+    def data(self) -> Iterator[tuple[str, list[Any]]]:
+        seen: Counter[str] = Counter()
+        for key, row in self._rows():
+            seen[key] += 1
+            yield (key if seen[key] == 1 else f"{key}#{seen[key]}"), [row[column] for column in self.columns]
+
+    def to_json(self) -> dict[str, Any]:
+        return {"columns": self.columns, "data": dict(self.data())}
+
+
+class Block(dict):
+    """A JSON object laid out one key per line at any depth (a plain ``dict`` is compact below depth 3)."""
+
+
 class Items:
     """A JSON object made key by key as the report is written (``cases``, ``references``: one entry
     per case)."""
@@ -74,9 +107,21 @@ class Items:
 
 
 def table_rows(section: dict[str, Any]) -> list[dict[str, Any]]:
-    """A parsed ``table`` back as one dict per row."""
+    """A parsed ``table`` (a ``Table`` or a ``KeyedTable``) back as one dict per row, in order."""
     columns = section["columns"]
-    return [dict(zip(columns, values, strict=True)) for values in section["data"]]
+    data = section["data"]
+    return [dict(zip(columns, values, strict=True)) for values in (data.values() if isinstance(data, dict) else data)]
+
+
+def row_key(case_id: str, target: str) -> str:
+    """The key of a row in ``results``: ``"<case id>|<target>"`` (a target never holds ``|``; a case id
+    may, so a reader splits at the last one)."""
+    return f"{case_id}|{target}"
+
+
+def pair_key(case_id: str, legacy: str, collections: str) -> str:
+    """The key of a legacy-vs-collections pair: ``"<case id>|<legacy target> vs <collections target>"``."""
+    return f"{case_id}|{legacy} vs {collections}"
 
 
 def reference_value_json(reference: ReferenceOutcome) -> Any:
@@ -99,18 +144,24 @@ def _reference_json(reference: ReferenceOutcome) -> dict[str, Any]:
     }
 
 
-class _Texts:
-    """Long texts stored once (``report["texts"]``) and referred to by key (``"w3"``)."""
+def text_key(text: str) -> str:
+    """The key of a text in ``texts``: the first 16 hex digits of the SHA-256 of its UTF-8 bytes, so a
+    text keeps its key whatever else the report holds."""
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:16]
 
-    def __init__(self, prefix: str) -> None:
-        self.prefix = prefix
+
+class _Texts:
+    """Long texts stored once (``report["texts"]``, sorted by key) and referred to by ``text_key``."""
+
+    def __init__(self) -> None:
         self.keys: dict[str, str] = {}
 
     def key(self, text: str) -> str:
-        return self.keys.setdefault(text, f"{self.prefix}{len(self.keys) + 1}")
+        key = self.keys.setdefault(text, text_key(text))
+        return key
 
     def table(self) -> dict[str, str]:
-        return {key: text for text, key in self.keys.items()}
+        return dict(sorted((key, text) for text, key in self.keys.items()))
 
 
 def row_json(row: AuditRow, case_received: dict[str, Any], texts: _Texts) -> dict[str, Any]:
@@ -184,11 +235,12 @@ def reference_entries(audit: Audit) -> Iterator[tuple[str, dict[str, Any]]]:
         yield case_id, {row.spec.name: _reference_json(row.reference) for row in rows}
 
 
-def result_entries(audit: Audit, texts: _Texts) -> Iterator[dict[str, Any]]:
-    """The ``results`` rows in order, each case's received inputs computed once for its rows."""
-    for _, rows in _by_case(audit.rows):
+def result_entries(audit: Audit, texts: _Texts) -> Iterator[tuple[str, dict[str, Any]]]:
+    """The ``results`` rows in order under their keys (``row_key``), each case's received inputs
+    computed once for its rows."""
+    for case_id, rows in _by_case(audit.rows):
         received = case_received(rows)
-        yield from (row_json(row, received, texts) for row in rows)
+        yield from ((row_key(case_id, row.target), row_json(row, received, texts)) for row in rows)
 
 
 def targets_json(audit: Audit) -> dict[str, dict[str, Any]]:
@@ -254,7 +306,7 @@ def _row_json(row: AggregationRow) -> dict[str, Any]:
 
 
 def target_json(agg: TargetAggregate) -> dict[str, Any]:
-    return {
+    return Block({
         "target": agg.target,
         "mean": encode_float(agg.ragas_mean),
         "means_by_api": {api: encode_float(v) for api, v in agg.apis.items()},
@@ -277,7 +329,7 @@ def target_json(agg: TargetAggregate) -> dict[str, Any]:
         "by_category": {category: {"cases": policy.cases, "kept": kept, "mean": encode_float(mean)}
                         for category, (policy, kept, mean) in by_category(agg).items()},
         "rows": Table(EVALUATE_ROW_COLUMNS, lambda: (_row_json(r) for r in agg.rows)),
-    }
+    })
 
 
 def dataset_level_section(audit: Audit) -> dict[str, Any] | None:
@@ -286,40 +338,21 @@ def dataset_level_section(audit: Audit) -> dict[str, Any] | None:
     if level is None:
         return None
     return {"policy": POLICY, "settings": level.settings, "problems": list(level.problems),
-            "metrics": _Rows((_metric_level_json(metric, aggs) for metric, aggs in level.by_metric().items()),
-                             nested=True)}
+            "metrics": _Rows(_metric_level_json(metric, aggs) for metric, aggs in level.by_metric().items())}
 
 
 def _metric_level_json(metric: str, aggs: list[TargetAggregate]) -> dict[str, Any]:
     first = aggs[0]  # the reference policy depends on the metric, not on the Ragas class
-    return {
+    return Block({
         "metric": metric,
         "reference": policy_json(first.policy),
         "reference_by_category": {category: policy_json(policy)
                                   for category, (policy, _, _) in by_category(first).items()},
         "ragas": [target_json(agg) for agg in aggs],
-    }
+    })
 
 
 # --------------------------------------------------------------------------- legacy vs collections
-
-class _RowIndex:
-    """The index in ``results`` of the row of (case, metric, target): where the case's rows start, then
-    a scan of that case's rows (an entry per case, not per row)."""
-
-    def __init__(self, rows: Sequence[AuditRow]) -> None:
-        self.rows = rows
-        self.spans: dict[str, tuple[int, int]] = {}
-        start = 0
-        for case_id, group in _by_case(rows):
-            self.spans[case_id] = (start, start + len(group))
-            start += len(group)
-
-    def of(self, case_id: str, metric: str, target: str) -> int:
-        start, end = self.spans[case_id]
-        return next(i for i in range(start, end)
-                    if self.rows[i].spec.name == metric and self.rows[i].target == target)
-
 
 def api_paths_json(audit: Audit, texts: _Texts | None = None) -> dict[str, Any]:
     """The report's ``api_paths`` section as one JSON value (``api_paths_section``)."""
@@ -328,11 +361,10 @@ def api_paths_json(audit: Audit, texts: _Texts | None = None) -> dict[str, Any]:
 
 def api_paths_section(audit: Audit, texts: _Texts | None = None) -> dict[str, Any]:
     """The report's ``api_paths`` section (explanations in ``texts`` by key; without, the texts inline),
-    its differences and pairs made as they are written. Each pair refers to its legacy and its
-    collections row by their index in ``results``."""
+    its differences and pairs made as they are written. Each pair, keyed by ``pair_key``, refers to its
+    legacy and its collections row by their keys in ``results`` (``row_key``)."""
     explanation = texts.key if texts is not None else str
     pairs = audit.pairs
-    index = _RowIndex(audit.rows)
     counts = {name: sum(1 for p in pairs if p.classification.name == name) for name in CLASSIFICATIONS}
     return {
         "description": ("legacy vs collections at this Ragas: each legacy row paired with each collections "
@@ -348,13 +380,14 @@ def api_paths_section(audit: Audit, texts: _Texts | None = None) -> dict[str, An
              "legacy": [{"target": t, "value": v} for t, v in d.legacy],
              "collections": [{"target": t, "value": v} for t, v in d.collections]}
             for d in path_differences(pairs)),
-        "results": Table(PAIR_COLUMNS, lambda: (
-            {"legacy_row": index.of(p.case.id, p.metric, p.legacy.target),
-             "collections_row": index.of(p.case.id, p.metric, p.collections.target),
-             "classification": p.classification.name, "explanation": explanation(p.classification.explanation),
-             "expected_classification": p.expected.classification, "explained_by": p.expected.label,
-             "unexpected": p.unexpected,
-             "drift": [finding.kind for finding in pair_findings(p)]}
+        "results": KeyedTable(PAIR_COLUMNS, lambda: (
+            (pair_key(p.case.id, p.legacy.target, p.collections.target),
+             {"legacy_row": row_key(p.case.id, p.legacy.target),
+              "collections_row": row_key(p.case.id, p.collections.target),
+              "classification": p.classification.name, "explanation": explanation(p.classification.explanation),
+              "expected_classification": p.expected.classification, "explained_by": p.expected.label,
+              "unexpected": p.unexpected,
+              "drift": [finding.kind for finding in pair_findings(p)]})
             for p in pairs)),
     }
 
@@ -362,7 +395,7 @@ def api_paths_section(audit: Audit, texts: _Texts | None = None) -> dict[str, An
 def json_sections(audit: Audit) -> dict[str, Any]:
     """report.json's sections in order; the ``results`` tables are ``Table``s, made row by row as the
     report is written. ``texts`` is last but one, filled while the tables before it are written."""
-    texts = _Texts("t")
+    texts = _Texts()
     return {
         "report_format": REPORT_FORMAT,
         "encoding": {"NaN": "the string \"NaN\"", "undefined": "null",
@@ -375,7 +408,7 @@ def json_sections(audit: Audit) -> dict[str, Any]:
         "cases": Items(lambda: case_entries(audit)),
         "references": Items(lambda: reference_entries(audit)),
         "targets": targets_json(audit),
-        "results": Table(RESULT_COLUMNS, lambda: result_entries(audit, texts)),
+        "results": KeyedTable(RESULT_COLUMNS, lambda: result_entries(audit, texts)),
         "reference_only": [reference_only_json(row) for row in audit.reference_only],
         "dataset_level": dataset_level_section(audit),
         "api_paths": api_paths_section(audit, texts),
@@ -398,8 +431,8 @@ def audit_to_json(audit: Audit) -> dict[str, Any]:
 
 
 def _materialized(value: Any) -> Any:
-    if isinstance(value, (Table, Items)):
-        return value.to_json()
+    if isinstance(value, (Table, KeyedTable, Items)):
+        return _materialized(value.to_json())
     if isinstance(value, _Rows):
         return [_materialized(item) for item in value.rows]
     if isinstance(value, list):
@@ -418,7 +451,8 @@ def render_json(audit: Audit) -> str:
 
 def json_chunks(audit: Audit) -> Iterator[str]:
     """``report.json``, written as it is made: sections and their keys one per line, every item of a
-    list (a row, a pair, a finding) on one line of its own, so a diff shows the rows that changed."""
+    list or table (a row, a pair, a finding, a text) on one line of its own under a stable key, so a diff
+    shows the rows that changed."""
     yield from _layout(json_sections(audit), 0)
     yield "\n"
 
@@ -428,20 +462,23 @@ def _compact(item: Any) -> str:
 
 
 def _layout(value: Any, depth: int) -> Iterator[str]:
-    """``value`` laid out: objects above depth 3 one key per line, lists of containers one item per line,
-    everything else compact. A ``Table`` or ``Items`` is laid out as its JSON value, made as it goes."""
+    """``value`` laid out: objects above depth 3 (and every ``Block``) one key per line, lists of
+    containers one item per line, a table one row per line, everything else compact. A ``Table``,
+    ``KeyedTable`` or ``Items`` is laid out as its JSON value, made as it goes."""
     if isinstance(value, _Deferred):
         yield from _layout(value.value(), depth)
-    elif isinstance(value, (Table, Items)) and depth >= 3:
-        yield _compact(value.to_json())
     elif isinstance(value, Table):
         yield from _members(iter([("columns", value.columns), ("data", _Rows(value.data()))]), depth)
+    elif isinstance(value, KeyedTable):
+        yield from _members(iter([("columns", value.columns), ("data", _Keyed(value.data()))]), depth)
+    elif isinstance(value, _Keyed):
+        yield from _members(iter(value.items), depth, compact=True)
     elif isinstance(value, Items):
         yield from _members(iter(value.items()), depth)
-    elif isinstance(value, dict) and depth < 3:
+    elif isinstance(value, Block) or (isinstance(value, dict) and depth < 3):
         yield from _members(iter(value.items()), depth)
     elif isinstance(value, _Rows):
-        yield from _lines(value.rows, depth, value.nested)
+        yield from _lines(value.rows, depth)
     elif isinstance(value, list) and any(isinstance(item, (dict, list)) for item in value):
         yield from _lines(iter(value), depth)
     else:
@@ -450,15 +487,22 @@ def _layout(value: Any, depth: int) -> Iterator[str]:
 
 class _Rows:
     """A list made item by item as it is written, one item per line (a table's ``data``, findings,
-    differences). ``nested``: its items hold ``Table``s, written compact row by row too."""
+    differences)."""
 
-    def __init__(self, rows: Iterator[Any], *, nested: bool = False) -> None:
+    def __init__(self, rows: Iterator[Any]) -> None:
         self.rows = rows
-        self.nested = nested
 
 
-def _members(items: Iterator[tuple[str, Any]], depth: int) -> Iterator[str]:
-    """An object, one ``"key": value`` per line (``{}`` when empty)."""
+class _Keyed:
+    """An object made entry by entry as it is written, one compact ``"key": value`` per line (a keyed
+    table's ``data``)."""
+
+    def __init__(self, items: Iterator[tuple[str, Any]]) -> None:
+        self.items = items
+
+
+def _members(items: Iterator[tuple[str, Any]], depth: int, compact: bool = False) -> Iterator[str]:
+    """An object, one ``"key": value`` per line (``{}`` when empty); ``compact``: each value on its line."""
     first = next(items, _MISSING)
     if first is _MISSING:
         yield "{}"
@@ -466,45 +510,30 @@ def _members(items: Iterator[tuple[str, Any]], depth: int) -> Iterator[str]:
     pad = " " * (depth + 1)
     for index, (key, item) in enumerate(chain([first], items)):
         yield ("{\n" if index == 0 else ",\n") + f"{pad}{_compact(key)}: "
-        yield from _layout(item, depth + 1)
+        if compact:
+            yield _compact(item)
+        else:
+            yield from _layout(item, depth + 1)
     yield "\n" + " " * depth + "}"
 
 
-def _lines(items: Iterator[Any], depth: int, nested: bool = False) -> Iterator[str]:
-    """A list, one compact item per line (``[]`` when empty)."""
+_LAID_OUT = (Block, Table, KeyedTable, Items)  # list items laid out over lines of their own
+
+
+def _lines(items: Iterator[Any], depth: int) -> Iterator[str]:
+    """A list, one compact item per line (``[]`` when empty); a ``Block`` or table item laid out."""
     pad = " " * (depth + 1)
     first = next(items, _MISSING)
     if first is _MISSING:
         yield "[]"
         return
-    compact = _compact_chunks if nested else lambda item: iter([_compact(item)])
-    yield "[\n" + pad
-    yield from compact(first)
-    for item in items:
-        yield ",\n" + pad
-        yield from compact(item)
+    for index, item in enumerate(chain([first], items)):
+        yield ("[\n" if index == 0 else ",\n") + pad
+        if isinstance(item, _LAID_OUT):
+            yield from _layout(item, depth + 1)
+        else:
+            yield _compact(item)
     yield "\n" + " " * depth + "]"
-
-
-def _compact_chunks(value: Any) -> Iterator[str]:
-    """``_compact(value)`` made piece by piece: a ``Table`` inside one row at a time."""
-    if isinstance(value, Table):
-        yield f'{{"columns": {_compact(value.columns)}, "data": ['
-        for index, row in enumerate(value.data()):
-            yield (", " if index else "") + _compact(row)
-        yield "]}"
-    elif isinstance(value, dict) and value:
-        for index, (key, item) in enumerate(value.items()):
-            yield ("{" if index == 0 else ", ") + f"{_compact(key)}: "
-            yield from _compact_chunks(item)
-        yield "}"
-    elif isinstance(value, list) and value:
-        for index, item in enumerate(value):
-            yield "[" if index == 0 else ", "
-            yield from _compact_chunks(item)
-        yield "]"
-    else:
-        yield _compact(value)
 
 
 def result_rows(report: dict[str, Any]) -> list[dict[str, Any]]:
@@ -518,7 +547,7 @@ def pair_rows(report: dict[str, Any]) -> list[dict[str, Any]]:
     rows = report["results"]["data"]
     columns = {name: i for i, name in enumerate(report["results"]["columns"])}
 
-    def cell(row: int, name: str) -> Any:
+    def cell(row: str, name: str) -> Any:
         return rows[row][columns[name]]
 
     return [{"case_id": cell(pair["legacy_row"], "case_id"), "metric": cell(pair["legacy_row"], "metric"),
@@ -530,7 +559,7 @@ def pair_rows(report: dict[str, Any]) -> list[dict[str, Any]]:
 
 
 def expanded_row(report: dict[str, Any], row: dict[str, Any]) -> dict[str, Any]:
-    """A ``results`` row (``result_rows``) of a parsed report.json (format 3) with what is stored once
+    """A ``results`` row (``result_rows``) of a parsed report.json (format 4) with what is stored once
     joined back in: the case's ``category``, the reference (``reference_*``, ``oracle``), ``ragas_class``
     and ``fields_read``, ``received`` in full, the rule's ``expected_reason`` and ``upstream``, and the
     explanation and warning texts."""

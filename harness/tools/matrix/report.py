@@ -21,6 +21,7 @@ from typing import Any
 
 from ragas_compat.compare.classify import CLASSIFICATIONS, same_float
 from ragas_compat.report.atomic import write_reports_atomically
+from ragas_compat.report.golden import write_golden_files
 from ragas_compat.tools.matrix.drift import MISSING_CLASS, ApiCell, Cell, Drift, Matrix, MatrixRow
 from ragas_compat.values import encode_float
 
@@ -360,5 +361,8 @@ def render_reports(matrix: Matrix) -> dict[str, str]:
             "matrix.html": render_html(matrix)}
 
 
-def write_matrix_reports(matrix: Matrix, out: Path) -> list[Path]:
+def write_matrix_reports(matrix: Matrix, out: Path, *, golden: bool = False) -> list[Path]:
+    """The matrix reports as one atomic set in ``out``; ``golden``: as plain files (the committed ones)."""
+    if golden:
+        return write_golden_files(out, render_reports(matrix))
     return write_reports_atomically(out, render_reports(matrix))
