@@ -1,9 +1,9 @@
-"""Run the Ragas probe (harness/probe/run_probe.py) as a subprocess and collect its JSON.
+"""Run the Ragas probe (the package ``ragas_compat_probe``, harness/probe/) as a subprocess and collect its JSON.
 
 The probe runs under any interpreter (``python``) with ``sys_path_prefix`` prepended to
 PYTHONPATH (e.g. a Ragas git checkout's ``src/``), RAGAS_DO_NOT_TRACK=true, and a timeout.
 Every way it can fail becomes ``ProbeRun.error``; nothing here raises for a probe failure.
-The request, the output and the exit codes are those of ``harness/probe/probe_protocol.py``.
+The launch command, the request, the output and the exit codes are those of ``harness/probe/protocol.py``.
 
 Process hygiene (``run_in_own_group``, also used to locate an installed Ragas):
 
@@ -37,7 +37,8 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from ragas_compat.errors import HarnessInputError, RagasUnavailable
-from ragas_compat.probe.probe_protocol import (
+from ragas_compat.probe.protocol import (
+    ENTRY_PROBE,
     EXIT_BAD_REQUEST,
     EXIT_OK,
     EXIT_RAGAS_IMPORT,
@@ -47,10 +48,9 @@ from ragas_compat.probe.probe_protocol import (
     TELEMETRY_ENV,
     WAIT_FLAG,
     ProbeRequest,
+    probe_command,
 )
 
-PROBE_DIR: Path = Path(__file__).resolve().parent / "probe"  # the probe scripts, run by file path
-PROBE_SCRIPT: Path = PROBE_DIR / "run_probe.py"
 STDERR_TAIL_CHARS = 2000
 STOPPED_MESSAGE = "probe stopped: the run was interrupted"
 LOCATED_WITHIN = 15.0  # seconds a started probe has to say where Ragas is before it is asked directly
@@ -343,8 +343,8 @@ class StartedProbe:
         self.request_path, self.output_path = self._paths(0)
         self.located_path = tmp / LOCATED_FILE
         try:
-            self.process = GroupProcess([resolve_executable(python), str(PROBE_SCRIPT), WAIT_FLAG,
-                                         str(self.request_path)],
+            self.process = GroupProcess(probe_command(resolve_executable(python), ENTRY_PROBE, WAIT_FLAG,
+                                                      str(self.request_path)),
                                         folder=tmp, cwd=tmp, env=_environment(self.sys_path_prefix, telemetry))
         except OSError as exc:
             self.error = f"cannot start the probe with {python}: {exc}"
@@ -361,7 +361,7 @@ class StartedProbe:
                 and tuple(str(p) for p in sys_path_prefix) == self.sys_path_prefix)
 
     def located(self, within: float = LOCATED_WITHIN) -> dict | None:
-        """Where the probe's interpreter finds Ragas (``probe_locate.py``'s answer, written before it
+        """Where the probe's interpreter finds Ragas (the probe's ``locate`` answer, written before it
         imports Ragas), waiting ``within`` seconds of the start at most; None when the probe ended or
         did not say (the caller then asks the interpreter directly)."""
         if self.process is None:
@@ -389,7 +389,7 @@ class StartedProbe:
                evaluate: bool | dict | None = None, workers: int = 1, chained: bool = False) -> None:
         """Write the request (atomically: the probe waits for the file to appear). ``targets`` None =
         every legacy and collections target whose inputs a case has; ``evaluate`` (true or a settings
-        object, see harness/probe/probe_evaluate.py) also runs Ragas's evaluate()/aevaluate();
+        object, see harness/probe/evaluate.py) also runs Ragas's evaluate()/aevaluate();
         ``workers``: processes the probe forks after importing Ragas to score the cases.
         ``chained``: another ``submit`` follows, and the same probe process serves it after this one
         with the Ragas it has imported (a chain ends with a request that is not chained)."""

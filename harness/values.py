@@ -11,7 +11,7 @@ JSON has no NaN:
 - an exact rational is a string ``"5/6"`` (``"1"`` for integers) next to its float.
 
 Floats and errors are encoded exactly as the probe encodes scores: the encoding lives once, in
-the probe's protocol (``harness/probe/probe_protocol.py``, standard library only), and the
+the probe's protocol (``harness/probe/protocol.py``, standard library only), and the
 functions here delegate to it.
 """
 
@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
-from ragas_compat.probe import probe_protocol
+from ragas_compat.probe import protocol as probe_protocol
 
 
 @dataclass(frozen=True)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from enum import StrEnum
 
-from ragas_compat.probe import probe_protocol
+from ragas_compat.probe import protocol as probe_protocol
 
 
 class Classification(StrEnum):

@@ -146,13 +146,13 @@ def test_fuzz_throughput_rows_have_their_shape():
 
 @pytest.mark.skipif(importlib.util.find_spec("ragas") is None, reason="Ragas is not installed in this interpreter")
 def test_the_minimal_stub_loop_scores_every_case_by_every_class(tmp_path):
-    """harness/probe/probe_stub_loop.py, run by file path as the fuzz bench runs it: no errors, and the
+    """harness/probe/bench/stub_loop.py, run as the fuzz bench runs it (``probe_command``): no errors, and the
     contexts of every (case, class) counted once."""
     import json
     import subprocess
     import sys
 
-    from ragas_compat.tools.fuzz.throughput import STUB_LOOP
+    from ragas_compat.probe.protocol import ENTRY_STUB_LOOP, probe_command
 
     cases = [{"user_input": f"q{i}", "reference": f"r{i}", "retrieved_contexts": [f"c{i}.{k}" for k in range(i + 1)],
               "verdicts": {"context_precision_with_reference": [k % 2 for k in range(i + 1)]}} for i in range(3)]
@@ -160,7 +160,7 @@ def test_the_minimal_stub_loop_scores_every_case_by_every_class(tmp_path):
     request.write_text(json.dumps({"module": "ragas.metrics._context_precision", "cases": cases,
                                    "classes": ["LLMContextPrecisionWithReference", "ContextPrecision"],
                                    "verdicts": "context_precision_with_reference"}), encoding="utf-8")
-    proc = subprocess.run([sys.executable, str(STUB_LOOP), str(request)], capture_output=True, text=True,
+    proc = subprocess.run(probe_command(sys.executable, ENTRY_STUB_LOOP, str(request)), capture_output=True, text=True,
                           timeout=300, check=False)
     assert proc.returncode == 0, proc.stderr
     report = json.loads(proc.stdout)
@@ -203,18 +203,18 @@ def test_audit_imports_name_every_slow_import_the_probe_makes_after_ragas(tmp_pa
     AUDIT_IMPORTS. Measured with ``-X importtime`` on the probe scoring the bundled suite."""
     import ragas_compat
     from ragas_compat.cases.loader import DEFAULT_SUITE
-    from ragas_compat.runner import PROBE_DIR
+    from ragas_compat.probe.protocol import ENTRY_PROBE, PACKAGE, probe_command
     from ragas_compat.tools.bench import AUDIT_IMPORTS
 
     cases = json.loads((Path(ragas_compat.__file__).parent / DEFAULT_SUITE).read_text(encoding="utf-8"))["cases"]
     request = tmp_path / "request.json"
     request.write_text(json.dumps({"cases": cases, "targets": None, "output": str(tmp_path / "out.json")}),
                        encoding="utf-8")
-    proc = subprocess.run([sys.executable, "-X", "importtime", str(PROBE_DIR / "run_probe.py"), str(request)],
+    proc = subprocess.run(probe_command(sys.executable, ENTRY_PROBE, str(request), python_flags=("-X", "importtime")),
                           capture_output=True, text=True, timeout=600, check=False,
                           env={**os.environ, "RAGAS_DO_NOT_TRACK": "true"})
     assert proc.returncode == 0, proc.stderr[-2000:]
     later = _top_level_imports(proc.stderr, after="ragas")
     assert "rouge_score.rouge_scorer" in later  # RougeScore's first use: the slowest of them
-    slow = {name for name, micros in later.items() if micros >= 20_000 and not name.startswith("probe_")}
+    slow = {name for name, micros in later.items() if micros >= 20_000 and not name.startswith(PACKAGE)}
     assert slow <= set(AUDIT_IMPORTS), later

@@ -12,7 +12,7 @@ import pytest
 
 from ragas_compat.compare.classify import classify
 from ragas_compat.metrics.outcome import ReferenceOutcome
-from ragas_compat.probe.probe_protocol import HARNESS_ORIGIN, decode_score, encode_error
+from ragas_compat.probe.protocol import HARNESS_ORIGIN, decode_score, encode_error
 from ragas_compat.values import RagasError, decode_ragas_value, encode_ragas_value
 
 needs_ragas = pytest.mark.skipif(importlib.util.find_spec("ragas") is None,

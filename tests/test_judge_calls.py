@@ -15,7 +15,7 @@ from test_probe_dialects import CP_INPUT, CP_INSTRUCTION, cached_environment, re
 
 from ragas_compat.cases.loader import load_cases, parse_suite
 from ragas_compat.errors import HarnessInputError
-from ragas_compat.probe.probe_prompt_book import PromptBook, StubMismatch
+from ragas_compat.probe.judge.prompt_book import PromptBook, StubMismatch
 
 CASES = Path(__file__).parent / "data" / "per_call_cases.json"
 FEWER_VERDICTS = "per-call-faithfulness-fewer-verdicts-than-statements"
@@ -74,11 +74,11 @@ def test_judge_replies_and_judge_calls_cannot_script_the_same_judge():
 
 
 def test_the_schema_names_only_prompt_kinds_the_judge_scripts_ask():
-    from ragas_compat.probe.probe_answer_scripts import ATTRIBUTES
-    from ragas_compat.probe.probe_judge_scripts import PROMPT_KINDS
-    from ragas_compat.probe.probe_judge_scripts_criteria import PROMPTS
-    from ragas_compat.probe.probe_prompt_book import FORMAT_FIX_KIND
-    from ragas_compat.probe.probe_protocol import API_LEGACY
+    from ragas_compat.probe.judge.answers import ATTRIBUTES
+    from ragas_compat.probe.judge.criteria import PROMPTS
+    from ragas_compat.probe.judge.prompt_book import FORMAT_FIX_KIND
+    from ragas_compat.probe.judge.scripts import PROMPT_KINDS
+    from ragas_compat.probe.protocol import API_LEGACY
     from ragas_compat.resources import CASES_SCHEMA, package_text
 
     schema = json.loads(package_text(CASES_SCHEMA))
@@ -128,7 +128,7 @@ def test_a_repeated_entry_answers_every_further_asking_it_fits():
 
 
 def test_a_scripted_fix_output_format_prompt_is_answered_verbatim():
-    from ragas_compat.probe.probe_judge_scripts import LEGACY_PROMPTS, fix_output_format_instruction, use_judge_calls
+    from ragas_compat.probe.judge.scripts import LEGACY_PROMPTS, fix_output_format_instruction, use_judge_calls
 
     metric = type("Metric", (), {"context_precision_prompt": type("P", (), {"instruction": CP_INSTRUCTION})()})()
     case = {"judge_calls": {"context_precision_with_reference": {"context_precision": ["bad"],

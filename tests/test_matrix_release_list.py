@@ -14,7 +14,7 @@ from typer.testing import CliRunner
 import ragas_compat.cli.matrix as cli_matrix
 from ragas_compat.cli.app import app
 from ragas_compat.errors import HarnessInputError
-from ragas_compat.probe.probe_targets import TARGET_ROWS
+from ragas_compat.probe.targets import TARGET_ROWS
 from ragas_compat.tools.matrix.environments import DEFAULT_VERSIONS_FILE, load_version_rules, requirements_for
 from ragas_compat.tools.matrix.release_list import (
     DEFAULT_HISTORY_FILE,

@@ -13,7 +13,7 @@ import pytest
 from ragas_compat.cases import CLAIM_VERDICTS, LABEL_LIST_VERDICTS, load_default_suite, parse_suite
 from ragas_compat.metrics.registry import all_metrics
 from ragas_compat.metrics.spec import ExplainInput, MetricSpec
-from ragas_compat.probe.probe_targets import TARGET_ROWS, targets_by_metric
+from ragas_compat.probe.targets import TARGET_ROWS, targets_by_metric
 from ragas_compat.tools.fuzz.generator import fuzz_suite_document, generate_cases
 from ragas_compat.vocabulary import Api
 

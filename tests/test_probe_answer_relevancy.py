@@ -11,7 +11,7 @@ import pytest
 from bundled_probe import bundled_values
 
 from ragas_compat.cases import load_default_suite
-from ragas_compat.probe.probe_prompt_book import INPUT_MARKER, OUTPUT_SUFFIX, PromptBook, StubMismatch
+from ragas_compat.probe.judge.prompt_book import INPUT_MARKER, OUTPUT_SUFFIX, PromptBook, StubMismatch
 from ragas_compat.runner import run_probe
 from ragas_compat.values import RagasError, decode_ragas_value
 
@@ -96,7 +96,7 @@ def test_identical_content_with_different_replies_is_still_ambiguous_without_in_
 
 def test_frozen_embeddings_answer_the_legacy_names_too():
     pytest.importorskip("ragas")
-    from ragas_compat.probe.probe_embeddings_stub import FrozenEmbeddings
+    from ragas_compat.probe.stubs.embeddings import FrozenEmbeddings
 
     model = FrozenEmbeddings({"a": [1, 0], "b": [0, 1]})
     assert model.embed_query("a") == [1.0, 0.0]

@@ -15,9 +15,9 @@ import pytest
 from pydantic import ValidationError
 
 from ragas_compat.metrics.registry import metric
-from ragas_compat.probe.probe_prompt_book import PromptBook, StubMismatch
-from ragas_compat.probe.probe_scoring import resolve_collections_class, run_collections_target
-from ragas_compat.probe.probe_targets import COLLECTIONS_TARGETS, TARGETS_BY_NAME
+from ragas_compat.probe.judge.prompt_book import PromptBook, StubMismatch
+from ragas_compat.probe.scoring import resolve_collections_class, run_collections_target
+from ragas_compat.probe.targets import COLLECTIONS_TARGETS, TARGETS_BY_NAME
 from ragas_compat.runner import run_probe
 
 
@@ -31,7 +31,7 @@ def _cp_prompt(question: str, context: str, answer: str) -> str:
 def _judge(verdicts: dict[str, object]):
     from ragas.metrics.collections.context_precision.util import ContextPrecisionPrompt
 
-    from ragas_compat.probe.probe_collections_stub import FrozenInstructorJudge
+    from ragas_compat.probe.stubs.collections_llm import FrozenInstructorJudge
 
     book = PromptBook()
     for context, verdict in verdicts.items():
@@ -226,7 +226,7 @@ def test_a_ragas_without_the_collections_api_gives_unavailable_results(tmp_path:
 
 
 def test_result_records_follow_the_protocol(results):
-    from ragas_compat.probe.probe_protocol import ProbeResult
+    from ragas_compat.probe.protocol import ProbeResult
 
     for key, r in results.items():
         assert set(r) == ProbeResult.__required_keys__, key  # the legacy-only keys are absent

@@ -14,9 +14,9 @@ os.environ.setdefault("RAGAS_DO_NOT_TRACK", "true")  # before Ragas is imported 
 import pytest
 
 from ragas_compat.cases import load_cases, load_default_suite
-from ragas_compat.probe.probe_judge_scripts import LEGACY_PROMPTS
-from ragas_compat.probe.probe_judge_scripts_criteria import votes_script
-from ragas_compat.probe.probe_prompt_book import INPUT_MARKER, OUTPUT_SUFFIX, PromptBook, StubMismatch
+from ragas_compat.probe.judge.criteria import votes_script
+from ragas_compat.probe.judge.prompt_book import INPUT_MARKER, OUTPUT_SUFFIX, PromptBook, StubMismatch
+from ragas_compat.probe.judge.scripts import LEGACY_PROMPTS
 from ragas_compat.runner import run_probe
 from ragas_compat.values import RagasError, decode_ragas_value
 
@@ -141,7 +141,7 @@ def test_a_plain_reply_serves_n_identical_generations_as_before():
 def test_a_ragas_that_asked_for_strictness_generations_would_get_the_majority():
     from ragas.metrics._aspect_critic import AspectCritic, AspectCriticInput
 
-    from ragas_compat.probe.probe_legacy_stub import FrozenJudgeLLM
+    from ragas_compat.probe.stubs.legacy_llm import FrozenJudgeLLM
 
     book = PromptBook()
     critic = AspectCritic(name="c", definition="Is it right?", strictness=3, llm=FrozenJudgeLLM(book))
@@ -166,8 +166,8 @@ class Recorder:
 def test_legacy_instance_rubrics_folds_the_contexts_into_the_question():
     from types import SimpleNamespace
 
-    from ragas_compat.probe.probe_judge_scripts import COLLECTIONS_PROMPTS
-    from ragas_compat.probe.probe_judge_scripts_criteria import rubrics_script
+    from ragas_compat.probe.judge.criteria import rubrics_script
+    from ragas_compat.probe.judge.scripts import COLLECTIONS_PROMPTS
 
     prompt = SimpleNamespace(instruction="i")
     metric = SimpleNamespace(single_turn_prompt=prompt, scoring_prompt=prompt)

@@ -30,8 +30,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 from pydantic import BaseModel
 
-from ragas_compat.probe import probe_judge_scripts as scripts
-from ragas_compat.probe.probe_dialects import (
+from ragas_compat.probe.judge import scripts as scripts
+from ragas_compat.probe.judge.criteria import folded_questions, votes_script
+from ragas_compat.probe.judge.dialects import (
     AliasedPrompts,
     DialectBook,
     FunctionPrompts,
@@ -41,9 +42,8 @@ from ragas_compat.probe.probe_dialects import (
     prompts_for,
     reply_like_example,
 )
-from ragas_compat.probe.probe_judge_scripts_criteria import folded_questions, votes_script
-from ragas_compat.probe.probe_prompt_book import FORMAT_FIX_KIND, PromptBook, StubMismatch
-from ragas_compat.probe.probe_prompt_layouts import (
+from ragas_compat.probe.judge.prompt_book import FORMAT_FIX_KIND, PromptBook, StubMismatch
+from ragas_compat.probe.judge.prompt_layouts import (
     CURRENT,
     CURRENT_CAPITALISED,
     EARLY_0_2,
@@ -51,8 +51,8 @@ from ragas_compat.probe.probe_prompt_layouts import (
     LayoutMismatch,
     split_layout,
 )
-from ragas_compat.probe.probe_protocol import API_COLLECTIONS, API_LEGACY
-from ragas_compat.probe.probe_rating_scripts import rating_script
+from ragas_compat.probe.judge.ratings import rating_script
+from ragas_compat.probe.protocol import API_COLLECTIONS, API_LEGACY
 
 CP_INSTRUCTION = ('Given question, answer and context verify if the context was useful in arriving at the given '
                   'answer. Give verdict as "1" if useful and "0" if not with json output.')
@@ -485,7 +485,7 @@ def test_a_rubric_the_class_renders_itself_is_filled_from_the_instance():
         response: str
         rubrics: dict[str, str]
 
-    from ragas_compat.probe.probe_judge_scripts_criteria import rubrics_script
+    from ragas_compat.probe.judge.criteria import rubrics_script
 
     rubric = {"score1_description": "bad", "score2_description": "good"}
     metric = SimpleNamespace(single_turn_scoring_prompt=prompt(CRITIC_INSTRUCTION, RubricInput, ScoreOutput),
@@ -535,7 +535,7 @@ def test_0_1_faithfulness_is_driven_with_replies_shaped_as_its_examples():
 
 
 def test_0_1_answer_relevancy_is_asked_on_the_answer_and_the_joined_contexts():
-    from ragas_compat.probe.probe_answer_scripts import QUESTION_GENERATION, answer_relevancy_script
+    from ragas_compat.probe.judge.answers import QUESTION_GENERATION, answer_relevancy_script
 
     instruction = "Generate a question for the given answer and identify if answer is noncommittal."
     metric = SimpleNamespace(strictness=3, question_generation=prompt_0_1(

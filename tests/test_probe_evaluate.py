@@ -16,8 +16,8 @@ import pytest
 from ragas_compat.cases import load_default_suite
 from ragas_compat.compare.audit import build_audit
 from ragas_compat.compare.expectations import Expectations
-from ragas_compat.probe.probe_evaluate import METRIC_SETS, evaluation_groups
-from ragas_compat.probe.probe_targets import LEGACY_TARGETS
+from ragas_compat.probe.evaluate import METRIC_SETS, evaluation_groups
+from ragas_compat.probe.targets import LEGACY_TARGETS
 from ragas_compat.runner import run_probe
 from ragas_compat.values import decode_ragas_value
 

@@ -91,12 +91,8 @@ def _fake_ragas(tmp_path: Path) -> str:
 
 
 def test_an_error_the_probes_own_code_raised_is_marked_as_the_harnesss():
-    import sys
-
-    from ragas_compat.runner import PROBE_DIR
-
-    sys.path.insert(0, str(PROBE_DIR))
-    import probe_scoring
+    from ragas_compat.probe import scoring as probe_scoring
+    from ragas_compat.probe.protocol import PROBE_DIR
 
     def raise_from(filename: str) -> BaseException:
         try:
@@ -105,7 +101,9 @@ def test_an_error_the_probes_own_code_raised_is_marked_as_the_harnesss():
             return exc
         raise AssertionError("did not raise")
 
-    assert probe_scoring.raised_by_probe(raise_from(str(PROBE_DIR / "probe_judge_scripts.py")))
+    assert probe_scoring.raised_by_probe(raise_from(f"{PROBE_DIR}/judge/scripts.py"))
+    assert probe_scoring.raised_by_probe(raise_from(f"{PROBE_DIR}/scoring.py"))
+    assert not probe_scoring.raised_by_probe(raise_from(f"{PROBE_DIR}-other/scoring.py"))
     assert not probe_scoring.raised_by_probe(raise_from("/site-packages/ragas/metrics/_faithfulness.py"))
 
 

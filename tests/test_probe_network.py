@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from ragas_compat.runner import PROBE_SCRIPT, run_probe
+from ragas_compat.runner import run_probe
 
 DEFAULT_SUITE = Path(__file__).resolve().parents[1] / "harness" / "cases" / "suites" / "default.json"
 JUDGED_TARGETS = {  # a configured class is its own target
@@ -141,10 +141,9 @@ def test_guard_catches_a_real_connection_attempt():
 
 
 def test_guard_blocks_every_patched_entry_point():
-    script = textwrap.dedent(f"""
+    script = textwrap.dedent("""
         import json, socket, sys
-        sys.path.insert(0, {str(PROBE_SCRIPT.parent)!r})
-        import probe_network_guard
+        from ragas_compat.probe import network_guard as probe_network_guard
         attempts = []
         probe_network_guard.install(attempts)
         calls = [lambda: socket.create_connection(("127.0.0.1", 9)),
@@ -157,7 +156,7 @@ def test_guard_blocks_every_patched_entry_point():
                 call()
             except probe_network_guard.NetworkBlocked:
                 blocked += 1
-        print(json.dumps({{"blocked": blocked, "calls": [a["call"] for a in attempts]}}))
+        print(json.dumps({"blocked": blocked, "calls": [a["call"] for a in attempts]}))
     """)
     proc = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60)
     assert proc.returncode == 0, proc.stderr

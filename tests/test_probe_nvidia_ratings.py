@@ -10,8 +10,8 @@ import math
 import pytest
 from bundled_probe import bundled_values
 
-from ragas_compat.probe.probe_prompt_book import PromptBook, StubMismatch
-from ragas_compat.probe.probe_rating_scripts import reply_text
+from ragas_compat.probe.judge.prompt_book import PromptBook, StubMismatch
+from ragas_compat.probe.judge.ratings import reply_text
 from ragas_compat.values import RagasError
 
 CLASSES = ("AnswerAccuracy", "ContextRelevance", "ResponseGroundedness")

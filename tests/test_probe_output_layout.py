@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 
 from ragas_compat.errors import RagasUnavailable
-from ragas_compat.probe.probe_protocol import RESULTS_LINE
-from ragas_compat.runner import PROBE_DIR, _read_output, _read_output_streamed
+from ragas_compat.probe.protocol import RESULTS_LINE
+from ragas_compat.runner import _read_output, _read_output_streamed
 
 DOCUMENT = {
     "probe_format": 2,
@@ -29,12 +29,11 @@ DOCUMENT = {
 
 
 def probe_wrote(document: dict, path: Path) -> None:
-    """``document`` written by the probe's own writer (run_probe.write, in a subprocess as the probe)."""
+    """``document`` written by the probe's own writer (its ``__main__.write``, in a subprocess as the probe)."""
     script = textwrap.dedent(f"""
         import json, sys
-        sys.path.insert(0, {str(PROBE_DIR)!r})
-        import run_probe
-        run_probe.write(json.loads(sys.stdin.read()), {str(path)!r})
+        from ragas_compat.probe.__main__ import write
+        write(json.loads(sys.stdin.read()), {str(path)!r})
     """)
     subprocess.run([sys.executable, "-c", script], input=json.dumps(document), text=True, check=True, timeout=60)
 

@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from ragas_compat.probe.probe_prompt_book import INPUT_MARKER, OUTPUT_SUFFIX, PromptBook, StubMismatch
+from ragas_compat.probe.judge.prompt_book import INPUT_MARKER, OUTPUT_SUFFIX, PromptBook, StubMismatch
 
 CP_INSTRUCTION = "Given question, answer and context verify if the context was useful."
 NLI_INSTRUCTION = "Your task is to judge the faithfulness of a series of statements."

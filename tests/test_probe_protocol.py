@@ -1,5 +1,5 @@
-"""The probe's protocol (harness/probe/probe_protocol.py): score encoding, documents, exit codes, and
-that both sides of the subprocess boundary use it (no Ragas needed)."""
+"""The probe's protocol (harness/probe/protocol.py): the launch, score encoding, documents, exit codes,
+and that both sides of the subprocess boundary use it (no Ragas needed)."""
 
 from __future__ import annotations
 
@@ -15,8 +15,10 @@ from pathlib import Path
 
 import pytest
 
-from ragas_compat.probe import probe_protocol as protocol
-from ragas_compat.probe.probe_protocol import (
+from ragas_compat.probe import protocol
+from ragas_compat.probe.protocol import (
+    ENTRY_LOCATE,
+    ENTRY_PROBE,
     EXIT_BAD_REQUEST,
     EXIT_OK,
     EXIT_RAGAS_IMPORT,
@@ -26,8 +28,8 @@ from ragas_compat.probe.probe_protocol import (
     encode_float,
     encode_score,
     error_record,
+    probe_command,
 )
-from ragas_compat.runner import PROBE_SCRIPT
 from ragas_compat.values import RagasError, decode_ragas_value, encode_ragas_value
 
 PROBE_DIR = Path(protocol.__file__).resolve().parent
@@ -109,7 +111,7 @@ def test_there_is_one_nan_and_infinity_encoder():
     Markdown cell is not an encoding of infinities)."""
     spelled = {str(path.relative_to(HARNESS_DIR)) for path in HARNESS_DIR.rglob("*.py")
                for text, _ in _string_literals(path) if text in ("Infinity", "-Infinity")}
-    assert spelled == {"probe/probe_protocol.py"}  # its encoder, and the decoder's table
+    assert spelled == {"probe/protocol.py"}  # its encoder, and the decoder's table
 
 
 def test_new_result_has_exactly_the_required_keys_in_output_order():
@@ -130,23 +132,54 @@ def test_target_names_and_exit_codes():
 def test_the_probe_exits_with_the_protocol_s_bad_request_code(tmp_path: Path):
     request = tmp_path / "request.json"
     request.write_text('{"cases": "not a list"}', encoding="utf-8")
-    proc = subprocess.run([sys.executable, str(PROBE_SCRIPT), str(request)], capture_output=True, text=True,
+    proc = subprocess.run(probe_command(sys.executable, ENTRY_PROBE, str(request)), capture_output=True, text=True,
                           timeout=60)
     assert proc.returncode == EXIT_BAD_REQUEST and "must be an object with a 'cases' list" in proc.stderr
 
 
+SHADOW = "raise SystemExit('shadowed: ' + __name__)\n"
+
+
+def test_nothing_of_the_environment_or_the_working_folder_shadows_the_probe_or_is_shadowed(tmp_path: Path):
+    """The probe runs as ``ragas_compat_probe`` and adds nothing to sys.path: a module in the working
+    folder (``json``, which the probe imports; ``protocol``, ``targets``: names of its modules) is not
+    imported, nor is a module on PYTHONPATH named like one of the probe's (its imports are relative)."""
+    cwd, elsewhere = tmp_path / "cwd", tmp_path / "pythonpath"
+    for folder in (cwd, elsewhere):
+        folder.mkdir()
+        for name in ("json", "protocol", "targets", "workers", "locate", "network_guard"):
+            (folder / f"{name}.py").write_text(SHADOW if name != "json" or folder == cwd else "", encoding="utf-8")
+    (elsewhere / "json.py").unlink()  # PYTHONPATH legitimately comes before the standard library
+    request = cwd / "request.json"
+    request.write_text('{"cases": "not a list"}', encoding="utf-8")
+    env = {"PATH": "/usr/bin:/bin", "PYTHONPATH": str(elsewhere)}
+    proc = subprocess.run(probe_command(sys.executable, ENTRY_PROBE, str(request)), capture_output=True,
+                          text=True, timeout=60, cwd=cwd, env=env)
+    assert proc.returncode == EXIT_BAD_REQUEST and "must be an object with a 'cases' list" in proc.stderr, proc.stderr
+    located = subprocess.run(probe_command(sys.executable, ENTRY_LOCATE), capture_output=True, text=True,
+                             timeout=60, cwd=cwd, env=env)
+    assert located.returncode == 0 and json.loads(located.stdout)["python_version"], located.stderr
+
+
 PROBE_SIDE_IMPORTS = textwrap.dedent("""
-    import sys
-    sys.path.insert(0, sys.argv[1])  # as when run_probe.py runs: the probe folder on sys.path
-    import probe_protocol, probe_targets, probe_scoring, probe_evaluate, probe_selftest_targets
-    assert probe_scoring.encode_score is probe_protocol.encode_score
-    assert len(probe_targets.TARGETS) == len(probe_targets.TARGETS_BY_NAME) >= 17  # one name per target
+    import importlib, importlib.util, os, sys
+    folder = sys.argv[1]  # loaded as the probe's bootstrap loads it: under its own name, nothing on sys.path
+    spec = importlib.util.spec_from_file_location("ragas_compat_probe", os.path.join(folder, "__init__.py"),
+                                                  submodule_search_locations=[folder])
+    package = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = package
+    spec.loader.exec_module(package)
+    for name in ("protocol", "targets", "scoring", "evaluate", "selftest", "workers", "locate", "network_guard",
+                 "judge.scripts", "judge.criteria", "judge.ratings", "judge.answers", "judge.dialects"):
+        importlib.import_module("ragas_compat_probe." + name)
+    scoring, protocol = sys.modules["ragas_compat_probe.scoring"], sys.modules["ragas_compat_probe.protocol"]
+    assert scoring.encode_score is protocol.encode_score
     loaded = sorted(m for m in sys.modules if m.split(".")[0] in ("harness", "ragas_compat", "ragas"))
     print(loaded)
 """)
 
 
-def test_the_probe_modules_import_as_scripts_without_harness_or_ragas():
+def test_the_probe_modules_import_under_the_probe_s_own_name_without_harness_or_ragas():
     proc = subprocess.run([sys.executable, "-I", "-c", PROBE_SIDE_IMPORTS, str(PROBE_DIR)],
                           capture_output=True, text=True, timeout=60)
     assert proc.returncode == 0, proc.stderr
@@ -158,16 +191,27 @@ THIRD_PARTY_FOR_THE_JUDGES = {"ragas", "langchain_core", "pydantic",  # the stub
                               "openai", "httpx"}  # its collections judge client (both Ragas dependencies)
 
 
-@pytest.mark.parametrize("path", sorted(PROBE_DIR.glob("*.py")), ids=lambda p: p.name)
+PROBE_FILES = sorted(PROBE_DIR.rglob("*.py"))
+
+
+@pytest.mark.parametrize("path", PROBE_FILES, ids=lambda p: str(p.relative_to(PROBE_DIR)))
 def test_probe_modules_import_only_the_standard_library_ragas_and_each_other(path: Path):
-    siblings = {p.stem for p in PROBE_DIR.glob("*.py")}
-    allowed = set(sys.stdlib_module_names) | THIRD_PARTY_FOR_THE_JUDGES | siblings
+    """Absolute imports name the standard library or Ragas (and its dependencies) only; the probe's own
+    modules are reached by relative imports that stay inside the package; no dual-import fallback."""
+    depth = len(path.relative_to(PROBE_DIR).parts) - 1  # 0: a module of the package itself
+    allowed = set(sys.stdlib_module_names) | THIRD_PARTY_FOR_THE_JUDGES
     for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
         if isinstance(node, ast.Import):
             names = [alias.name for alias in node.names]
         elif isinstance(node, ast.ImportFrom):
-            assert node.level in (0, 1), f"{path.name}:{node.lineno}: import from outside harness/probe"
+            assert node.level <= depth + 1, f"{path.name}:{node.lineno}: import from outside harness/probe"
             names = [node.module or ""] if node.level == 0 else []
+        elif isinstance(node, ast.Try):
+            caught = {ast.unparse(h.type) for h in node.handlers if h.type is not None}
+            imports_probe = any(isinstance(n, ast.ImportFrom) and n.level for n in node.body)
+            assert not (imports_probe and caught & {"ImportError", "ModuleNotFoundError"}), (
+                f"{path.name}:{node.lineno}: a fallback import of the probe's own modules")
+            continue
         else:
             continue
         for name in names:

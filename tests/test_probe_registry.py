@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from ragas_compat.cases import load_default_suite
 from ragas_compat.metrics.registry import all_metrics
-from ragas_compat.probe.probe_targets import LEGACY_TARGETS
+from ragas_compat.probe.targets import LEGACY_TARGETS
 from ragas_compat.vocabulary import Api
 
 METRICS = all_metrics()

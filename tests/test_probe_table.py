@@ -12,12 +12,12 @@ from types import SimpleNamespace
 import pytest
 
 from ragas_compat.cases import load_default_suite
-from ragas_compat.probe import probe_judge_scripts as scripts
-from ragas_compat.probe.probe_answer_scripts import ATTRIBUTES as ANSWER_ATTRIBUTES
-from ragas_compat.probe.probe_judge_scripts import COLLECTIONS_PROMPTS, LEGACY_PROMPTS, PROMPT_KINDS
-from ragas_compat.probe.probe_judge_scripts_criteria import PROMPTS as CRITERIA_PROMPTS
-from ragas_compat.probe.probe_rating_scripts import RATING_PROMPTS
-from ragas_compat.probe.probe_targets import (
+from ragas_compat.probe.judge import scripts as scripts
+from ragas_compat.probe.judge.answers import ATTRIBUTES as ANSWER_ATTRIBUTES
+from ragas_compat.probe.judge.criteria import PROMPTS as CRITERIA_PROMPTS
+from ragas_compat.probe.judge.ratings import RATING_PROMPTS
+from ragas_compat.probe.judge.scripts import COLLECTIONS_PROMPTS, LEGACY_PROMPTS, PROMPT_KINDS
+from ragas_compat.probe.targets import (
     COLLECTIONS_TARGETS,
     LEGACY_TARGETS,
     TARGET_ROWS,
@@ -219,8 +219,8 @@ NO_RAGAS = textwrap.dedent("""
             return None
 
     sys.meta_path.insert(0, BlockRagas())
-    from ragas_compat.probe.probe_targets import targets_by_metric
-    import ragas_compat.runner, ragas_compat.values, ragas_compat.probe.probe_evaluate, ragas_compat.probe.probe_scoring
+    from ragas_compat.probe.targets import targets_by_metric
+    import ragas_compat.runner, ragas_compat.values, ragas_compat.probe.evaluate, ragas_compat.probe.scoring
 
     table = targets_by_metric()
     assert table["faithfulness"] == ("legacy:Faithfulness", "collections:Faithfulness"), table

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from ragas_compat.probe.probe_targets import LEGACY_TARGETS
+from ragas_compat.probe.targets import LEGACY_TARGETS
 from ragas_compat.runner import run_probe
 
 
@@ -169,7 +169,7 @@ def test_targets_run_only_when_their_inputs_are_present(results):
 
 
 def test_result_records_follow_the_protocol(results):
-    from ragas_compat.probe.probe_protocol import ProbeResult
+    from ragas_compat.probe.protocol import ProbeResult
 
     for key, r in results.items():
         assert ProbeResult.__required_keys__ <= set(r) <= ProbeResult.__required_keys__ | ProbeResult.__optional_keys__, key

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import ClassVar
 
-from ragas_compat.probe.probe_scoring import ROW_NAMES_0_1, adapt_inputs, declared_columns, row_fields
+from ragas_compat.probe.scoring import ROW_NAMES_0_1, adapt_inputs, declared_columns, row_fields
 
 INPUTS = {"user_input": "q", "retrieved_contexts": ["c"], "reference": "r", "retrieved_context_ids": ["d1"]}
 

@@ -1,20 +1,17 @@
-"""Scoring in forked workers (harness/probe/probe_workers.py) and a probe started ahead of its
+"""Scoring in forked workers (harness/probe/workers.py) and a probe started ahead of its
 request (ragas_compat.runner.StartedProbe): the same output as one process, progress, failures named."""
 
 from __future__ import annotations
 
 import os
-import sys
 from pathlib import Path
 
 import pytest
 
 from ragas_compat.cases import load_default_suite
-from ragas_compat.probe.probe_protocol import LOCATED_FILE
-from ragas_compat.runner import PROBE_DIR, StartedProbe, run_probe
-
-sys.path.insert(0, str(PROBE_DIR))  # the probe's modules import each other by bare name
-import probe_workers
+from ragas_compat.probe import workers as probe_workers
+from ragas_compat.probe.protocol import LOCATED_FILE
+from ragas_compat.runner import StartedProbe, run_probe
 
 ID_TARGETS = ["legacy:IDBasedContextPrecision", "legacy:IDBasedContextRecall"]
 

@@ -19,6 +19,7 @@ from ragas_compat.cli import app
 from ragas_compat.errors import ExitCode, HarnessInputError
 from ragas_compat.pin.manifest import load_manifest
 from ragas_compat.pin.sources import PythonUnusable, resolve_installed
+from ragas_compat.probe.protocol import ENTRY_LOCATE
 from ragas_compat.runner import _environment, check_timeout, resolve_executable, run_in_own_group, run_probe
 
 ID_CASE = [{"id": "c", "category": "edge", "user_input": "q", "reference": "r", "response": "a",
@@ -54,12 +55,12 @@ def wait_dead(pids: list[int], within: float = 5.0) -> float:
 def fake_python(folder: Path, *, ignore_term: bool = False, then: str = "sleep 300",
                 locate: str = "exec {python} \"$@\"") -> Path:
     """A "python" that forks a grandchild which sleeps, records "<grandchild> <itself> <cwd>" in
-    folder/pids/<its pid>, then runs ``then``. Run on probe_locate.py (locating Ragas) it does ``locate``."""
+    folder/pids/<its pid>, then runs ``then``. Run on the probe's locate entry (locating Ragas) it does ``locate``."""
     (folder / "pids").mkdir(exist_ok=True)
     script = folder / "fake-python"
     script.write_text("#!/bin/sh\n"
                       + ("trap '' TERM INT\n" if ignore_term else "")
-                      + f'if [ "${{1##*/}}" = "probe_locate.py" ]; then {locate.format(python=sys.executable)}; fi\n'
+                      + f'if [ "$4" = "{ENTRY_LOCATE}" ]; then {locate.format(python=sys.executable)}; fi\n'
                       + "sleep 300 &\n"
                       + f'echo "$! $$ $(pwd)" > "{folder}/pids/$$.tmp" && mv "{folder}/pids/$$.tmp" "{folder}/pids/$$"\n'
                       + f"{then}\n")

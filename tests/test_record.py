@@ -290,12 +290,10 @@ def test_a_recording_killed_with_sigkill_resumes_to_the_same_file(recorded, serv
 
 
 def test_the_recording_probe_ends_when_the_command_is_killed():
-    """record_probe.exit_with_parent: a probe whose parent died (SIGKILL) exits instead of asking the judge
+    """The recording probe's exit_with_parent: a probe whose parent died (SIGKILL) exits instead of asking the judge
     on (here it would sleep 120 s)."""
-    from ragas_compat.runner import PROBE_DIR
-
-    grandchild = (f"import sys; sys.path.insert(0, {str(PROBE_DIR)!r}); import record_probe, time; "
-                  "record_probe.exit_with_parent(0.05); print('watching', flush=True); time.sleep(120)")
+    grandchild = ("import time; from ragas_compat.probe.record.__main__ import exit_with_parent; "
+                  "exit_with_parent(0.05); print('watching', flush=True); time.sleep(120)")
     parent = subprocess.Popen([sys.executable, "-c", "import subprocess, sys; p = subprocess.Popen([sys.executable, "
                                f"'-c', {grandchild!r}]); print(p.pid, flush=True); p.wait()"],
                               stdout=subprocess.PIPE, text=True)

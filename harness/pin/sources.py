@@ -34,7 +34,8 @@ from packaging.version import InvalidVersion, Version
 from ragas_compat.errors import HarnessInputError, RagasUnavailable
 from ragas_compat.pin.blobs import blob_ids_under
 from ragas_compat.pin.manifest import Constraint, PinManifest, load_manifest
-from ragas_compat.runner import PROBE_DIR, check_timeout, resolve_executable, run_in_own_group
+from ragas_compat.probe.protocol import ENTRY_LOCATE, probe_command
+from ragas_compat.runner import check_timeout, resolve_executable, run_in_own_group
 
 if TYPE_CHECKING:  # GitPython is imported only where a checkout or a clone is involved
     import git
@@ -196,9 +197,6 @@ def _pin_clause(audited_vs_pin: dict) -> str:
 
 # ---------------------------------------------------------------- installed
 
-LOCATE_SCRIPT: Path = PROBE_DIR / "probe_locate.py"  # run by file path; standard library only
-
-
 def locate_installed(python: str = sys.executable, distributions: tuple[str, ...] = (),
                      *, timeout: float = 60.0) -> dict:
     """Ask ``python`` (a subprocess in its own process group, killed with its children after
@@ -207,7 +205,7 @@ def locate_installed(python: str = sys.executable, distributions: tuple[str, ...
     run, fails, times out or answers something else than the expected JSON."""
     timeout = check_timeout(timeout)
     try:
-        completed = run_in_own_group([resolve_executable(python), str(LOCATE_SCRIPT), *distributions],
+        completed = run_in_own_group(probe_command(resolve_executable(python), ENTRY_LOCATE, *distributions),
                                      timeout=timeout)
     except OSError as exc:
         raise PythonUnusable(f"cannot run Python {python!r} to locate Ragas: {exc.strerror or exc}") from None

@@ -1,16 +1,17 @@
 """The Ragas probe: run Ragas's own metric classes on frozen verdicts; write one JSON document.
 
-Usage: ``python run_probe.py [--wait] REQUEST.json`` (run by file path, not ``-m``). With ``--wait``
+Usage: ``ragas_compat_probe [--wait] REQUEST.json`` (``protocol.probe_command(python, ENTRY_PROBE, ...)``:
+the package run as ``__main__`` under its own name). With ``--wait``
 the probe starts ahead of its request: it writes ``located.json`` (where Ragas is, from
-``probe_locate.py``) beside REQUEST.json, imports Ragas, then waits for REQUEST.json to appear
+``locate``) beside REQUEST.json, imports Ragas, then waits for REQUEST.json to appear
 (while the host that started it is alive).
 REQUEST: ``{"cases": [raw case dicts], "targets": null | ["legacy:ClassName",
 "collections:ClassName", ...], "output": "result.json"}``; without "output" the result goes to
 stdout. ``targets`` null runs every legacy and every collections target whose inputs a case has.
 Optional ``"evaluate": true | {settings}`` also runs Ragas's ``evaluate()``/``aevaluate()`` on
-the whole suite (``probe_evaluate.py``; with a ``targets`` list, only the legacy targets it
+the whole suite (``evaluate``; with a ``targets`` list, only the legacy targets it
 names) and adds an ``"evaluate"`` section to the output.
-Optional ``"workers": N`` forks N-1 more processes after the import (``probe_workers.py``); the
+Optional ``"workers": N`` forks N-1 more processes after the import (``workers``); the
 cases and the evaluation runs are dealt among them and the output is the same as with one.
 Optional ``"next_request": PATH`` chains requests: once this request's output is written, the
 same process waits for PATH (while the host is alive) and serves it with the Ragas it has imported;
@@ -22,10 +23,10 @@ Depends only on the standard library and Ragas, so it runs in any virtualenv or 
 Ragas checkout on PYTHONPATH. Before Ragas is imported it sets RAGAS_DO_NOT_TRACK=true and
 installs a guard that blocks and records every network attempt.
 
-Exit status (``probe_protocol``): 0 results written (per-result errors included); 2 bad request
+Exit status (``protocol``): 0 results written (per-result errors included); 2 bad request
 (stderr says why); 3 Ragas could not be imported (output written, ``ragas.import_error`` set).
 The request and output documents are ``ProbeRequest`` and ``ProbeOutput`` there; the targets
-are the one table of ``probe_targets``.
+are those of ``targets``.
 """
 
 from __future__ import annotations
@@ -47,9 +48,9 @@ import time
 import typing as t
 import warnings
 
-import probe_network_guard
-from probe_locate import locate_ragas
-from probe_protocol import (
+from . import network_guard
+from .locate import locate_ragas
+from .protocol import (
     EXIT_BAD_REQUEST,
     EXIT_OK,
     EXIT_RAGAS_IMPORT,
@@ -65,7 +66,7 @@ from probe_protocol import (
     ProbeResult,
     encode_warnings,
 )
-from probe_workers import WorkerFailed, run_forked, split
+from .workers import WorkerFailed, run_forked, split
 
 
 class BadRequest(Exception):
@@ -106,7 +107,7 @@ def progress_prefix(request_path: str) -> str:
 
 
 def write_located(request_path: str) -> None:
-    """``located.json`` beside the request: where Ragas is (probe_locate), written atomically."""
+    """``located.json`` beside the request: where Ragas is (``locate``), written atomically."""
     path = os.path.join(os.path.dirname(os.path.abspath(request_path)), LOCATED_FILE)
     with open(path + ".partial", "w", encoding="utf-8") as handle:
         json.dump(locate_ragas(), handle)
@@ -192,7 +193,7 @@ Pair = tuple[int, str]  # (case index, target name)
 
 def scored_pairs(cases: list[dict], targets: list[str] | None) -> list[Pair]:
     """Every (case, chosen target) to score, in output order: case by case, targets in table order."""
-    from probe_targets import TARGETS, TARGETS_BY_NAME
+    from .targets import TARGETS, TARGETS_BY_NAME
 
     chosen = [t.name for t in TARGETS] if targets is None else targets
     return [(i, name) for i, case in enumerate(cases) for name in chosen
@@ -210,9 +211,9 @@ def first_uses(pairs: list[Pair]) -> list[Pair]:
 async def run_pairs(cases: list[dict], pairs: list[Pair],
                     case_done: t.Callable[[], None] = lambda: None) -> list[ProbeResult]:
     """The result of each pair, in the given order (``case_done`` after the last pair of each case)."""
-    from probe_scoring import run_target
-    from probe_selftest_targets import run_selftest_target
-    from probe_targets import TARGETS_BY_NAME
+    from .scoring import run_target
+    from .selftest import run_selftest_target
+    from .targets import TARGETS_BY_NAME
 
     results = []
     for number, (i, name) in enumerate(pairs):
@@ -256,7 +257,7 @@ def score(document: ProbeOutput, request: ProbeRequest, attempts: list[dict], pr
     pairs = scored_pairs(cases, request.get("targets"))
     settings, runs = None, []
     if request.get("evaluate"):
-        from probe_evaluate import planned_runs, run_group
+        from .evaluate import planned_runs, run_group
 
         settings, runs = planned_runs(cases, request["evaluate"], request.get("targets"))
     warm = first_uses(pairs)
@@ -303,8 +304,8 @@ def score(document: ProbeOutput, request: ProbeRequest, attempts: list[dict], pr
 def check_targets(targets: list[str] | None) -> None:
     if targets is None:
         return
-    from probe_selftest_targets import SELFTEST_TARGETS
-    from probe_targets import TARGETS_BY_NAME
+    from .selftest import SELFTEST_TARGETS
+    from .targets import TARGETS_BY_NAME
 
     known = TARGETS_BY_NAME
     unknown = [t for t in targets if t not in known and t not in SELFTEST_TARGETS]
@@ -353,10 +354,10 @@ def main(argv: list[str]) -> int:
     faulthandler.enable()  # a hard crash still leaves a traceback on stderr
     host_pid = os.getppid()
     attempts: list[dict] = []
-    probe_network_guard.install(attempts)
+    network_guard.install(attempts)
     waiting = len(argv) == 3 and argv[1] == WAIT_FLAG
     if len(argv) != 2 and not waiting:
-        print(f"usage: run_probe.py [{WAIT_FLAG}] REQUEST.json", file=sys.stderr)
+        print(f"usage: ragas_compat_probe [{WAIT_FLAG}] REQUEST.json", file=sys.stderr)
         return EXIT_BAD_REQUEST
     request_path = argv[-1]
     document = new_document(attempts)
@@ -373,7 +374,7 @@ def main(argv: list[str]) -> int:
             request = read_request(request_path)
             check_targets(request.get("targets"))
             if request.get("evaluate"):
-                from probe_evaluate import BadEvaluateRequest, settings_from_request
+                from .evaluate import BadEvaluateRequest, settings_from_request
 
                 try:
                     settings_from_request(request["evaluate"])

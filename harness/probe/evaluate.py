@@ -1,7 +1,7 @@
 """Ragas's own ``evaluate()`` / ``aevaluate()`` on the whole suite, with scripted judges.
 
 One evaluation run per (metric set, API, group of cases): the legacy targets of the target
-table (``probe_targets``) are split into metric sets (``METRIC_SETS``: classes of one table row
+table (``targets``) are split into metric sets (``METRIC_SETS``: classes of one table row
 are aliases and share a metric name, and they cannot share a run, because ``evaluate()`` keys its
 scores by name); within a set, targets that apply to the same cases run together on exactly
 those cases, so no row is scored without frozen verdicts.
@@ -27,21 +27,10 @@ import time
 import typing as t
 import warnings
 
-try:
-    from .probe_prompt_book import PromptBook
-    from .probe_protocol import API_LEGACY, encode_score, encode_warnings
-    from .probe_scoring import constructor_options, frozen_embeddings, legacy_judge_class, resolve_legacy_class
-    from .probe_targets import TARGET_ROWS, TARGETS_BY_NAME, Target, TargetRow
-except ImportError:
-    from probe_prompt_book import PromptBook  # type: ignore[no-redef]
-    from probe_protocol import API_LEGACY, encode_score, encode_warnings  # type: ignore[no-redef]
-    from probe_scoring import (  # type: ignore[no-redef]
-        constructor_options,
-        frozen_embeddings,
-        legacy_judge_class,
-        resolve_legacy_class,
-    )
-    from probe_targets import TARGET_ROWS, TARGETS_BY_NAME, Target, TargetRow  # type: ignore[no-redef]
+from .judge.prompt_book import PromptBook
+from .protocol import API_LEGACY, encode_score, encode_warnings
+from .scoring import constructor_options, frozen_embeddings, legacy_judge_class, resolve_legacy_class
+from .targets import TARGET_ROWS, TARGETS_BY_NAME, Target, TargetRow
 
 
 def metric_sets(rows: tuple[TargetRow, ...]) -> tuple[tuple[str, tuple[str, ...]], ...]:

@@ -1,7 +1,7 @@
 """Where ``ragas`` would be imported from, and which distributions are installed, without importing it.
 
-Standard library only. Run by file path (``python probe_locate.py [DIST ...]``) it prints the answer
-as one JSON object; the probe (``run_probe.py --wait``) writes the same answer to ``located.json``
+Standard library only. Run as an entry module (``ragas_compat_probe.locate [DIST ...]``, ``protocol.probe_command``) it prints the answer
+as one JSON object; the probe (``--wait``) writes the same answer to ``located.json``
 before it imports Ragas, so the host can compare the installed files with the pin while Ragas loads.
 
 The answer: ``{"python_version", "found", "distributions": {name: version | null},

@@ -1,10 +1,13 @@
-"""The probe's protocol with the host (standard library only): what goes in, what comes out.
+"""The probe's protocol with the host (standard library only): how it is started, what goes in, what comes out.
 
-Shared by both sides of the subprocess boundary: the probe (``run_probe.py``, which imports this
-as ``probe_protocol`` with its own folder on sys.path) and the host (``ragas_compat.runner``,
-``ragas_compat.values``, which import ``ragas_compat.probe.probe_protocol``). Nothing here imports Ragas or
-anything of ``harness`` outside ``harness/probe/``.
+Shared by both sides of the subprocess boundary: the probe (the package ``ragas_compat_probe``, which
+imports this as ``ragas_compat_probe.protocol``) and the host (``ragas_compat.runner``,
+``ragas_compat.values``, which import ``ragas_compat.probe.protocol``: the one module of the probe the
+host may import). Nothing here imports Ragas or anything of the harness outside the probe.
 
+- the launch (:func:`probe_command`): the probe's folder is loaded as the package :data:`PACKAGE`
+  (a name no Ragas environment has) by a bootstrap that adds nothing to ``sys.path``, and an entry
+  module of it runs as ``__main__``;
 - the request (:class:`ProbeRequest`), one result record (:class:`ProbeResult`) and the whole
   output document (:class:`ProbeOutput`), at :data:`PROBE_FORMAT`, laid out with one result per
   line after :data:`RESULTS_LINE`;
@@ -24,26 +27,62 @@ from __future__ import annotations
 
 import math
 import numbers
+import os
 import typing as t
 from dataclasses import dataclass
+
+# -- the launch -----------------------------------------------------------------------------
+PACKAGE = "ragas_compat_probe"  # the probe's import name in the Ragas environment: nothing there can shadow it
+PROBE_DIR = os.path.dirname(os.path.abspath(__file__))  # the package's folder (harness/probe/)
+# entry modules (relative to PACKAGE; "" is the package itself, i.e. its __main__)
+ENTRY_PROBE = ""                    # score a request (``__main__``)
+ENTRY_RECORD = "record"             # record a live judge (``record/__main__``)
+ENTRY_LOCATE = "locate"             # where Ragas would be imported from, without importing it
+ENTRY_BENCHMARK = "bench.benchmark"  # the probe's cost per context vs a minimal stub loop
+ENTRY_STUB_LOOP = "bench.stub_loop"  # the minimal stub loop alone (fuzz throughput floor)
+
+# ``python -c BOOTSTRAP FOLDER ENTRY ARGS...``: drop the working folder ``-c`` puts first on sys.path
+# (unless safe_path already did), load FOLDER as the package PACKAGE, run PACKAGE[.ENTRY] as __main__
+# with ``sys.argv = [its file, *ARGS]``. Nothing is added to sys.path, so every other import (Ragas
+# and its dependencies) resolves exactly as in the environment; PYTHONPATH (a Ragas checkout's src/)
+# and the user's site-packages still apply. Python 3.9+.
+BOOTSTRAP = f"""import sys
+if not getattr(sys.flags, "safe_path", False):
+    del sys.path[0]
+import importlib.util, os, runpy
+folder, entry = sys.argv[1], sys.argv[2]
+spec = importlib.util.spec_from_file_location({PACKAGE!r}, os.path.join(folder, "__init__.py"),
+                                              submodule_search_locations=[folder])
+package = importlib.util.module_from_spec(spec)
+sys.modules[spec.name] = package
+spec.loader.exec_module(package)
+sys.argv = [sys.argv[0]] + sys.argv[3:]
+runpy.run_module(spec.name + ("." + entry if entry else ""), run_name="__main__", alter_sys=True)
+"""
+
+
+def probe_command(python: str, entry: str, *args: str, python_flags: t.Sequence[str] = ()) -> list[str]:
+    """The command line that runs the probe's ``entry`` module (an ``ENTRY_*``) under ``python``."""
+    return [python, *python_flags, "-c", BOOTSTRAP, PROBE_DIR, entry, *args]
+
 
 # 1: one indented JSON document; 2: the same document laid out with ``results`` last, opened by
 # RESULTS_LINE and followed by one compact result per line, so the host can read them one at a time.
 PROBE_FORMAT = 2
 RESULTS_LINE = ' "results": ['
 
-# -- exit codes of run_probe.py ------------------------------------------------------------
+# -- exit codes of the probe ---------------------------------------------------------------
 EXIT_OK = 0              # output written (per-result errors included)
 EXIT_BAD_REQUEST = 2     # the request was refused (stderr says why); no output
 EXIT_RAGAS_IMPORT = 3    # Ragas could not be imported; output written with ragas.import_error
 
 # -- starting ahead of the request ---------------------------------------------------------
-# ``run_probe.py --wait REQUEST.json``: write LOCATED_FILE (probe_locate's answer) beside REQUEST.json,
-# import Ragas, then wait for REQUEST.json to appear (the host writes it atomically), while the host
-# is alive. ``run_probe.py REQUEST.json``: the request is there already.
+# ``probe --wait REQUEST.json``: write LOCATED_FILE (``locate``'s answer) beside REQUEST.json, import
+# Ragas, then wait for REQUEST.json to appear (the host writes it atomically), while the host is
+# alive. ``probe REQUEST.json``: the request is there already.
 WAIT_FLAG = "--wait"
 LOCATED_FILE = "located.json"
-TELEMETRY_ENV = "RAGAS_COMPAT_TELEMETRY"  # "on": the probe leaves Ragas's telemetry on (run_probe.py reads it first)
+TELEMETRY_ENV = "RAGAS_COMPAT_TELEMETRY"  # "on": the probe leaves Ragas's telemetry on (the probe reads it first)
 IMPORTED_FILE = "imported.txt"  # written beside REQUEST.json once the import is over (watched by benchmarks)
 PROGRESS_PREFIX = "progress-"  # "<folder>/progress-<request>-<worker>.txt" holds "done total" (cases and
                                # evaluate runs); <request>: the request file's name without ".json"
@@ -100,7 +139,7 @@ class ProbeRequest(_ProbeRequestRequired, total=False):
 
     targets: list[str] | None  # None: every legacy and collections target whose inputs a case has
     output: str                # where to write the ProbeOutput; absent: stdout
-    evaluate: bool | dict[str, t.Any]  # also run Ragas's evaluate()/aevaluate() (probe_evaluate.py)
+    evaluate: bool | dict[str, t.Any]  # also run Ragas's evaluate()/aevaluate() (the probe's evaluate module)
     workers: int               # processes forked after the import to score the cases (default 1)
     next_request: str          # a chained request: after writing "output", wait for this file and serve it
 

@@ -10,7 +10,7 @@
   interface, the value is a ``TargetUnavailable`` error; when the class's prompts are not where
   the scripted judge looks, a ``TargetNotScripted`` error.
 
-The result records are ``ProbeResult`` (``probe_protocol``). Importing this module does not import
+The result records are ``ProbeResult`` (``protocol``). Importing this module does not import
 Ragas; running a target does, so set RAGAS_DO_NOT_TRACK before that.
 """
 
@@ -25,41 +25,26 @@ import types
 import typing as t
 import warnings
 
-try:
-    from .probe_prompt_book import PromptBook, StubMismatch
-    from .probe_protocol import (
-        API_COLLECTIONS,
-        API_LEGACY,
-        HARNESS_ORIGIN,
-        EncodedScore,
-        ProbeResult,
-        encode_score,
-        encode_warnings,
-        error_record,
-        jsonable,
-        new_result,
-    )
-    from .probe_targets import Target, TargetNotScripted, TargetUnavailable
-except ImportError:  # run_probe.py: the script's folder is on sys.path
-    from probe_prompt_book import PromptBook, StubMismatch  # type: ignore[no-redef]
-    from probe_protocol import (  # type: ignore[no-redef]
-        API_COLLECTIONS,
-        API_LEGACY,
-        HARNESS_ORIGIN,
-        EncodedScore,
-        ProbeResult,
-        encode_score,
-        encode_warnings,
-        error_record,
-        jsonable,
-        new_result,
-    )
-    from probe_targets import Target, TargetNotScripted, TargetUnavailable  # type: ignore[no-redef]
+from .judge.prompt_book import PromptBook, StubMismatch
+from .protocol import (
+    API_COLLECTIONS,
+    API_LEGACY,
+    HARNESS_ORIGIN,
+    EncodedScore,
+    ProbeResult,
+    encode_score,
+    encode_warnings,
+    error_record,
+    jsonable,
+    new_result,
+)
+from .targets import Target, TargetNotScripted, TargetUnavailable
 
 
 def _probe_module(name: str) -> types.ModuleType:
-    """A sibling probe module (e.g. a judge stub, which imports Ragas), imported on first use."""
-    return importlib.import_module(f".{name}", __package__) if __package__ else importlib.import_module(name)
+    """A probe module (e.g. a judge stub, which imports Ragas; ``name`` relative to the package), imported
+    on first use."""
+    return importlib.import_module(f"{__package__}.{name}")
 
 
 def _new_result(case: dict, target: Target) -> ProbeResult:
@@ -90,13 +75,14 @@ def _unavailable(exc: TargetUnavailable) -> EncodedScore:
 
 
 def raised_by_probe(exc: BaseException) -> bool:
-    """Was ``exc`` raised in a file of the probe's folder (the harness's code, not Ragas's)?"""
+    """Was ``exc`` raised in a file of the probe's package (the harness's code, not Ragas's)?"""
     tb = exc.__traceback__
     if tb is None:
         return False
     while tb.tb_next is not None:
         tb = tb.tb_next
-    return os.path.dirname(os.path.abspath(tb.tb_frame.f_code.co_filename)) == _PROBE_FOLDER
+    folder = os.path.dirname(os.path.abspath(tb.tb_frame.f_code.co_filename))
+    return folder == _PROBE_FOLDER or folder.startswith(_PROBE_FOLDER + os.sep)
 
 
 def _checked_value(value: EncodedScore, problems: list[str]) -> EncodedScore:
@@ -130,7 +116,7 @@ def locate_legacy_class(target: Target) -> tuple[type, bool]:
 
 def legacy_judge_class() -> type:
     """``FrozenJudgeLLM`` (imports Ragas)."""
-    return _probe_module("probe_legacy_stub").FrozenJudgeLLM
+    return _probe_module("stubs.legacy_llm").FrozenJudgeLLM
 
 
 def _single_turn_sample() -> type | None:
@@ -188,12 +174,12 @@ def declared_columns(metric: t.Any) -> list[str]:
 def frozen_embeddings(case: dict) -> t.Any:
     """The case's frozen embedding model (``embeddings``: text -> vector), content-keyed (imports Ragas):
     a modern ``BaseRagasEmbedding``, or - in a Ragas without that interface (0.1.x, 0.2.x) - a legacy
-    ``BaseRagasEmbeddings`` (``probe_embeddings_legacy``)."""
+    ``BaseRagasEmbeddings`` (``stubs.legacy_embeddings``)."""
     vectors = case.get("embeddings") or {}
     try:
-        return _probe_module("probe_embeddings_stub").FrozenEmbeddings(vectors)
+        return _probe_module("stubs.embeddings").FrozenEmbeddings(vectors)
     except ImportError:
-        return _probe_module("probe_embeddings_legacy").LegacyFrozenEmbeddings(vectors)
+        return _probe_module("stubs.legacy_embeddings").LegacyFrozenEmbeddings(vectors)
 
 
 def constructor_options(cls: type, options: dict) -> dict:
@@ -261,13 +247,13 @@ async def run_legacy_target(target: Target, case: dict) -> ProbeResult:
             if target.row.embeddings and target.needs_judge:
                 # as evaluate() does: AnswerCorrectness builds its AnswerSimilarity only in init(); scored
                 # without it, it raises "AnswerSimilarity must be set" (ragas#1336)
-                metric.init(_probe_module("probe_legacy_stub").NO_RETRY)
+                metric.init(_probe_module("stubs.legacy_llm").NO_RETRY)
             result["exported"] = exported
             result["required_columns"] = declared_columns(metric)
             try:
                 target.expect_prompts(metric, case, book)
             except AttributeError as exc:
-                # no prompt dialect (probe_dialects) reaches this class's prompts: the harness's limit
+                # no prompt dialect (``judge.dialects``) reaches this class's prompts: the harness's limit
                 raise TargetNotScripted(f"{cls.__qualname__} has no prompt interface the scripted judge "
                                         f"knows ({exc})") from None
             result["expected_prompts"] = book.expected_count
@@ -310,7 +296,7 @@ def resolve_collections_class(target: Target) -> type:
 def collections_judge_class() -> type:
     """``FrozenInstructorJudge`` (it needs Ragas's instructor LLM interface)."""
     try:
-        return _probe_module("probe_collections_stub").FrozenInstructorJudge
+        return _probe_module("stubs.collections_llm").FrozenInstructorJudge
     except ImportError as exc:
         raise TargetUnavailable(
             f"this Ragas has no instructor LLM interface (ragas.llms.base.InstructorBaseRagasLLM): {exc}"

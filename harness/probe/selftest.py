@@ -12,10 +12,7 @@ from __future__ import annotations
 import os
 import socket
 
-try:
-    from .probe_protocol import API_SELFTEST, ProbeResult, error_record, new_result, target_name
-except ImportError:
-    from probe_protocol import API_SELFTEST, ProbeResult, error_record, new_result, target_name  # type: ignore[no-redef]
+from .protocol import API_SELFTEST, ProbeResult, error_record, new_result, target_name
 
 SELFTEST_TARGETS = (target_name(API_SELFTEST, "connect"), target_name(API_SELFTEST, "abort"))
 

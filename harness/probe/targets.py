@@ -5,11 +5,11 @@ verdict key its judge replies come from (None: the classes need no LLM), the fie
 read (``SingleTurnSample`` fields on the legacy path, the keyword arguments of ``ascore`` on the
 collections path), when it applies to a case (its inputs are present), the legacy class name(s)
 and the private module they live in, the collections class name(s), and the judge script (in
-``probe_judge_scripts``, written once for both APIs).
+``judge``, written once for both APIs).
 
 Every :class:`Target` (``legacy:ClassName``, ``collections:ClassName``) is derived from a row, so
 both APIs of one metric read the same fields, apply to the same cases and ask the same prompts.
-The runners (``probe_scoring``) score a target: legacy through ``single_turn_ascore`` on a
+The runners (``scoring``) score a target: legacy through ``single_turn_ascore`` on a
 ``SingleTurnSample``, collections through ``ascore(**inputs)``.
 
 Verified at Ragas 0.4.3: the collections API has the four context-precision classes,
@@ -25,42 +25,23 @@ from __future__ import annotations
 import typing as t
 from dataclasses import dataclass
 
-try:
-    from .probe_answer_scripts import answer_correctness_script, answer_relevancy_script
-    from .probe_dialects import dialect_book, prompts_for
-    from .probe_judge_scripts import (
-        PROMPTS_BY_API,
-        PromptAdapter,
-        Script,
-        context_entity_recall_script,
-        context_precision_script,
-        context_recall_script,
-        factual_correctness_script,
-        faithfulness_script,
-        noise_sensitivity_script,
-    )
-    from .probe_judge_scripts_criteria import rubrics_script, votes_script
-    from .probe_prompt_book import PromptBook
-    from .probe_protocol import API_COLLECTIONS, API_LEGACY, target_name
-    from .probe_rating_scripts import rating_script
-except ImportError:  # run_probe.py: the script's folder is on sys.path
-    from probe_answer_scripts import answer_correctness_script, answer_relevancy_script  # type: ignore[no-redef]
-    from probe_dialects import dialect_book, prompts_for  # type: ignore[no-redef]
-    from probe_judge_scripts import (  # type: ignore[no-redef]
-        PROMPTS_BY_API,
-        PromptAdapter,
-        Script,
-        context_entity_recall_script,
-        context_precision_script,
-        context_recall_script,
-        factual_correctness_script,
-        faithfulness_script,
-        noise_sensitivity_script,
-    )
-    from probe_judge_scripts_criteria import rubrics_script, votes_script  # type: ignore[no-redef]
-    from probe_prompt_book import PromptBook  # type: ignore[no-redef]
-    from probe_protocol import API_COLLECTIONS, API_LEGACY, target_name  # type: ignore[no-redef]
-    from probe_rating_scripts import rating_script  # type: ignore[no-redef]
+from .judge.answers import answer_correctness_script, answer_relevancy_script
+from .judge.criteria import rubrics_script, votes_script
+from .judge.dialects import dialect_book, prompts_for
+from .judge.prompt_book import PromptBook
+from .judge.ratings import rating_script
+from .judge.scripts import (
+    PROMPTS_BY_API,
+    PromptAdapter,
+    Script,
+    context_entity_recall_script,
+    context_precision_script,
+    context_recall_script,
+    factual_correctness_script,
+    faithfulness_script,
+    noise_sensitivity_script,
+)
+from .protocol import API_COLLECTIONS, API_LEGACY, target_name
 
 COLLECTIONS_MODULE = "ragas.metrics.collections"
 
@@ -156,7 +137,7 @@ class Target:
 
     def expect_prompts(self, metric: t.Any, case: dict, book: PromptBook) -> None:
         """Script the judge of ``metric`` (an instance of this class) for ``case``, through the prompt
-        dialect the instance offers (``probe_dialects.prompts_for``)."""
+        dialect the instance offers (``judge.dialects.prompts_for``)."""
         if self.row.script is not None:
             adapter = prompts_for(self.api, metric)
             self.row.script(adapter, metric, case, dialect_book(adapter, book))

@@ -10,7 +10,7 @@ Ragas is never imported here: whatever touches Ragas runs in a subprocess of ``p
                      faithfulness`` (one metric, both APIs and evaluate()); and, without a target,
                      ``run`` / importing AUDIT_IMPORTS (what the audit's probe imports before it
                      can score every class: the floor this machine allows).
-2. probe overhead    harness/probe/probe_benchmark.py: probe ms per scored context / a minimal
+2. probe overhead    harness/probe/bench/benchmark.py: probe ms per scored context / a minimal
                      hand-written stub loop on the same Ragas class and verdicts (ratio of the
                      median round of each invocation; target <= 1.1).
 3. scaling           seconds per call of Ragas's legacy ``_calculate_average_precision`` and of the
@@ -44,11 +44,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ragas_compat.metrics.context_precision import context_precision_profile, ragas_float_average_precision
-from ragas_compat.runner import PROBE_DIR
+from ragas_compat.probe.protocol import ENTRY_BENCHMARK, probe_command
 from ragas_compat.tools.bench_rows import BenchRow, summarize
 from ragas_compat.tools.scale_bench import measure_scale
 
-PROBE_BENCHMARK = PROBE_DIR / "probe_benchmark.py"
 BENCH_FORMAT = 1
 RUN_TARGET, PROBE_TARGET, MATRIX_TARGET = 1.3, 1.1, 1.2
 RELEVANT_SHARE = 0.5  # share of relevant labels in the scaling benchmark's random label lists
@@ -185,7 +184,7 @@ def measure_run_vs_floor(repetitions: int, *, python: str = sys.executable, warm
 
 def measure_probe_overhead(invocations: int, *, cases: int, contexts: int, rounds: int,
                            python: str = sys.executable) -> BenchRow:
-    """harness/probe/probe_benchmark.py run ``invocations`` times (each: one Ragas import, probe and
+    """harness/probe/bench/benchmark.py run ``invocations`` times (each: one Ragas import, probe and
     minimal stub interleaved case by case for ``rounds`` rounds). Samples: probe ms per context
     (best round); baseline: minimal ms per context (best round); ratio: 1 + the median round's
     overhead of each invocation."""
@@ -193,14 +192,13 @@ def measure_probe_overhead(invocations: int, *, cases: int, contexts: int, round
     reports = []
     for _ in range(invocations):
         try:
-            _, proc = _timed([python, str(PROBE_BENCHMARK), "--cases", str(cases),
-                              "--contexts", str(contexts), "--rounds", str(rounds)],
-                             cwd=str(PROBE_BENCHMARK.parent))
+            _, proc = _timed(probe_command(python, ENTRY_BENCHMARK, "--cases", str(cases),
+                                           "--contexts", str(contexts), "--rounds", str(rounds)))
         except (subprocess.TimeoutExpired, OSError) as exc:
-            return BenchRow(row.id, row.measurement, reason=f"probe_benchmark.py: {exc}")
+            return BenchRow(row.id, row.measurement, reason=f"bench.benchmark: {exc}")
         if proc.returncode != 0:
             return BenchRow(row.id, row.measurement,
-                            reason=f"probe_benchmark.py exited {proc.returncode}: {_tail(proc.stderr)}")
+                            reason=f"bench.benchmark exited {proc.returncode}: {_tail(proc.stderr)}")
         report = json.loads(proc.stdout)
         reports.append(report)
         row.samples.append(report["probe_ms_per_context"])

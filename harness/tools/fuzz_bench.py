@@ -5,7 +5,7 @@ Usage: ``python -m ragas_compat.tools.fuzz_bench [--n 2000] [--seed 0] [--skip-f
 1. fuzz throughput: ``run_fuzz`` with 1 and with 2 workers on the same seed, every metric, then
    on the context-precision (LLM) targets only; wall seconds, scored contexts per second, the
    children's CPU seconds (``getrusage``), and the 2-vs-1 speed-up. Next to it, the minimal
-   hand-written stub loop of ``harness/probe/probe_benchmark.py`` (one Ragas import, a bare
+   hand-written stub loop of ``harness/probe/bench/benchmark.py`` (one Ragas import, a bare
    BaseRagasLLM popping replies, LLMContextPrecisionWithReference) in contexts per second.
 2. reference throughput on one list of 10**6 labels: the float replica of Ragas's arithmetic
    (random labels) and the exact profile (``context_precision_profile``) on all-relevant labels;

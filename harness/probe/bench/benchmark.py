@@ -1,6 +1,6 @@
 """Benchmark: the probe's cost per retrieved context vs a minimal hand-written stub loop.
 
-Usage: ``python harness/probe/probe_benchmark.py [--cases 40] [--contexts 5] [--rounds 5]``
+Usage: ``ragas_compat_probe.bench.benchmark [--cases 40] [--contexts 5] [--rounds 5]`` (``protocol.probe_command``)
 (prints JSON). Both sides score the same synthetic cases with Ragas's
 LLMContextPrecisionWithReference in the same process after one Ragas import:
 
@@ -27,7 +27,7 @@ import sys
 import time
 import warnings
 
-import probe_network_guard
+from .. import network_guard
 
 
 def synthetic_cases(n_cases: int, n_contexts: int) -> list[dict]:
@@ -39,8 +39,8 @@ def synthetic_cases(n_cases: int, n_contexts: int) -> list[dict]:
 
 
 def probe_scorer():
-    from probe_scoring import run_legacy_target
-    from probe_targets import TARGETS_BY_NAME
+    from ..scoring import run_legacy_target
+    from ..targets import TARGETS_BY_NAME
 
     target = TARGETS_BY_NAME["legacy:LLMContextPrecisionWithReference"]
 
@@ -53,8 +53,9 @@ def probe_scorer():
 
 
 def minimal_scorer():
-    from probe_stub_loop import context_precision_scorer
     from ragas.metrics._context_precision import LLMContextPrecisionWithReference
+
+    from .stub_loop import context_precision_scorer
 
     return context_precision_scorer(LLMContextPrecisionWithReference, "context_precision_with_reference")
 
@@ -86,7 +87,7 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--rounds", type=int, default=5)
     args = parser.parse_args(argv[1:])
     attempts: list[dict] = []
-    probe_network_guard.install(attempts)
+    network_guard.install(attempts)
     start = time.perf_counter()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")

@@ -1,10 +1,10 @@
 """The minimal stub loop: the floor the probe's scripted judge is measured against (``ragas-compat bench``).
 
 A bare ``BaseRagasLLM`` that pops pre-rendered replies in call order (no lookup, no recording), called
-straight through ``single_turn_ascore``. Used in-process by ``probe_benchmark.py`` and, as a script, by
+straight through ``single_turn_ascore``. Used in-process by ``bench.benchmark`` and, as an entry module, by
 the fuzz throughput bench (``harness/tools/fuzz/throughput.py``):
 
-``python probe_stub_loop.py REQUEST.json`` imports Ragas, then, timed, scores every case of the request
+``ragas_compat_probe.bench.stub_loop REQUEST.json`` (``protocol.probe_command``) imports Ragas, then, timed, scores every case of the request
 (``{"module", "classes", "verdicts", "cases"}``: each case scored by each class with one reply
 ``{"reason": "r", "verdict": v}`` per verdict of ``case["verdicts"][verdicts]``) and prints
 ``{"contexts", "errors", "loop_seconds"}``. Standard library and Ragas only; it never imports the harness.

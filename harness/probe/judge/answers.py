@@ -18,19 +18,9 @@ from __future__ import annotations
 
 import typing as t
 
-try:
-    from .probe_judge_scripts import FROZEN_REASON, STATEMENT_GENERATOR, PromptAdapter, use_judge_calls
-    from .probe_prompt_book import PromptBook
-    from .probe_protocol import API_COLLECTIONS, API_LEGACY
-except ImportError:  # run_probe.py: the script's folder is on sys.path
-    from probe_judge_scripts import (  # type: ignore[no-redef]
-        FROZEN_REASON,
-        STATEMENT_GENERATOR,
-        PromptAdapter,
-        use_judge_calls,
-    )
-    from probe_prompt_book import PromptBook  # type: ignore[no-redef]
-    from probe_protocol import API_COLLECTIONS, API_LEGACY  # type: ignore[no-redef]
+from ..protocol import API_COLLECTIONS, API_LEGACY
+from .prompt_book import PromptBook
+from .scripts import FROZEN_REASON, STATEMENT_GENERATOR, PromptAdapter, use_judge_calls
 
 CORRECTNESS_CLASSIFIER = "correctness_classifier"
 QUESTION_GENERATION = "question_generation"

@@ -1,6 +1,6 @@
 """Judge scripts for the criteria and rubric classes: AspectCritic, SimpleCriteriaScore (legacy only at
 Ragas 0.4.3), RubricsScore / DomainSpecificRubrics and InstanceRubrics / InstanceSpecificRubrics
-(standard library only; called as ``script(prompts, metric, case, book)`` like ``probe_judge_scripts``).
+(standard library only; called as ``script(prompts, metric, case, book)`` like ``scripts``).
 
 Each class asks ONE prompt per sample. The prompt input is the class's input model rendered with
 ``exclude_none``: the sample fields the case gives (``user_input``, ``response``,
@@ -21,14 +21,9 @@ from __future__ import annotations
 
 import typing as t
 
-try:
-    from .probe_judge_scripts import PromptAdapter, Script, use_judge_calls
-    from .probe_prompt_book import PromptBook
-    from .probe_protocol import API_COLLECTIONS, API_LEGACY
-except ImportError:  # run_probe.py: the script's folder is on sys.path
-    from probe_judge_scripts import PromptAdapter, Script, use_judge_calls  # type: ignore[no-redef]
-    from probe_prompt_book import PromptBook  # type: ignore[no-redef]
-    from probe_protocol import API_COLLECTIONS, API_LEGACY  # type: ignore[no-redef]
+from ..protocol import API_COLLECTIONS, API_LEGACY
+from .prompt_book import PromptBook
+from .scripts import PromptAdapter, Script, use_judge_calls
 
 FROZEN_REASON = "frozen verdict (ragas-compat scripted judge)"
 SAMPLE_FIELDS = ("user_input", "response", "retrieved_contexts", "reference")

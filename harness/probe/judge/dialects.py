@@ -1,7 +1,7 @@
 """Prompt dialects: where each Ragas prompt generation keeps a class's prompts, so the same frozen
 verdicts drive every release's classes (standard library only; Ragas on use).
 
-The judge scripts (``probe_judge_scripts`` and friends) ask a :class:`PromptAdapter` for the
+The judge scripts (``scripts`` and friends) ask a :class:`PromptAdapter` for the
 instruction of each prompt kind; the adapter is chosen here from what the metric INSTANCE offers,
 never from a version number:
 
@@ -14,13 +14,13 @@ never from a version number:
   (``answer_accuracy_judge1_prompt``) is rendered on the case's texts. Whether the claim
   decomposition input names ``atomicity``/``coverage`` is read from the function's own rendering.
 - Ragas 0.1.x ``Prompt`` objects (``input_keys``, ``output_key``, ``examples``; read by
-  ``probe_prompt_layouts``' 0.1 layout): the reply takes the shape of the prompt's example output
+  ``prompt_layouts``' 0.1 layout): the reply takes the shape of the prompt's example output
   (:func:`reply_like_example`).
 - legacy classes whose prompts carry earlier attribute names (Ragas 0.2.0 to 0.2.12:
   ``nli_statements_message``, ``statement_prompt``, ``long_form_answer_prompt``): :class:`AliasedPrompts`
   tries the current attribute, then the earlier ones.
 
-The rendered TEXT of either PydanticPrompt generation is read by ``probe_prompt_layouts`` (the book
+The rendered TEXT of either PydanticPrompt generation is read by ``prompt_layouts`` (the book
 does that, whatever the adapter). A class none of these reach fails with ``AttributeError`` in the
 script, which the runners report as the harness's limit (``TargetNotScripted``), never as Ragas's.
 """
@@ -32,46 +32,26 @@ import sys
 import typing as t
 from dataclasses import dataclass, field
 
-try:
-    from .probe_judge_scripts import (
-        CLAIM_DECOMPOSITION,
-        CLAIM_NLI,
-        COLLECTIONS_PROMPTS,
-        CONTEXT_PRECISION,
-        CONTEXT_RECALL_CLASSIFICATION,
-        ENTITY_EXTRACTION,
-        LEGACY_PROMPTS,
-        NLI_STATEMENTS,
-        NOISE_NLI,
-        NOISE_STATEMENTS,
-        OUTPUT_FORMAT_LINE,
-        STATEMENT_GENERATOR,
-        PromptAdapter,
-        empty_input,
-    )
-    from .probe_prompt_layouts import LayoutMismatch, split_layout
-    from .probe_protocol import API_COLLECTIONS
-except ImportError:  # run_probe.py: the script's folder is on sys.path
-    from probe_judge_scripts import (  # type: ignore[no-redef]
-        CLAIM_DECOMPOSITION,
-        CLAIM_NLI,
-        COLLECTIONS_PROMPTS,
-        CONTEXT_PRECISION,
-        CONTEXT_RECALL_CLASSIFICATION,
-        ENTITY_EXTRACTION,
-        LEGACY_PROMPTS,
-        NLI_STATEMENTS,
-        NOISE_NLI,
-        NOISE_STATEMENTS,
-        OUTPUT_FORMAT_LINE,
-        STATEMENT_GENERATOR,
-        PromptAdapter,
-        empty_input,
-    )
-    from probe_prompt_layouts import LayoutMismatch, split_layout  # type: ignore[no-redef]
-    from probe_protocol import API_COLLECTIONS  # type: ignore[no-redef]
+from ..protocol import API_COLLECTIONS
+from .prompt_layouts import LayoutMismatch, split_layout
+from .scripts import (
+    CLAIM_DECOMPOSITION,
+    CLAIM_NLI,
+    COLLECTIONS_PROMPTS,
+    CONTEXT_PRECISION,
+    CONTEXT_RECALL_CLASSIFICATION,
+    ENTITY_EXTRACTION,
+    LEGACY_PROMPTS,
+    NLI_STATEMENTS,
+    NOISE_NLI,
+    NOISE_STATEMENTS,
+    OUTPUT_FORMAT_LINE,
+    STATEMENT_GENERATOR,
+    PromptAdapter,
+    empty_input,
+)
 
-# the answer scripts' kinds (probe_answer_scripts), named here to avoid importing that module
+# the answer scripts' kinds (``answers``), named here to avoid importing that module
 CORRECTNESS_CLASSIFIER = "correctness_classifier"
 QUESTION_GENERATION = "question_generation"
 

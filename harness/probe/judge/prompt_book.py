@@ -32,10 +32,7 @@ import threading
 import typing as t
 from dataclasses import dataclass, field
 
-try:
-    from .probe_prompt_layouts import TASK_LINES, LayoutMismatch, split_layout
-except ImportError:  # run_probe.py: the script's folder is on sys.path
-    from probe_prompt_layouts import TASK_LINES, LayoutMismatch, split_layout  # type: ignore[no-redef]
+from .prompt_layouts import TASK_LINES, LayoutMismatch, split_layout
 
 INPUT_MARKER = "\nNow perform the same with the following input\ninput: "
 OUTPUT_SUFFIX = "\nOutput: "
@@ -58,7 +55,7 @@ def canonical(obj: object) -> str:
 
 def split_prompt(prompt_text: str) -> tuple[str, object]:
     """Return ``(head, input_object)`` of a PydanticPrompt rendering of any known generation
-    (``probe_prompt_layouts``: the current layout and the early 0.2.x one).
+    (``prompt_layouts``: the current layout and the early 0.2.x one).
 
     ``head`` is everything before the input marker (instruction, schema, examples).
     Raises StubMismatch when the text does not have a PydanticPrompt layout.
@@ -148,7 +145,7 @@ class PromptBook:
     def ignore_fields(self, kind: str, names: t.Iterable[str]) -> None:
         """Leave the input fields ``names`` of prompt ``kind`` out of its lookup key: fields a Ragas
         generation derives itself and renders into the input (e.g. 0.2.x's own sentence segmentation),
-        which no frozen verdict states (``probe_dialects``)."""
+        which no frozen verdict states (``dialects``)."""
         self._ignored[kind] = self._ignored.get(kind, frozenset()) | frozenset(names)
 
     # -- building -----------------------------------------------------------------

@@ -16,14 +16,9 @@ import json
 import typing as t
 from dataclasses import dataclass
 
-try:
-    from .probe_judge_scripts import PromptAdapter, Script
-    from .probe_prompt_book import PromptBook
-    from .probe_protocol import API_LEGACY
-except ImportError:  # run_probe.py: the script's folder is on sys.path
-    from probe_judge_scripts import PromptAdapter, Script  # type: ignore[no-redef]
-    from probe_prompt_book import PromptBook  # type: ignore[no-redef]
-    from probe_protocol import API_LEGACY  # type: ignore[no-redef]
+from ..protocol import API_LEGACY
+from .prompt_book import PromptBook
+from .scripts import PromptAdapter, Script
 
 TEMPLATES = (1, 2)
 
@@ -41,7 +36,7 @@ class RatingPrompts:
         if prompts.api == API_LEGACY:
             return getattr(metric, self.legacy_attributes[template - 1]).format(**self.legacy_fields(template, case))
         prompt = getattr(metric, f"judge{template}_prompt", None)
-        if prompt is None and hasattr(prompts, "render_template"):  # 0.3.x: a template function (probe_dialects)
+        if prompt is None and hasattr(prompts, "render_template"):  # 0.3.x: a template function (``dialects``)
             return prompts.render_template(metric, f"{self.key}_judge{template}_prompt",
                                            self.collections_fields(template, case))
         if prompt is None:

@@ -22,7 +22,7 @@ A :class:`PromptAdapter` holds exactly that difference; :data:`LEGACY_PROMPTS` a
 ``script(prompts, metric, case, book)``. It reads a prompt attribute only when it needs that
 prompt (a case with no retrieved context reads none), so a class whose prompts live elsewhere
 fails there with ``AttributeError`` (both runners report that as ``TargetNotScripted``).
-The adapter a script gets is chosen per instance by ``probe_dialects.prompts_for`` (earlier Ragas
+The adapter a script gets is chosen per instance by ``dialects.prompts_for`` (earlier Ragas
 generations: prompt functions, earlier attribute names, other input and reply shapes).
 """
 
@@ -32,12 +32,8 @@ import typing as t
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-try:
-    from .probe_prompt_book import FORMAT_FIX_KIND, PromptBook
-    from .probe_protocol import API_COLLECTIONS, API_LEGACY
-except ImportError:  # run_probe.py: the script's folder is on sys.path
-    from probe_prompt_book import FORMAT_FIX_KIND, PromptBook  # type: ignore[no-redef]
-    from probe_protocol import API_COLLECTIONS, API_LEGACY  # type: ignore[no-redef]
+from ..protocol import API_COLLECTIONS, API_LEGACY
+from .prompt_book import FORMAT_FIX_KIND, PromptBook
 
 FROZEN_REASON = "frozen verdict (ragas-compat scripted judge)"
 
@@ -73,7 +69,7 @@ class PromptAdapter:
 
     def attribute_instruction(self, metric: t.Any, attribute: str, kind: str) -> str:
         """The instruction of the ``kind`` prompt that this API keeps in ``metric.<attribute>``
-        (AttributeError when it has none; a dialect adapter, ``probe_dialects``, looks elsewhere)."""
+        (AttributeError when it has none; a dialect adapter, ``dialects``, looks elsewhere)."""
         prompt = getattr(metric, attribute)
         instruction = getattr(prompt, "instruction", None)
         if instruction is None and hasattr(prompt, "to_string") and hasattr(prompt, "input_model"):

@@ -1,13 +1,13 @@
 """The recording probe: score samples with Ragas's own legacy metric classes and a live judge, and
 record what the judge replied, what Ragas parsed from it and the score Ragas gave.
 
-Usage: ``python record_probe.py REQUEST.json`` (run by file path, like ``run_probe.py``).
+Usage: ``ragas_compat_probe.record REQUEST.json`` (``protocol.probe_command``, like the scoring probe).
 
 REQUEST (JSON)::
 
     {"samples": [{"id", "user_input", "response", "reference", "retrieved_contexts",
                   "reference_contexts", "retrieved_context_ids", "reference_context_ids"}, ...],
-     "metrics": ["context_precision_with_reference", ...],   # our metric names (probe_targets rows)
+     "metrics": ["context_precision_with_reference", ...],   # our metric names (``targets`` rows)
      "judge": {"kind": "openai", "base_url", "model", "api_key_env", "timeout", "max_retries",
                "settings": {...}, "api": "legacy" | "collections"}
             | {"kind": "factory", "spec": "package.module:factory", "api": ...},
@@ -17,15 +17,15 @@ REQUEST (JSON)::
      "output": "result.json"}
 
 Each sample is scored by the first legacy class of each requested metric's row in
-``probe_targets`` (``LLMContextPrecisionWithReference``, ``LLMContextRecall``, ``Faithfulness``,
+``targets`` (``LLMContextPrecisionWithReference``, ``LLMContextRecall``, ``Faithfulness``,
 ``IDBasedContextPrecision`` ...) exactly as a user runs it: ``await metric.single_turn_ascore(
-SingleTurnSample(...))`` with the judge wrapped in ``probe_recorder.RecordingLLM``.
+SingleTurnSample(...))`` with the judge wrapped in ``recorder.RecordingLLM``.
 
 With ``"api": "collections"`` the judged metrics are scored by the first collections class of
 their row instead (``ragas.metrics.collections.ContextPrecisionWithReference`` ...), as a user runs
 it: ``await metric.ascore(**inputs)`` with an instructor LLM (``llm_factory(model,
-client=AsyncOpenAI(...))``, or the factory's own) wrapped in ``probe_recorder.RecordingInstructorLLM``;
-the raw replies are read from the OpenAI client's HTTP responses (``probe_recorder.observe_http``).
+client=AsyncOpenAI(...))``, or the factory's own) wrapped in ``recorder.RecordingInstructorLLM``;
+the raw replies are read from the OpenAI client's HTTP responses (``recorder.observe_http``).
 Judge-free metrics have no collections class and keep their legacy class.
 
 Standard library, Ragas and its dependencies only (LangChain; openai and httpx for --api collections).
@@ -53,13 +53,13 @@ import threading
 import time
 import warnings
 
-import probe_network_guard
-from probe_protocol import EXIT_BAD_REQUEST, EXIT_OK, EXIT_RAGAS_IMPORT, encode_score, error_record, jsonable
+from .. import network_guard
+from ..protocol import EXIT_BAD_REQUEST, EXIT_OK, EXIT_RAGAS_IMPORT, encode_score, error_record, jsonable
 
 RECORD_FORMAT = 1
 
 # The prompts of the recordable legacy classes: attribute of the metric instance -> the prompt kind the
-# host reads verdicts from (harness/tools/record/cases.py); the same names as probe_judge_scripts' kinds.
+# host reads verdicts from (harness/tools/record/cases.py); the same names as the judge scripts' kinds.
 PROMPT_KINDS = {
     "context_precision_prompt": "context_precision",
     "context_recall_prompt": "context_recall_classification",
@@ -86,7 +86,7 @@ def read_request(path: str) -> dict:
 
 
 def _row(metric: str):
-    from probe_targets import TARGET_ROWS
+    from ..targets import TARGET_ROWS
 
     for row in TARGET_ROWS:
         if row.metric == metric:
@@ -182,13 +182,12 @@ def _described(client: object) -> dict:
 
 def build_instructor_judge(judge: dict) -> tuple[object, dict]:
     """The collections API's judge: an instructor LLM whose HTTP replies the recorder observes."""
-    import probe_recorder
-
+    from . import recorder
     try:
         from ragas.llms.base import InstructorBaseRagasLLM, llm_factory
     except ImportError as exc:
         raise Refused(f"this Ragas has no collections API judge (ragas.llms.base.llm_factory): {exc}") from None
-    if getattr(probe_recorder, "RecordingInstructorLLM", None) is None:
+    if getattr(recorder, "RecordingInstructorLLM", None) is None:
         raise Refused("this Ragas has no instructor LLM interface (ragas.llms.base.InstructorBaseRagasLLM)")
     if judge.get("kind") == "openai":
         import httpx
@@ -208,7 +207,7 @@ def build_instructor_judge(judge: dict) -> tuple[object, dict]:
                           "classes take a Ragas instructor LLM (ragas.llms.llm_factory(model, client=...))")
     else:
         raise Refused(f"unknown judge kind {judge.get('kind')!r}")
-    if not probe_recorder.observe_http(llm):
+    if not recorder.observe_http(llm):
         raise Refused(f"--api collections: the judge {described['class']} has no OpenAI client with an httpx "
                       "client the recorder can observe (llm.client.client._client), so its raw replies could "
                       "not be kept; build it with llm_factory(model, client=openai.AsyncOpenAI(...))")
@@ -217,15 +216,15 @@ def build_instructor_judge(judge: dict) -> tuple[object, dict]:
 
 # -- scoring -------------------------------------------------------------------------------
 async def score_sample(sample: dict, metrics: list[str], judge, api: str = "legacy") -> dict:
-    import probe_recorder
-    from probe_scoring import (
+    from ..scoring import (
         _metric_value,
         _single_turn_sample,
         adapt_inputs,
         resolve_collections_class,
         resolve_legacy_class,
     )
-    from probe_targets import COLLECTIONS_MODULE, Target
+    from ..targets import COLLECTIONS_MODULE, Target
+    from . import recorder
 
     out: dict = {"id": sample.get("id"), "metrics": {}}
     for metric_name in metrics:
@@ -249,7 +248,7 @@ async def score_sample(sample: dict, metrics: list[str], judge, api: str = "lega
             metric = cls(llm=judge) if row.needs_judge else cls()
             kinds = {id(getattr(metric, attribute)): kind
                      for attribute, kind in PROMPT_KINDS.items() if hasattr(metric, attribute)}
-            scoring = probe_recorder.start_scoring(kinds)
+            scoring = recorder.start_scoring(kinds)
             if collections:
                 value = _metric_value(await metric.ascore(**{f: sample[f] for f in row.fields_read}))
             else:
@@ -320,7 +319,7 @@ def main(argv: list[str]) -> int:
     faulthandler.enable()
     exit_with_parent()
     if len(argv) != 2:
-        print("record error: usage: record_probe.py REQUEST.json", file=sys.stderr)
+        print("record error: usage: ragas_compat_probe.record REQUEST.json", file=sys.stderr)
         return EXIT_BAD_REQUEST
     attempts: list[dict] = []
     try:
@@ -333,7 +332,7 @@ def main(argv: list[str]) -> int:
         hosts = ",".join(h for h, _ in allow)
         for name in ("NO_PROXY", "no_proxy"):
             os.environ[name] = ",".join(filter(None, [os.environ.get(name), hosts]))
-    probe_network_guard.install(attempts, allow)
+    network_guard.install(attempts, allow)
     for entry in reversed(request.get("sys_path") or []):
         sys.path.insert(0, str(entry))
     document: dict = {
@@ -360,14 +359,13 @@ def main(argv: list[str]) -> int:
             _row(name)
         judge = None
         if any(_needs_judge(m) for m in metrics):
-            import probe_recorder
-
+            from . import recorder
             inner, document["judge"] = build_judge(request["judge"])
             if request["judge"].get("api") == "collections":
-                judge = probe_recorder.RecordingInstructorLLM(inner)
+                judge = recorder.RecordingInstructorLLM(inner)
             else:
-                probe_recorder.capture_prompts()
-                judge = probe_recorder.RecordingLLM(inner)
+                recorder.capture_prompts()
+                judge = recorder.RecordingLLM(inner)
     except Refused as exc:
         print(f"record error: {exc}", file=sys.stderr)
         return EXIT_BAD_REQUEST

@@ -1,4 +1,4 @@
-"""Record a live judge while Ragas scores with it (imports Ragas and LangChain; ``record_probe.py`` only).
+"""Record a live judge while Ragas scores with it (imports Ragas and LangChain; the recording probe only).
 
 - :class:`RecordingLLM` is a ``BaseRagasLLM`` around the user's judge (a Ragas LLM, or a LangChain
   chat model wrapped in Ragas's own ``LangchainLLMWrapper``). Every text generation goes to that
@@ -32,10 +32,7 @@ from dataclasses import dataclass, field
 from ragas.llms.base import BaseRagasLLM
 from ragas.prompt.pydantic_prompt import PydanticPrompt
 
-try:
-    from .probe_protocol import error_record, jsonable
-except ImportError:  # record_probe.py: the script's folder is on sys.path
-    from probe_protocol import error_record, jsonable  # type: ignore[no-redef]
+from ..protocol import error_record, jsonable
 
 FIX_KIND = "fix_output_format"
 

@@ -23,7 +23,7 @@ from pydantic import BaseModel, ValidationError
 from ragas.llms.base import InstructorBaseRagasLLM
 
 if t.TYPE_CHECKING:
-    from .probe_prompt_book import PromptBook
+    from ..judge.prompt_book import PromptBook
 
 __all__ = ["FrozenInstructorJudge"]
 

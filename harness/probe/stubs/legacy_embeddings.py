@@ -4,7 +4,7 @@
 Those releases' classes take a legacy ``BaseRagasEmbeddings`` (langchain-style: ``embed_query`` /
 ``embed_documents`` and their async forms; ``embed_text`` / ``embed_texts`` are ASYNC there and call
 ``aembed_documents`` through the run config's retry). The vectors come from the case's ``embeddings``
-table exactly as in ``probe_embeddings_stub``; a text it does not hold raises ``LookupError``. One
+table exactly as in ``stubs.embeddings``; a text it does not hold raises ``LookupError``. One
 attempt per call, as the scripted judge: a missing vector must surface, not be retried.
 
 Import only after RAGAS_DO_NOT_TRACK is set (it imports Ragas).

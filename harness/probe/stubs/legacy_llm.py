@@ -12,7 +12,7 @@ from ragas.llms.base import BaseRagasLLM
 from ragas.run_config import RunConfig
 
 if t.TYPE_CHECKING:
-    from .probe_prompt_book import PromptBook
+    from ..judge.prompt_book import PromptBook
 
 __all__ = ["FrozenJudgeLLM"]
 

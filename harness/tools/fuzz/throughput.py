@@ -9,9 +9,9 @@ and serves every batch, so the import is amortised away; the ratios measure what
   draws, scored on that metric's legacy targets (LLMContextPrecisionWithReference and
   ContextPrecision); contexts = the sum over (case, target) of len(retrieved_contexts), the same
   count on both sides (checked);
-- minimal stub loop (one process): ``harness/probe/probe_stub_loop.py`` imports Ragas, then, timed, scores every
+- minimal stub loop (one process): ``harness/probe/bench/stub_loop.py`` imports Ragas, then, timed, scores every
   (case, target) with a bare BaseRagasLLM popping pre-rendered verdict replies (as
-  harness/probe/probe_benchmark.py's minimal side) through ``single_turn_ascore``;
+  harness/probe/bench/benchmark.py's minimal side) through ``single_turn_ascore``;
   rate = contexts / loop seconds;
 - fuzz: as ``ragas-compat fuzz`` does, a ``StartedProbe`` is started and
   ``run_fuzz(n, seed, [metric], workers=W, started=probe)`` called at once (the cases are generated
@@ -37,8 +37,8 @@ import time
 from pathlib import Path
 from typing import Any
 
-from ragas_compat.probe.probe_protocol import IMPORTED_FILE
-from ragas_compat.runner import PROBE_DIR, StartedProbe
+from ragas_compat.probe.protocol import ENTRY_STUB_LOOP, IMPORTED_FILE, probe_command
+from ragas_compat.runner import StartedProbe
 from ragas_compat.tools.bench_rows import BenchRow
 from ragas_compat.tools.fuzz.generator import generate_cases, targets_for
 from ragas_compat.tools.fuzz.runner import FuzzProbeFailed, batch_timeout, run_fuzz
@@ -47,9 +47,6 @@ THROUGHPUT_CASES = 400
 THROUGHPUT_METRIC = "context_precision_with_reference"
 PER_PROCESS_TARGET, TWO_WORKERS_TARGET = 0.9, 1.7
 IMPORT_WAIT = 300.0  # seconds a fuzz probe may take to import Ragas before the measurement gives up
-
-STUB_LOOP = PROBE_DIR / "probe_stub_loop.py"  # the minimal stub loop, run by file path
-
 
 class MeasurementFailed(RuntimeError):
     pass
@@ -64,7 +61,7 @@ def stub_loop(n: int, seed: int, *, python: str) -> tuple[int, float]:
     with tempfile.TemporaryDirectory(prefix="ragas-compat-bench-stub-") as tmp:
         path = Path(tmp) / "request.json"
         path.write_text(json.dumps(request), encoding="utf-8")
-        proc = subprocess.run([python, str(STUB_LOOP), str(path)], capture_output=True, text=True,
+        proc = subprocess.run(probe_command(python, ENTRY_STUB_LOOP, str(path)), capture_output=True, text=True,
                               timeout=1800, stdin=subprocess.DEVNULL,
                               env={**os.environ, "RAGAS_DO_NOT_TRACK": "true"})
     if proc.returncode != 0:

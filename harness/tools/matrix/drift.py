@@ -43,7 +43,7 @@ from typing import Any
 from ragas_compat.compare.audit import UNSTABLE_WARNINGS, AuditRow
 from ragas_compat.compare.classify import same_float
 from ragas_compat.compare.rows import reference_text
-from ragas_compat.probe.probe_protocol import HARNESS_ORIGIN, UNAVAILABLE_TYPE
+from ragas_compat.probe.protocol import HARNESS_ORIGIN, UNAVAILABLE_TYPE
 from ragas_compat.tools.matrix.run import VersionColumn, message_line
 from ragas_compat.values import RagasError
 
