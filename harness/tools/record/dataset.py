@@ -15,6 +15,21 @@ Column names: Ragas's single-turn names (``user_input``, ``retrieved_contexts``,
 
 CSV cells of list columns hold a JSON list or a Python list literal (what
 ``EvaluationDataset.to_csv`` writes through pandas), read with ``json`` or ``ast.literal_eval``.
+
+The reader is bounded and strict whatever the input (every problem is exit 2 naming the file):
+
+- a text file is read through ``input_limits.read_bytes`` (a regular file within the input size
+  limit: no FIFO, device or folder) and decoded as strict UTF-8; its bytes are the ones hashed;
+- CSV goes through the ``csv`` module over the text opened with ``newline=""``, so a form feed, a
+  vertical tab or U+2028 inside a quoted cell stays in its cell (``str.splitlines`` would cut the
+  row there); a row with fewer or more cells than the header is refused, naming row and line;
+- JSON and JSONL go through ``input_limits.loads_json`` (depth, number length, lone surrogates),
+  JSONL split at ``\n`` only; a CSV cell's Python list literal is checked for lone surrogates too;
+- at most ``Limits.max_cases`` rows: Parquet row counts and uncompressed sizes come from the file's
+  footer, a Hugging Face folder's from its Arrow files, both before any row is materialised;
+- a Hugging Face folder: every entry in it must be a regular file or a folder (a FIFO, a device or
+  a symlink is refused before anything opens it), every file is hashed, and the data files its
+  ``state.json`` names must be plain names of files in it.
 """
 
 from __future__ import annotations
@@ -22,15 +37,20 @@ from __future__ import annotations
 import ast
 import csv
 import hashlib
-import json
+import io
 import math
+import os
+import re
+import stat
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from ragas_compat.cases import CATEGORIES
 from ragas_compat.errors import HarnessInputError
-from ragas_compat.input_limits import read_bytes
+from ragas_compat.input_limits import Limits, decode_utf8, loads_json, read_bytes, size_text
 
 TEXT_COLUMNS = ("user_input", "response", "reference")
 LIST_COLUMNS = ("retrieved_contexts", "reference_contexts")
@@ -40,6 +60,9 @@ OLD_NAMES = {"question": "user_input", "contexts": "retrieved_contexts", "answer
              "ground_truth": "reference"}
 META_COLUMNS = ("id", "category")
 MAX_PROBLEMS = 50
+PARQUET_BATCH_ROWS = 256
+MAX_FOLDER_ENTRIES = 1_000          # files and folders of a Hugging Face dataset folder
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 @dataclass(frozen=True)
@@ -69,76 +92,125 @@ def _json_type(value: Any) -> str:
     return type(value).__name__
 
 
-def _rows_jsonl(text: str, name: str, problems: list[str]) -> list[tuple[str, Any]]:
-    rows = []
-    for number, line in enumerate(text.splitlines(), 1):
+def _rows_jsonl(text: str, name: str, problems: list[str], limits: Limits) -> list[tuple[str, Any]]:
+    rows: list[tuple[str, Any]] = []
+    for number, line in enumerate(text.split("\n"), 1):  # "\n" only: U+2028 and friends are text
         if not line.strip():
             continue
+        if len(rows) >= limits.max_cases:
+            _too_many(name, limits)
         try:
-            rows.append((f"row {len(rows) + 1} (line {number})", json.loads(line)))
-        except ValueError as exc:
-            problems.append(f"{name}: line {number}: not valid JSON: {exc}")
+            rows.append((f"row {len(rows) + 1} (line {number})",
+                         loads_json(line, f"{name}: line {number}", limits=limits, field="dataset")))
+        except HarnessInputError as exc:
+            problems.append(str(exc))
             rows.append((f"line {number}", None))
     return rows
 
 
-def _rows_json(text: str, name: str, problems: list[str]) -> list[tuple[str, Any]]:
+def _rows_json(text: str, name: str, problems: list[str], limits: Limits) -> list[tuple[str, Any]]:
     try:
-        data = json.loads(text)
-    except ValueError as exc:
-        problems.append(f"{name}: not valid JSON: {exc}")
+        data = loads_json(text, name, limits=limits, field="dataset")
+    except HarnessInputError as exc:
+        problems.append(str(exc))
         return []
     if isinstance(data, dict) and isinstance(data.get("samples"), list):
         data = data["samples"]  # EvaluationDataset.to_dict()-like documents
     if not isinstance(data, list):
         problems.append(f"{name}: expected a JSON list of samples, got {_json_type(data)}")
         return []
+    if len(data) > limits.max_cases:
+        _too_many(name, limits)
     return [(f"row {i}", row) for i, row in enumerate(data, 1)]
 
 
-def _list_cell(cell: str) -> Any:
+def _too_many(name: str, limits: Limits, count: int | None = None) -> None:
+    has = f"{count:,} rows" if count is not None else "more rows"
+    raise HarnessInputError(f"{name}: the dataset has {has} than the limit of {limits.max_cases:,} samples "
+                            "(raise it with RAGAS_COMPAT_MAX_CASES=N)", field="dataset")
+
+
+def _list_cell(cell: str, limits: Limits) -> Any:
     text = cell.strip()
     if text == "":
         return None
-    try:
-        return json.loads(text)
-    except ValueError:
-        pass
+    if text[:1] in "[{":
+        try:
+            return loads_json(text, "cell", limits=limits)
+        except HarnessInputError as exc:
+            if "not valid JSON" not in str(exc):
+                return _Refused(str(exc).removeprefix("cell: "))
     try:
         return ast.literal_eval(text)
-    except (ValueError, SyntaxError, MemoryError, RecursionError):
+    except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
         return cell  # reported as "expected a list, got a string"
 
 
-def _rows_csv(text: str, name: str, problems: list[str]) -> list[tuple[str, Any]]:
-    reader = csv.DictReader(text.splitlines(keepends=True))
-    rows = []
+class _Refused:
+    """A cell whose JSON is over a limit (too deep, a long number, a lone surrogate)."""
+
+    def __init__(self, why: str) -> None:
+        self.why = why
+
+
+@contextmanager
+def csv_field_limit(limit: int) -> Iterator[None]:
+    """The csv module's cell size limit raised to the input limit for one read (a context is long)."""
+    previous = csv.field_size_limit()
+    csv.field_size_limit(max(previous, limit))
     try:
-        for i, raw in enumerate(reader, 1):
-            row: dict[str, Any] = {}
-            for key, cell in raw.items():
-                if key is None:
-                    problems.append(f"{name}: row {i} (line {reader.line_num}): more cells than columns")
+        yield
+    finally:
+        csv.field_size_limit(previous)
+
+
+def _rows_csv(text: str, name: str, problems: list[str], limits: Limits) -> list[tuple[str, Any]]:
+    """Rows of a CSV text, through the csv module over the text with ``newline=""`` (line breaks inside
+    quoted cells, form feeds and U+2028 included, stay in their cell); ragged rows are problems."""
+    reader = csv.reader(io.StringIO(text, newline=""))
+    rows: list[tuple[str, Any]] = []
+    with csv_field_limit(limits.max_input_bytes):
+        try:
+            header = next(reader, None)
+            if header is None:
+                return []
+            for i, cells in enumerate(reader, 1):
+                where = f"row {i} (line {reader.line_num})"
+                if not cells:
+                    continue  # a blank line
+                if len(rows) >= limits.max_cases:
+                    _too_many(name, limits)
+                if len(cells) != len(header):
+                    problems.append(f"{name}: {where}: {len(cells)} cells for the header's {len(header)} columns "
+                                    f"({'more' if len(cells) > len(header) else 'fewer'} cells than columns)")
+                    rows.append((where, None))
                     continue
-                column = OLD_NAMES.get(key, key)
-                if cell is None:
-                    continue
-                row[key] = _list_cell(cell) if column in LIST_COLUMNS + ID_COLUMNS else cell
-            rows.append((f"row {i} (line {reader.line_num})", row))
-    except csv.Error as exc:
-        problems.append(f"{name}: line {reader.line_num}: not valid CSV: {exc}")
+                row: dict[str, Any] = {}
+                for key, cell in zip(header, cells, strict=True):
+                    column = OLD_NAMES.get(key, key)
+                    row[key] = _list_cell(cell, limits) if column in LIST_COLUMNS + ID_COLUMNS else cell
+                rows.append((where, row))
+        except csv.Error as exc:
+            problems.append(f"{name}: line {reader.line_num}: not valid CSV: {exc}")
     return rows
 
 
 def _check_value(column: str, value: Any) -> str | None:
     """What is wrong with ``value`` for ``column`` (None: fine)."""
+    if isinstance(value, _Refused):
+        return value.why
     if column in TEXT_COLUMNS:
-        return None if isinstance(value, str) else f"expected a string, got {_json_type(value)}"
+        if not isinstance(value, str):
+            return f"expected a string, got {_json_type(value)}"
+        return "a string with a lone surrogate (an unpaired \\ud800-\\udfff)" if _LONE_SURROGATE.search(value) else None
     if column in LIST_COLUMNS:
         if not isinstance(value, list):
             return f"expected a list of strings, got {_json_type(value)}"
         bad = next((i for i, item in enumerate(value) if not isinstance(item, str)), None)
-        return None if bad is None else f"item {bad}: expected a string, got {_json_type(value[bad])}"
+        if bad is None:
+            bad = next((i for i, item in enumerate(value) if _LONE_SURROGATE.search(item)), None)
+            return None if bad is None else f"item {bad}: a string with a lone surrogate (an unpaired \\ud800-\\udfff)"
+        return f"item {bad}: expected a string, got {_json_type(value[bad])}"
     if column in ID_COLUMNS:
         if not isinstance(value, list):
             return f"expected a list of IDs, got {_json_type(value)}"
@@ -146,6 +218,10 @@ def _check_value(column: str, value: Any) -> str | None:
             if not isinstance(item, (str, int, float)) or isinstance(item, bool) or (
                     isinstance(item, float) and not math.isfinite(item)):
                 return f"item {i}: expected a string or number ID, got {_json_type(item)}"
+            if isinstance(item, str) and _LONE_SURROGATE.search(item):
+                return f"item {i}: a string with a lone surrogate (an unpaired \\ud800-\\udfff)"
+            if isinstance(item, int) and abs(item) >= 10 ** 100:
+                return f"item {i}: an integer ID of more than 100 digits"
     return None
 
 
@@ -153,60 +229,151 @@ def read_dataset(path: Path, required: dict[str, tuple[str, ...]]) -> Dataset:
     """Read and check ``path``; ``required`` maps each column a chosen metric needs to the metrics
     needing it (for the messages). Raises HarnessInputError (exit 2) listing every problem."""
     name = path.name
+    limits = Limits.current()
     problems: list[str] = []
     suffix = path.suffix.lower()
-    if path.is_dir() or suffix == ".parquet":
-        rows, digest = _rows_arrow(path, name)
+    if path.is_dir():
+        rows, digest = _rows_folder(path, name, limits)
         return _checked(name, digest, rows, problems, required)
-    data = read_bytes(path, "dataset", allow_stdin=False)  # a regular file, within the input size limit
-    try:
-        text = data.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        raise HarnessInputError(f"{name}: not UTF-8 text ({exc})", field="dataset") from None
-    if suffix in (".jsonl", ".ndjson"):
-        rows = _rows_jsonl(text, name, problems)
-    elif suffix == ".json":
-        rows = _rows_json(text, name, problems)
-    elif suffix == ".csv":
-        rows = _rows_csv(text, name, problems)
-    else:
+    if suffix not in (".jsonl", ".ndjson", ".json", ".csv", ".parquet"):
         raise HarnessInputError(f"{name}: unknown dataset format {suffix or '(no extension)'!r}; expected .jsonl, "
                                 ".json, .csv (Ragas EvaluationDataset), .parquet or a folder saved by Hugging Face "
                                 "datasets' save_to_disk", field="dataset")
-    return _checked(name, hashlib.sha256(data).hexdigest(), rows, problems, required)
+    data = read_bytes(path, "dataset", allow_stdin=False, limits=limits)  # a regular file, within the size limit
+    digest = hashlib.sha256(data).hexdigest()
+    if suffix == ".parquet":
+        return _checked(name, digest, _rows_parquet(data, name, limits), problems, required)
+    text = decode_utf8(data, name, "dataset")
+    if suffix in (".jsonl", ".ndjson"):
+        rows = _rows_jsonl(text, name, problems, limits)
+    elif suffix == ".json":
+        rows = _rows_json(text, name, problems, limits)
+    else:
+        rows = _rows_csv(text, name, problems, limits)
+    return _checked(name, digest, rows, problems, required)
 
 
-def _rows_arrow(path: Path, name: str) -> tuple[list[tuple[str, Any]], str]:
-    """Rows of a Parquet file (pyarrow) or a Hugging Face dataset folder (``datasets.load_from_disk``),
-    and a hash of the bytes they were read from. Both libraries are optional (Ragas installs them)."""
-    files = sorted(p for p in path.rglob("*") if p.is_file()) if path.is_dir() else [path]
-    digest = hashlib.sha256()
-    for file in files:
-        if path.is_dir():  # a folder: names and contents; a file: its bytes, as for the text formats
-            digest.update(str(file.relative_to(path)).encode() + b"\0")
-        digest.update(read_bytes(file, "dataset", allow_stdin=False))
+def _library_error(name: str, exc: Exception) -> HarnessInputError:
+    if isinstance(exc, ImportError):
+        return HarnessInputError(f"{name}: reading it needs {exc.name} (pip install datasets pyarrow)", field="dataset")
+    return HarnessInputError(f"{name}: cannot read the dataset: {type(exc).__name__}: {exc}", field="dataset")
+
+
+def _rows_parquet(data: bytes, name: str, limits: Limits) -> list[tuple[str, Any]]:
+    """Rows of a Parquet file's bytes (the ones hashed): the row count and the uncompressed size are
+    read from the footer and checked before any row is decoded."""
     try:
-        if path.is_dir():
-            import datasets
+        import pyarrow
+        import pyarrow.parquet
 
-            loaded = datasets.load_from_disk(str(path))
-            if isinstance(loaded, datasets.DatasetDict):
-                if len(loaded) != 1:
-                    raise HarnessInputError(f"{name}: a dataset with splits {', '.join(loaded)}; save the one "
-                                            "split to record with save_to_disk", field="dataset")
-                loaded = next(iter(loaded.values()))
-            records = loaded.to_list()
-        else:
-            import pyarrow.parquet
-
-            records = pyarrow.parquet.read_table(str(path)).to_pylist()
-    except ImportError as exc:
-        raise HarnessInputError(f"{name}: reading it needs {exc.name} (pip install datasets pyarrow)",
-                                field="dataset") from None
+        parquet = pyarrow.parquet.ParquetFile(pyarrow.BufferReader(data))
+        meta = parquet.metadata
+        if meta.num_rows > limits.max_cases:
+            _too_many(name, limits, meta.num_rows)
+        unpacked = sum(meta.row_group(i).total_byte_size for i in range(meta.num_row_groups))
+        if unpacked > limits.max_input_bytes:
+            _unpacks_too_far(name, limits, size_text(unpacked))
+        # a dictionary page repeats one value for many rows: decode in batches, counting what they take
+        records: list[dict[str, Any]] = []
+        decoded = 0
+        for batch in parquet.iter_batches(batch_size=PARQUET_BATCH_ROWS):
+            decoded += batch.nbytes
+            if decoded > limits.max_input_bytes:
+                _unpacks_too_far(name, limits, f"more than {size_text(decoded)} after {len(records):,} rows")
+            records.extend(batch.to_pylist())
     except HarnessInputError:
         raise
-    except Exception as exc:  # the libraries' own errors: not a dataset they can read
-        raise HarnessInputError(f"{name}: cannot read the dataset: {type(exc).__name__}: {exc}", field="dataset") from None
+    except Exception as exc:  # ImportError, or the library's own errors: not a file it can read
+        raise _library_error(name, exc) from None
+    return [(f"row {i}", record) for i, record in enumerate(records, 1)]
+
+
+def _unpacks_too_far(name: str, limits: Limits, size: str) -> None:
+    raise HarnessInputError(f"{name}: the Parquet data unpacks to {size}, more than the input limit of "
+                            f"{size_text(limits.max_input_bytes)} (raise it with RAGAS_COMPAT_MAX_INPUT_BYTES=BYTES)",
+                            field="dataset")
+
+
+def _folder_files(folder: Path, name: str, limits: Limits) -> list[str]:
+    """The relative names of the regular files under ``folder`` (sorted); a FIFO, a device, a socket
+    or a symlink anywhere in it is refused from ``lstat``, before anything opens it."""
+    files: list[str] = []
+    pending = [""]
+    seen = 0
+    while pending:
+        relative = pending.pop()
+        try:
+            entries = sorted(os.scandir(folder / relative), key=lambda e: e.name)
+        except OSError as exc:
+            raise HarnessInputError(f"{name}: cannot list {relative or 'the folder'}: {exc.strerror or exc}",
+                                    field="dataset") from None
+        for entry in entries:
+            seen += 1
+            if seen > MAX_FOLDER_ENTRIES:
+                raise HarnessInputError(f"{name}: more than {MAX_FOLDER_ENTRIES} entries; not a dataset folder "
+                                        "saved by save_to_disk", field="dataset")
+            inner = f"{relative}/{entry.name}" if relative else entry.name
+            mode = entry.stat(follow_symlinks=False).st_mode
+            if stat.S_ISDIR(mode):
+                pending.append(inner)
+            elif stat.S_ISREG(mode):
+                files.append(inner)
+            else:
+                kind = "a symlink" if stat.S_ISLNK(mode) else "a FIFO" if stat.S_ISFIFO(mode) else \
+                    "a device" if stat.S_ISCHR(mode) or stat.S_ISBLK(mode) else "a socket" \
+                    if stat.S_ISSOCK(mode) else "not a regular file"
+                raise HarnessInputError(f"{name}: {inner} is {kind}; a dataset folder holds regular files only",
+                                        field="dataset", value=inner)
+    return sorted(files)
+
+
+def _check_state(folder: Path, name: str, files: list[str], limits: Limits) -> None:
+    """Every ``state.json`` of the folder names only data files that are in it (plain names)."""
+    for state in (f for f in files if f == "state.json" or f.endswith("/state.json")):
+        base = state.rpartition("/")[0]
+        source = f"{name}/{state}"
+        document = loads_json(decode_utf8(read_bytes(folder / state, "dataset", source=source, limits=limits),
+                                          source, "dataset"), source, limits=limits, field="dataset")
+        entries = document.get("_data_files") if isinstance(document, dict) else None
+        if not isinstance(entries, list) or not entries:
+            raise HarnessInputError(f"{source}: no _data_files list; not a folder saved by save_to_disk",
+                                    field="dataset")
+        for entry in entries:
+            filename = entry.get("filename") if isinstance(entry, dict) else None
+            inside = f"{base}/{filename}" if base else filename
+            if not isinstance(filename, str) or "/" in filename or "\\" in filename or filename in ("", ".", "..") \
+                    or inside not in files:
+                raise HarnessInputError(f"{source}: _data_files names {filename!r}, which is not a file of the folder; "
+                                        "only files inside the dataset folder are read", field="dataset",
+                                        value=filename)
+
+
+def _rows_folder(path: Path, name: str, limits: Limits) -> tuple[list[tuple[str, Any]], str]:
+    """Rows of a Hugging Face dataset folder (``datasets.load_from_disk``) and a hash of every file in it
+    (names and contents); the folder is checked (``_folder_files``, ``_check_state``) and the row
+    count taken from the memory-mapped Arrow data before any row is materialised."""
+    files = _folder_files(path, name, limits)
+    digest = hashlib.sha256()
+    for file in files:
+        digest.update(file.encode("utf-8", "surrogateescape") + b"\0")
+        digest.update(read_bytes(path / file, "dataset", source=f"{name}/{file}", limits=limits))
+    _check_state(path, name, files, limits)
+    try:
+        import datasets
+
+        loaded = datasets.load_from_disk(str(path))
+        if isinstance(loaded, datasets.DatasetDict):
+            if len(loaded) != 1:
+                raise HarnessInputError(f"{name}: a dataset with splits {', '.join(loaded)}; save the one "
+                                        "split to record with save_to_disk", field="dataset")
+            loaded = next(iter(loaded.values()))
+        if loaded.num_rows > limits.max_cases:
+            _too_many(name, limits, loaded.num_rows)
+        records = loaded.to_list()
+    except HarnessInputError:
+        raise
+    except Exception as exc:  # ImportError, or the library's own errors: not a dataset it can read
+        raise _library_error(name, exc) from None
     return [(f"row {i}", record) for i, record in enumerate(records, 1)], digest.hexdigest()
 
 

@@ -42,6 +42,7 @@ from __future__ import annotations
 
 import csv
 import hashlib
+import io
 import json
 from dataclasses import dataclass
 from pathlib import Path
@@ -50,10 +51,10 @@ from typing import Any
 import ragas_compat
 from ragas_compat.cases import parse_suite_text
 from ragas_compat.errors import HarnessInputError
-from ragas_compat.input_limits import read_bytes
+from ragas_compat.input_limits import Limits, decode_utf8, read_bytes
 from ragas_compat.metrics.registry import metric as metric_spec
 from ragas_compat.tools.record.cases import CP_KEYS, DEFAULT_CATEGORY
-from ragas_compat.tools.record.dataset import MAX_PROBLEMS, Dataset, Sample, read_dataset
+from ragas_compat.tools.record.dataset import MAX_PROBLEMS, Dataset, Sample, csv_field_limit, read_dataset
 from ragas_compat.tools.record.session import write_atomically
 
 REQUIRED_COLUMNS = ("sample_id", "claim_id", "human_label", "judge_label")
@@ -97,12 +98,14 @@ def _label(cell: str | None, where: str, column: str, problems: list[str]) -> in
 
 def _read_rows(path: Path, samples: dict[str, Sample], problems: list[str]) -> list[_Row]:
     name = path.name
-    data = read_bytes(path, "labels", allow_stdin=False)
-    try:
-        text = data.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        raise HarnessInputError(f"{name}: not UTF-8 text ({exc})", field="labels") from None
-    reader = csv.DictReader(text.splitlines(keepends=True))
+    text = decode_utf8(read_bytes(path, "labels", allow_stdin=False), name, "labels")
+    with csv_field_limit(Limits.current().max_input_bytes):
+        return _parse_rows(name, text, samples, problems)
+
+
+def _parse_rows(name: str, text: str, samples: dict[str, Sample], problems: list[str]) -> list[_Row]:
+    # the csv module over the text with newline="": a form feed or U+2028 in a statement stays in its cell
+    reader = csv.DictReader(io.StringIO(text, newline=""))
     try:
         header = reader.fieldnames
     except csv.Error as exc:
