@@ -2,7 +2,7 @@
 
 The ``ragas_compat`` fixture runs a case file through the installed Ragas (in the probe
 subprocess; Ragas is never imported into the pytest process) and asserts that the run has no
-drift (``ragas_compat.compare.verdict``): every row is ``identical`` or explained by the pin's rules
+drift (``ragas_compat.compare.findings``): every row is ``identical`` or explained by the pin's rules
 (``pinned/expectations.toml``, shipped with the package), or by your expectations file (same format,
 applied before the pin's rules; e.g. written by ``ragas-compat expect bless``)::
 
@@ -118,7 +118,8 @@ class RagasCompatItem(pytest.Item):
         self.row = row
 
     def runtest(self) -> None:
-        from ragas_compat.compare.verdict import failing, parse_fail_on, row_findings
+        from ragas_compat.compare.findings import row_findings
+        from ragas_compat.compare.verdict import failing, parse_fail_on
 
         found = failing(row_findings(self.row), parse_fail_on(self.config.getini(FAIL_ON_INI)))
         if found:
@@ -153,10 +154,10 @@ _CACHE_KEY = pytest.StashKey[dict]()
 
 def drift_message(audit: Audit, fail_on: frozenset[str] | None = None) -> str:
     """One readable block: every drift finding of a ``fail_on`` kind (default: all kinds)."""
-    from ragas_compat.compare.verdict import FAIL_ON_DEFAULT, failing, findings
+    from ragas_compat.compare.verdict import FAIL_ON_DEFAULT, failing
 
     ragas_version = audit.provenance.get("ragas_version") or "?"
-    found = failing(findings(audit), FAIL_ON_DEFAULT if fail_on is None else fail_on)
+    found = failing(audit.findings, FAIL_ON_DEFAULT if fail_on is None else fail_on)
     lines = [f"ragas-compat: {len(found)} drift(s) in suite {audit.suite.name!r} ({audit.suite.source}) "
              f"against {audit.provenance.get('expectations', '?')} with Ragas {ragas_version}:"]
     for finding in found:
@@ -227,11 +228,11 @@ class RagasCompat:
         """``audit`` and assert there is no drift of a ``fail_on`` kind (``"all"`` by default,
         ``"none"``, or kinds such as ``"divergence,error"``); the AssertionError lists each finding."""
         __tracebackhide__ = True
-        from ragas_compat.compare.verdict import failing, findings, parse_fail_on
+        from ragas_compat.compare.verdict import failing, parse_fail_on
 
         kinds = parse_fail_on(fail_on)
         audit = self.audit(cases, expectations, timeout=timeout)
-        if failing(findings(audit), kinds):
+        if failing(audit.findings, kinds):
             raise AssertionError(drift_message(audit, kinds))
         return audit
 

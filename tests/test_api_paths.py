@@ -12,7 +12,7 @@ from ragas_compat.cases import load_default_suite
 from ragas_compat.compare.api_paths import legacy_as_reference, path_differences, path_pairs, unpaired_metrics
 from ragas_compat.compare.audit import build_audit
 from ragas_compat.compare.expectations import parse_expectations
-from ragas_compat.compare.verdict import findings
+from ragas_compat.compare.findings import findings
 from ragas_compat.pipeline import COMMITTED_REPORTS
 from ragas_compat.report.json_report import api_paths_json, pair_rows, table_rows
 from ragas_compat.report.markdown.api_paths import api_paths_markdown

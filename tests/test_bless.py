@@ -18,7 +18,7 @@ from ragas_compat.cli.app import app
 from ragas_compat.compare.audit import build_audit
 from ragas_compat.compare.bless import bless
 from ragas_compat.compare.expectations import parse_expectations_text
-from ragas_compat.compare.verdict import findings
+from ragas_compat.compare.findings import findings
 from ragas_compat.pipeline import pin_expectations
 from ragas_compat.report.json_report import result_rows
 from ragas_compat.toml_text import toml_string

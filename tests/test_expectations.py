@@ -18,7 +18,7 @@ from ragas_compat.compare.expectations import (
     parse_expectations,
     parse_expectations_text,
 )
-from ragas_compat.compare.verdict import findings
+from ragas_compat.compare.findings import findings
 from ragas_compat.errors import HarnessInputError
 from ragas_compat.pipeline import DEFAULT_EXPECTATIONS, load_run_expectations, pin_expectations
 

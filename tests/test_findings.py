@@ -9,7 +9,9 @@ import pytest
 
 from ragas_compat.compare.audit import build_audit
 from ragas_compat.compare.expectations import Expectations
-from ragas_compat.compare.findings import key_findings, verdict
+from ragas_compat.compare.findings import findings
+from ragas_compat.compare.headlines import headlines
+from ragas_compat.compare.verdict import verdict
 from ragas_compat.pin import resolve_ragas_source
 from ragas_compat.pipeline import load_run_expectations, load_suite, run_audit
 from ragas_compat.report.markdown.document import render_markdown
@@ -23,7 +25,7 @@ def default_run():
 
 
 def _by_key(audit):
-    return {f.key: f for f in key_findings(audit)}
+    return {f.key: f for f in headlines(audit)}
 
 
 def test_default_audit_names_the_six_findings_with_examples(default_run):
@@ -65,7 +67,7 @@ def test_default_audit_names_the_six_findings_with_examples(default_run):
 
 
 def test_findings_are_ranked_by_consequence(default_run):
-    found = key_findings(default_run.audit)
+    found = headlines(default_run.audit)
     assert [f.rank for f in found] == sorted(f.rank for f in found)
     keys = [f.key for f in found]
     assert keys[0] == "mean_gap" and found[-1].rank == max(f.rank for f in found)
@@ -75,11 +77,19 @@ def test_findings_are_ranked_by_consequence(default_run):
 def test_unexplained_rows_come_first_and_set_the_verdict(default_run):
     audit = default_run.audit
     bare = build_audit(audit.suite, default_run.probe.output, Expectations("none", ()), audit.provenance)
-    found = key_findings(bare)
+    found = headlines(bare)
     assert found[0].kind == "unexplained" and found[0].example.case_id
     v = verdict(bare)
     assert not v.ok and "unexplained" in v.status and "error" in v.status
     assert verdict(audit).status == "expected" and verdict(audit).ok
+
+
+def test_the_audit_holds_its_judgement_computed_once(default_run):
+    """``build_audit`` stores findings, headlines and verdict as fields; the renderers only read them."""
+    audit = default_run.audit
+    assert audit.verdict == verdict(audit) and list(audit.headlines) == headlines(audit)
+    assert list(audit.findings) == findings(audit) and audit.drift == bool(audit.findings)
+    assert "_harness_findings" not in vars(audit)  # no cache set beside the fields
 
 
 def test_report_md_opens_with_verdict_and_findings(default_run):

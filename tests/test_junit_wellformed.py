@@ -16,7 +16,7 @@ from user_cases import USER_SUITE
 
 from ragas_compat.cases import parse_suite
 from ragas_compat.cli import app
-from ragas_compat.compare.audit import build_audit
+from ragas_compat.compare.audit import build_audit, judged
 from ragas_compat.compare.expectations import Expectations
 from ragas_compat.errors import HarnessInputError
 from ragas_compat.metrics.registry import metric
@@ -55,7 +55,7 @@ def _id_recall_audit(case_id: str, suite_name: str):
     output = {"probe_format": 1, "python": {"version": "3.11"}, "ragas": {"version": "fake"},
               "network_attempts": [], "results": results}
     audit = build_audit(suite, output, Expectations("hostile", ()), {}, metrics=[spec.name])
-    return dataclasses.replace(audit, expectation_problems=(f"problem naming {case_id}",))
+    return judged(dataclasses.replace(audit, expectation_problems=(f"problem naming {case_id}",)))
 
 
 @pytest.mark.parametrize("hostile", [HOSTILE, HOSTILE + NOT_XML_1_0], ids=["controls-markup", "surrogates"])

@@ -8,7 +8,7 @@ from fractions import Fraction
 import pytest
 
 from ragas_compat.cases import load_default_suite, parse_suite
-from ragas_compat.compare.verdict import value_range
+from ragas_compat.compare.findings import value_range
 from ragas_compat.errors import HarnessInputError
 from ragas_compat.metrics.outcome import ReferenceOutcome
 from ragas_compat.metrics.registry import all_metrics, metric, metric_names

@@ -1,4 +1,5 @@
-"""Drift findings and the ``--fail-on`` policy (ragas_compat.compare.verdict); no Ragas runs here."""
+"""Drift findings (ragas_compat.compare.findings) and the ``--fail-on`` policy (ragas_compat.compare.verdict); no
+Ragas runs here."""
 
 from __future__ import annotations
 
@@ -7,17 +8,8 @@ import pytest
 from ragas_compat.cases import parse_suite
 from ragas_compat.compare.audit import build_audit
 from ragas_compat.compare.expectations import parse_expectations_text
-from ragas_compat.compare.verdict import (
-    DRIFT_KINDS,
-    FAIL_ON_DEFAULT,
-    counts,
-    exit_code,
-    failing,
-    findings,
-    out_of_range,
-    parse_fail_on,
-    value_range,
-)
+from ragas_compat.compare.findings import DRIFT_KINDS, counts, findings, out_of_range, value_range
+from ragas_compat.compare.verdict import FAIL_ON_DEFAULT, exit_code, failing, parse_fail_on
 from ragas_compat.errors import ExitCode, HarnessInputError
 from ragas_compat.metrics.registry import metric_names
 from ragas_compat.values import RagasError
@@ -91,7 +83,7 @@ def test_out_of_range(value, expected):
 
 
 def test_every_registered_metric_has_the_unit_range_unless_it_states_another():
-    from ragas_compat.compare.verdict import RANGE_OVERRIDES
+    from ragas_compat.compare.findings import RANGE_OVERRIDES
 
     assert set(RANGE_OVERRIDES) <= set(metric_names())  # no override for a metric that does not exist
     assert all(value_range(name) == RANGE_OVERRIDES.get(name, (0.0, 1.0)) for name in metric_names())

@@ -18,8 +18,8 @@ import pytest
 from ragas_compat.cases import parse_suite
 from ragas_compat.compare.audit import build_audit
 from ragas_compat.compare.expectations import parse_expectations_text
-from ragas_compat.compare.findings import verdict
-from ragas_compat.compare.verdict import FAIL_ON_DEFAULT, exit_code, findings, parse_fail_on
+from ragas_compat.compare.findings import findings
+from ragas_compat.compare.verdict import FAIL_ON_DEFAULT, exit_code, parse_fail_on, verdict
 from ragas_compat.pipeline import pin_expectations
 
 needs_ragas = pytest.mark.skipif(importlib.util.find_spec("ragas") is None,

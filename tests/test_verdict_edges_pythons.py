@@ -14,7 +14,7 @@ import pytest
 
 from ragas_compat.cases import parse_suite
 from ragas_compat.compare.audit import build_audit
-from ragas_compat.compare.verdict import findings
+from ragas_compat.compare.findings import findings
 from ragas_compat.pipeline import pin_expectations
 
 # The messages CPython gives for the same builtin failure, by version.

@@ -16,7 +16,6 @@ from pathlib import Path
 import typer
 
 from ragas_compat.cli.common import exits_on_harness_errors, positive_seconds, shown, stdout
-from ragas_compat.compare.verdict import audit_pairs
 from ragas_compat.pin import resolve_ragas_source
 from ragas_compat.pipeline import bless_suite, load_suite
 from ragas_compat.report.atomic import check_writable
@@ -47,7 +46,7 @@ def bless(
     audit = bless_suite(suite, source, out, python=python, timeout=timeout).audit
     moved = sum(1 for row in audit.rows if row.classification.name != "identical")
     console = stdout()
-    console.print(f"blessed {len(audit.rows)} rows ({moved} not identical) and {len(audit_pairs(audit))} "
+    console.print(f"blessed {len(audit.rows)} rows ({moved} not identical) and {len(audit.pairs)} "
                   f"legacy-vs-collections pairs of suite {shown(suite.name)} with Ragas "
                   f"{shown(audit.provenance.get('ragas_version'))} into {shown(out)}", highlight=False)
     console.print(f"review it, commit it, and run: ragas-compat run --cases FILE --expectations {shown(out)}",

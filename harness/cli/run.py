@@ -37,8 +37,9 @@ from ragas_compat.cli.output import (
 )
 from ragas_compat.compare.audit import Audit
 from ragas_compat.compare.classify import CLASSIFICATIONS
-from ragas_compat.compare.findings import key_finding_json, key_findings, verdict, verdict_json
-from ragas_compat.compare.verdict import DRIFT_KINDS, exit_code, findings, parse_fail_on
+from ragas_compat.compare.findings import DRIFT_KINDS
+from ragas_compat.compare.headlines import headline_json
+from ragas_compat.compare.verdict import exit_code, parse_fail_on, verdict_json
 from ragas_compat.metrics.names import short_label
 from ragas_compat.metrics.registry import metric
 from ragas_compat.pin import resolve_ragas_source
@@ -55,8 +56,8 @@ def counts_text(counts) -> str:
 
 
 def summary_json(audit: Audit, out: Path, fail_on: frozenset[str]) -> dict:
-    found = findings(audit)
-    return {"verdict": verdict_json(audit), "findings": [key_finding_json(f) for f in key_findings(audit)],
+    found = audit.findings
+    return {"verdict": verdict_json(audit), "findings": [headline_json(f) for f in audit.headlines],
             "by_metric": {name: {c: counts.get(c, 0) for c in CLASSIFICATIONS if counts.get(c)}
                           for name, counts in sorted(audit.counts(lambda r: r.spec.name).items())},
             "drift": [{"kind": f.kind, "case_id": f.case_id, "target": f.target, "classification": f.classification,
@@ -107,7 +108,7 @@ def print_summary(audit: Audit, out: Path, fail_on: frozenset[str] = frozenset(D
         print_markdown(summary_markdown(audit, out))
         return
     console = stdout()
-    v = verdict(audit)
+    v = audit.verdict
     console.print(f"[{'bold green' if v.ok else 'bold red'}]{shown(v.line())}[/]", highlight=False)
     if quiet:
         return
@@ -116,7 +117,7 @@ def print_summary(audit: Audit, out: Path, fail_on: frozenset[str] = frozenset(D
     listing = Table.grid(padding=(0, 1))
     listing.add_column(justify="right", no_wrap=True)
     listing.add_column(overflow="fold")
-    for index, finding in enumerate(key_findings(audit), start=1):
+    for index, finding in enumerate(audit.headlines, start=1):
         e = finding.example
         where = ", ".join(x for x in (e.case_id, short_label(e.metric) if e.metric else None, e.target) if x)
         listing.add_row(f"{index}.", shown(finding.sentence))
@@ -133,7 +134,7 @@ def print_summary(audit: Audit, out: Path, fail_on: frozenset[str] = frozenset(D
     console.print(f"pin: {shown(audit.provenance['ragas'].get('pin_status'))}", highlight=False)
     if audit.provenance["ragas"].get("warning"):
         console.print(f"[bold yellow]warning:[/] {shown(audit.provenance['ragas']['warning'])}", highlight=False)
-    found = findings(audit)
+    found = audit.findings
     for finding in found if verbose else found[:DRIFT_LINES]:
         failing_kind = finding.kind in fail_on
         console.print(f"[{'red' if failing_kind else 'yellow'}]{'drift' if failing_kind else 'finding'}[/] "

@@ -18,18 +18,26 @@ from ragas_compat.compare.api_paths import PathPair, path_expectation_problems, 
 from ragas_compat.compare.classify import classify
 from ragas_compat.compare.dataset_level import DatasetLevel, from_probe
 from ragas_compat.compare.expectations import IDENTICAL, Expectations
+from ragas_compat.compare.findings import Finding, findings
+from ragas_compat.compare.headlines import Headline, headlines
 from ragas_compat.compare.reference_book import ReferenceBook
 from ragas_compat.compare.rows import AuditRow, ReferenceOnlyRow
+from ragas_compat.compare.verdict import Verdict, verdict
 from ragas_compat.metrics.outcome import ReferenceOutcome
 from ragas_compat.metrics.registry import all_metrics, metric, metrics_for_target
 from ragas_compat.metrics.spec import MetricSpec
 from ragas_compat.values import decode_ragas_value
 
-__all__ = ["Audit", "AuditRow", "ReferenceOnlyRow", "build_audit", "metric_entries"]
+__all__ = ["Audit", "AuditRow", "ReferenceOnlyRow", "build_audit", "judged", "metric_entries"]
 
 
 @dataclass(frozen=True)
 class Audit:
+    """The rows of a run and their judgement, computed once by ``build_audit`` (``judged``): the drift
+    ``findings`` (``ragas_compat.compare.findings``), the ranked ``headlines``
+    (``ragas_compat.compare.headlines``) and the ``verdict`` (``ragas_compat.compare.verdict``). The
+    renderers only format these fields."""
+
     suite: Suite
     provenance: dict[str, Any]
     rows: tuple[AuditRow, ...]
@@ -38,6 +46,9 @@ class Audit:
     expectations: Expectations | None = None  # for the legacy-vs-collections pairs (report.api_paths)
     dataset_level: DatasetLevel | None = None  # Ragas's evaluate() means vs the policy (dataset_level.py)
     pairs: tuple[PathPair, ...] = ()  # legacy vs collections, one per (case, metric, legacy, collections target)
+    findings: tuple[Finding, ...] = ()  # rows in order, then pairs, then expectations problems, then replays
+    headlines: tuple[Headline, ...] = ()  # ranked, most consequential first
+    verdict: Verdict | None = None  # None only for an audit ``judged`` has not seen
 
     @property
     def unexpected(self) -> tuple[AuditRow, ...]:
@@ -45,11 +56,9 @@ class Audit:
 
     @property
     def drift(self) -> bool:
-        """True when the audit has any drift finding (ragas_compat.compare.verdict: an unexplained row or
+        """True when the audit has any drift finding (ragas_compat.compare.findings: an unexplained row or
         pair, a divergence or error no rule explains, a value out of range, an expectations problem)."""
-        from ragas_compat.compare.verdict import findings
-
-        return bool(findings(self))
+        return bool(self.findings)
 
     def counts(self, key) -> dict[str, Counter]:
         """Classification counts grouped by ``key(row)`` (e.g. metric or category)."""
@@ -163,8 +172,16 @@ def build_audit(suite: Suite, probe_output: dict[str, Any], expectations: Expect
     problems = expectations.check_coverage([(row.case.id, row.target) for row in rows], set(cases))
     pairs = path_pairs(rows, expectations)
     problems += path_expectation_problems(pairs, expectations, set(cases))
-    return Audit(suite, provenance, tuple(rows), reference_only, tuple(problems), expectations,
-                 dataset_level=from_probe(rows, probe_output.get("evaluate")), pairs=pairs)
+    return judged(Audit(suite, provenance, tuple(rows), reference_only, tuple(problems), expectations,
+                        dataset_level=from_probe(rows, probe_output.get("evaluate")), pairs=pairs))
+
+
+def judged(audit: Audit) -> Audit:
+    """``audit`` with its findings, headlines and verdict computed from its rows, pairs and problems
+    (in that order: each reads the ones before)."""
+    audit = dataclasses.replace(audit, findings=tuple(findings(audit)))
+    audit = dataclasses.replace(audit, headlines=tuple(headlines(audit)))
+    return dataclasses.replace(audit, verdict=verdict(audit))
 
 
 def metric_entries(audit: Audit) -> list[dict[str, Any]]:

@@ -14,7 +14,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from ragas_compat.compare.verdict import audit_pairs, out_of_range
+from ragas_compat.compare.findings import out_of_range
 from ragas_compat.toml_text import toml_inline_list, toml_string
 
 IDENTICAL_REASON = "bit-equal to the reference value"
@@ -61,7 +61,7 @@ def _row_entries(audit: Any) -> list[str]:
 def _pair_entries(audit: Any) -> list[str]:
     lines: list[str] = []
     pairs_by_case: dict[str, list[Any]] = {}
-    for pair in audit_pairs(audit):
+    for pair in audit.pairs:
         pairs_by_case.setdefault(pair.case.id, []).append(pair)
     for case in audit.suite.cases:
         by_legacy: dict[tuple[str, str, str | None], dict[str, list[str]]] = {}

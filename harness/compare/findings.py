@@ -1,359 +1,171 @@
-"""Findings first: what this audit means for the numbers a reviewer is about to quote.
+"""Drift findings: which outcomes of an audit no rule or case entry accounts for.
 
-``key_findings(audit)`` derives, for *this* suite, a short ranked list of findings, each one sentence
-with one example row (case, metric, Ragas target, Ragas's value and the reference's), and
-``verdict(audit)`` the one line that opens every report and the terminal ("expected", "N unexplained",
-"K errors"). No rendering here: report.md, report.html, the terminal and report.json all show these.
+A row (or legacy-vs-collections pair) that is ``identical``, or that a rule or case entry of the
+expectations explains, is fine. Everything else is a *finding* of one kind:
 
-Ranking, by consequence for a reported score (within a kind, the one with more rows first):
+- ``unexplained``: a row no rule explains whose classification is neither ``divergence`` nor
+  ``error`` (e.g. an ``epsilon`` on a class no rule names), a row whose case entry expects another
+  classification (it moved), and the problems of an expectations file (stale or ambiguous case
+  entries);
+- ``divergence``: a ``divergence`` no rule explains;
+- ``error``: an ``error`` (Ragas raised) no rule explains;
+- ``out_of_range``: a Ragas value outside its metric's range (``value_range``), unless the rule or
+  case entry explaining the row allows it (``allow_out_of_range``). NaN is not out of range (it is
+  how Ragas encodes undefined); infinities are.
+- ``harness_error``: a row the harness could not score: it raised its own error while driving Ragas
+  (its scripted judge had no frozen answer, ``StubMismatch``; its frozen embedding model lacks a text;
+  it cannot drive the class; the probe's own code failed). No rule or case entry explains it: it says
+  nothing about Ragas, and a verdict cannot vouch for a row nobody scored.
+- ``replay_mismatch``: a case recorded by ``ragas-compat record`` whose offline replay does not
+  reproduce the live Ragas score bit for bit, or whose live outcome cannot be replayed
+  (``ragas_compat.compare.replay``).
 
-0. ``unexplained``: drift (a row or pair no rule explains, a value out of range, an expectations
-   problem): the audit cannot vouch for these at all;
-1. ``mean_gap``: Ragas's ``evaluate()`` mean differs from the explicit-policy mean (the headline number);
-2. ``empty_as_zero``: undefined rows scored 0.0, indistinguishable from a real zero, kept in means;
-3. ``divergence`` (explained): Ragas measures something else on these inputs;
-4. ``dedup`` and ``coercion``: Ragas scored other inputs than the case gave;
-5. ``collections_raise``: the collections API raises where the legacy API returns a value;
-6. ``error``: a Ragas class raises (evaluate() turns the row into NaN and drops it);
-7. ``undefined_nan``: same meaning, NaN encoding; evaluate() drops the row from its mean;
-8. ``epsilon``: the 1e-10 in the AP denominator (tenth decimal), and what AP is divided by.
+``findings(audit)`` collects them (rows in order, then pairs, then problems); ``build_audit``
+(``ragas_compat.compare.audit``) stores them on the audit once, as ``Audit.findings``.
+``ragas_compat.compare.verdict`` decides which of them fail a run (``--fail-on``); the reports list
+every finding whatever ``--fail-on`` says.
 """
 
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable
 from dataclasses import dataclass
-from fractions import Fraction
 from typing import Any
 
-from ragas_compat.compare.audit import Audit, AuditRow
-from ragas_compat.compare.rows import reference_text as row_reference_text
-from ragas_compat.compare.verdict import findings as drift_findings
+from ragas_compat.compare.expectations import harness_raised
+from ragas_compat.compare.replay import replay_problems
+from ragas_compat.metrics import registry
 from ragas_compat.values import RagasError
-from ragas_compat.vocabulary import TargetId
 
-RANKS: dict[str, int] = {
-    "unexplained": 0, "mean_gap": 1, "empty_as_zero": 2, "divergence": 3, "variant": 3, "dedup": 4, "coercion": 4,
-    "collections_raise": 5, "error": 6, "undefined_nan": 7, "epsilon": 8,
+Audit = Any  # ragas_compat.compare.audit.Audit (which imports this module): suite, rows, pairs, expectation_problems
+
+DRIFT_KINDS: tuple[str, ...] = ("unexplained", "divergence", "out_of_range", "error", "harness_error",
+                                 "replay_mismatch")
+
+# Every current metric is a share or a mean of 0/1 quantities: [0, 1]. Kept here, per metric name of
+# the registry, rather than in the metric registry; a metric with another range goes in RANGE_OVERRIDES.
+UNIT_INTERVAL: tuple[float, float] = (0.0, 1.0)
+RANGE_OVERRIDES: dict[str, tuple[float, float]] = {
+    # integer scores: SimpleCriteriaScore on a scale its definition text names; RubricsScore on its
+    # default 1..5 rubric; InstanceRubrics on each case's own rubric (the reference refuses a score off it)
+    **{name: (-math.inf, math.inf) for name in ("simple_criteria", "simple_criteria_strictness_2",
+                                                "simple_criteria_strictness_3", "instance_rubrics")},
+    "rubrics_score": (1.0, 5.0),
+    # a mean of cosines is in [-1, 1]; AnswerCorrectness blends F in [0, 1] with a cosine: 0.75 F + 0.25 cos
+    "answer_relevancy": (-1.0, 1.0), "answer_relevancy_strictness_1": (-1.0, 1.0),
+    "answer_correctness": (-0.25, 1.0),
+    # a cosine is in [-1, 1]: SemanticSimilarity returns it unclipped (its collections docstring says 0.0-1.0)
+    "semantic_similarity": (-1.0, 1.0),
 }
 
 
+def _metric_names() -> tuple[str, ...]:
+    names = getattr(registry, "metric_names", None)
+    return tuple(names()) if names is not None else tuple(spec.name for spec in registry.METRICS)
+
+
+def value_range(metric: str) -> tuple[float, float] | None:
+    """The range of a metric's values (None for a name the registry does not know)."""
+    if metric in RANGE_OVERRIDES:
+        return RANGE_OVERRIDES[metric]
+    return UNIT_INTERVAL if metric in _metric_names() else None
+
+
 @dataclass(frozen=True)
-class ExampleRow:
-    """The one row that shows a finding (a dataset-level finding names a target's mean instead)."""
+class Finding:
+    """One drift finding: its kind, the row (or pair, or file problem) and why."""
 
-    case_id: str | None
-    metric: str | None
-    target: str | None
-    ragas: str          # Ragas's value as shown (repr, "NaN", "error: Type: message")
-    reference: str      # the reference's value ("5/6 = 0.8333333333333334", "undefined (reason)")
-
-
-@dataclass(frozen=True)
-class KeyFinding:
-    """One finding: a stable ``key``, its ``kind`` (RANKS), one sentence, one example, how many rows."""
-
-    key: str
     kind: str
-    sentence: str
-    example: ExampleRow
-    rows: int
-    explained_by: str | None = None
-
-    @property
-    def rank(self) -> int:
-        return RANKS[self.kind]
-
-
-@dataclass(frozen=True)
-class Verdict:
-    """The audit in one line: ``status`` is "expected", or "N unexplained" and/or "K errors"."""
-
-    status: str
-    rows: int
-    identical: int
-    explained: int
-    unexplained: int   # drift findings other than unexplained errors and harness errors
-    errors: int        # drift findings of kind "error" (Ragas raised, no rule explains it)
-    harness_errors: int = 0  # rows not scored: the harness raised its own error (kind "harness_error")
-
-    @property
-    def ok(self) -> bool:
-        return self.unexplained == 0 and self.errors == 0 and self.harness_errors == 0
+    case_id: str | None
+    target: str | None          # "legacy:X" for a row, "legacy:X vs collections:Y" for a pair
+    classification: str | None
+    expected: str | None
+    message: str
 
     def line(self) -> str:
-        not_scored = (f", {self.harness_errors} row{'' if self.harness_errors == 1 else 's'} not scored "
-                      "(harness errors)" if self.harness_errors else "")
-        return (f"Verdict: {self.status}: {self.rows} rows, {self.identical} identical, {self.explained} "
-                f"explained by rules or entries, {self.unexplained} unexplained, {self.errors} unexplained errors"
-                f"{not_scored}.")
+        """One line for a terminal or an assertion message."""
+        if self.case_id is None:
+            return f"{self.kind}: {self.message}"
+        return f"{self.kind}: case {self.case_id!r}, {self.target}: {self.message}"
 
 
-# --------------------------------------------------------------------------- value texts
-
-def value_text(value: Any) -> str:
-    if isinstance(value, RagasError):
-        first = (value.message.strip().splitlines() or [""])[0]
-        return f"{value.label}: {first}"
-    if isinstance(value, float) and math.isnan(value):
-        return "NaN"
-    return repr(value)
+def _unexpected_kind(classification: str) -> str:
+    if classification == "divergence":
+        return "divergence"
+    if classification == "error":
+        return "error"
+    return "unexplained"
 
 
-def exact_text(value: Fraction | float | None) -> str:
-    if value is None:
-        return "undefined"
-    if isinstance(value, Fraction):
-        return str(value) if value.denominator == 1 else f"{value} = {float(value)!r}"
-    return repr(value)
+def out_of_range(metric: str, value: Any) -> bool:
+    """True for a Ragas float outside the metric's range (NaN never is; errors are not values)."""
+    if isinstance(value, RagasError) or not isinstance(value, (int, float)) or isinstance(value, bool):
+        return False
+    bounds = value_range(metric)
+    if bounds is None or math.isnan(value):
+        return False
+    return not (bounds[0] <= value <= bounds[1])
 
 
-def reference_text(row: AuditRow) -> str:
-    """The reference value in words, an exact value with its float."""
-    return row_reference_text(row, exact_text)
+def _why(expected: Any, classification: Any, explanation: str) -> str:
+    if expected.explained:
+        return (f"classified {classification}, but {expected.label} expects {expected.classification}: "
+                f"{explanation}")
+    return f"classified {classification}, which no rule explains: {explanation}"
 
 
-def example_of(row: AuditRow) -> ExampleRow:
-    return ExampleRow(row.case.id, row.spec.name, str(row.target), value_text(row.ragas_value), reference_text(row))
+def row_findings(row: Any) -> list[Finding]:
+    """The findings of one audit row (``ragas_compat.compare.audit.AuditRow``)."""
+    found = []
+    name = str(row.classification.name)
+    if harness_raised(row.ragas_value):  # nothing explains it, whatever a rule or case entry says
+        return [Finding("harness_error", row.case.id, row.target, name, None,
+                        f"not scored (harness error): the harness raised {row.ragas_value.type} driving Ragas: "
+                        f"{(row.ragas_value.message.strip().splitlines() or [''])[0][:300]}")]
+    expected = row.expected
+    if name != expected.classification:
+        found.append(Finding(_unexpected_kind(name), row.case.id, row.target, name, expected.classification,
+                             _why(expected, name, row.classification.explanation)))
+    if out_of_range(row.spec.name, row.ragas_value) and not (
+            expected.explained and expected.allow_out_of_range and name == expected.classification):
+        low, high = value_range(row.spec.name) or UNIT_INTERVAL
+        found.append(Finding("out_of_range", row.case.id, row.target, name, expected.classification,
+                             f"Ragas returned {row.ragas_value!r}, outside [{low:g}, {high:g}] for {row.spec.name}"))
+    return found
 
 
-def short_float(value: float) -> str:
-    return "NaN" if math.isnan(value) else f"{value:.3f}"
-
-
-def first_sentence(text: str) -> str:
-    """The text up to its first full stop followed by a space (the whole text when there is none)."""
-    head, sep, _ = text.partition(". ")
-    return head + "." if sep else text
-
-
-def _class(target: str) -> str:
-    try:
-        return TargetId(target).ragas_class
-    except ValueError:
-        return target
-
-
-# --------------------------------------------------------------------------- the verdict
-
-def verdict(audit: Audit) -> Verdict:
-    found = drift_findings(audit)
-    errors = sum(1 for f in found if f.kind == "error")
-    harness_errors = sum(1 for f in found if f.kind == "harness_error")
-    unexplained = len(found) - errors - harness_errors
-    identical = sum(1 for r in audit.rows if r.classification.name == "identical" and not r.unexpected)
-    explained = sum(1 for r in audit.rows if r.classification.name != "identical" and not r.unexpected
-                    and r.expected.explained)
-    parts = [f"{unexplained} unexplained"] if unexplained else []
-    parts += [f"{errors} error{'' if errors == 1 else 's'}"] if errors else []
-    parts += [f"{harness_errors} row{'' if harness_errors == 1 else 's'} not scored (harness errors)"
-              ] if harness_errors else []
-    return Verdict(", ".join(parts) or "expected", len(audit.rows), identical, explained, unexplained, errors,
-                   harness_errors)
-
-
-# --------------------------------------------------------------------------- the findings
-
-def _unexplained(audit: Audit) -> list[KeyFinding]:
-    groups: dict[tuple[str, str | None], list[Any]] = {}
-    for finding in drift_findings(audit):
-        groups.setdefault((finding.kind, finding.classification), []).append(finding)
-    out = []
-    for (kind, classification), members in groups.items():
-        first = members[0]
-        row = next((r for r in audit.rows if r.case.id == first.case_id and r.target == first.target), None)
-        example = example_of(row) if row is not None else ExampleRow(first.case_id, None, first.target, "—", "—")
-        what = f"classified {classification}" if classification else \
-            "a recorded live score" if kind == "replay_mismatch" else \
-            "not scored: the harness's own error" if kind == "harness_error" else "an expectations-file problem"
-        sentence = (f"{len(members)} finding{'' if len(members) == 1 else 's'} of kind {kind} ({what}) that no rule "
-                    f"or case entry explains: {first.message}")
-        out.append(KeyFinding(f"unexplained:{kind}:{classification}", "unexplained", sentence, example, len(members)))
-    return out
-
-
-def _mean_gap(audit: Audit) -> list[KeyFinding]:
-    level = audit.dataset_level
-    if level is None:
+def pair_findings(pair: Any) -> list[Finding]:
+    """The findings of one legacy-vs-collections pair (``ragas_compat.compare.api_paths.PathPair``)."""
+    name = str(pair.classification.name)
+    if name == pair.expected.classification:
         return []
-    candidates = []
-    for agg in level.targets:
-        if agg.classification.name == "identical" or agg.policy.mean is None or math.isnan(agg.ragas_mean):
-            continue
-        candidates.append((abs(agg.ragas_mean - float(agg.policy.mean)), agg))
-    if not candidates:
-        return []
-    gap, agg = max(candidates, key=lambda item: (item[0], item[1].target))
-    policy = agg.policy
-    kept = agg.kept_but_dropped_by_reference
-    ragas = f"{agg.ragas_mean!r}"
-    reference = f"{policy.mean} = {float(policy.mean)!r} over {policy.defined} of {policy.cases} rows"
-    if kept:
-        sentence = (f"evaluate() kept {len(kept)} undefined row{'' if len(kept) == 1 else 's'} as 0.0 in its "
-                    f"{agg.metric} mean ({_class(agg.target)}): it reports {short_float(agg.ragas_mean)}, "
-                    f"{policy.mean} ≈ {short_float(float(policy.mean))} without them.")
-        example = ExampleRow(kept[0].case_id, agg.metric, agg.target,
-                             f"{value_text(kept[0].evaluate_value)} kept in the mean {ragas}",
-                             f"undefined ({kept[0].reference.undefined_reason}), dropped: mean {reference}")
-    else:
-        sentence = (f"evaluate()'s {agg.metric} mean ({_class(agg.target)}) is {short_float(agg.ragas_mean)} where "
-                    f"the explicit policy gives {policy.mean} ≈ {short_float(float(policy.mean))} "
-                    f"({agg.classification.name}, a gap of {gap:.3f}).")
-        example = ExampleRow(None, agg.metric, agg.target, f"mean {ragas}", f"mean {reference}")
-    gaps = sum(1 for _, a in candidates if a.metric != agg.metric or a.target == agg.target)
-    return [KeyFinding("mean_gap", "mean_gap", sentence, example, gaps)]
+    if harness_raised(pair.legacy.ragas_value) or harness_raised(pair.collections.ragas_value):
+        return []  # a side nobody scored: its row is a harness_error finding already
+    target = f"{pair.legacy.target} vs {pair.collections.target}"
+    return [Finding(_unexpected_kind(name), pair.case.id, target, name, pair.expected.classification,
+                    _why(pair.expected, name, pair.classification.explanation))]
 
 
-def _rows(audit: Audit, name: str) -> list[AuditRow]:
-    return [r for r in audit.rows if r.classification.name == name and not r.unexpected]
+# Kinds listed in ``counts`` only when they occur (a harness error; a suite recorded by ``ragas-compat record``).
+OCCASIONAL_KINDS: frozenset[str] = frozenset({"harness_error", "replay_mismatch"})
 
 
-def _prefer_legacy(rows: list[AuditRow]) -> list[AuditRow]:
-    return sorted(rows, key=lambda r: 0 if str(r.target).startswith("legacy:") else 1)
+def findings(audit: Audit) -> list[Finding]:
+    """Every finding of an audit: rows in order, then pairs, then problems of the expectations, then
+    recorded scores the replay does not reproduce. ``build_audit`` calls it once; read ``Audit.findings``."""
+    found = [finding for row in audit.rows for finding in row_findings(row)]
+    found += [finding for pair in audit.pairs for finding in pair_findings(pair)]
+    found += [Finding("unexplained", None, None, None, None, problem) for problem in audit.expectation_problems]
+    found += [Finding("replay_mismatch", case_id, target, classification, None, message)
+              for case_id, target, classification, message in replay_problems(audit)]
+    return found
 
 
-def _epsilon(audit: Audit) -> list[KeyFinding]:
-    rows = _prefer_legacy(_rows(audit, "epsilon"))
-    if not rows:
-        return []
-    with_r = [r for r in rows if r.reference.details.get("corpus_ap") is not None]
-    row = (with_r or rows)[0]
-    d = row.reference.details
-    labels = list(d.get("labels", ()))
-    sentence = (f"Ragas's context precision is AP over the retrieved relevant contexts with a 1e-10 guard "
-                f"in the denominator: labels {labels} score {value_text(row.ragas_value)}, not "
-                f"{row.reference.value}")
-    if d.get("corpus_ap") is not None:
-        sentence += (f"; trec_eval AP over all R={d.get('corpus_relevant')} relevant items would be "
-                     f"{d['corpus_ap']} here")
-    perfect = next((r for r in rows if r.reference.value == 1), None)
-    if perfect is not None and d.get("corpus_ap") is None:
-        sentence += f"; a perfect ranking scores {value_text(perfect.ragas_value)}"
-    return [KeyFinding("epsilon", "epsilon", sentence + ".", example_of(row), len(rows), row.expected.label)]
-
-
-def _empty_as_zero(audit: Audit) -> list[KeyFinding]:
-    rows = _prefer_legacy(_rows(audit, "empty_as_zero"))
-    if not rows:
-        return []
-    row = rows[0]
-    reasons = sorted({r.reference.undefined_reason or "undefined" for r in rows})
-    sentence = (f"{len(rows)} rows where AP is undefined ({', '.join(reasons)}) score 0.0, the same number as a "
-                f"real zero, and count in every mean: e.g. {_class(row.target)} on {row.case.id}.")
-    return [KeyFinding("empty_as_zero", "empty_as_zero", sentence, example_of(row), len(rows), row.expected.label)]
-
-
-def _undefined_nan(audit: Audit) -> list[KeyFinding]:
-    rows = _prefer_legacy(_rows(audit, "undefined_nan"))
-    if not rows:
-        return []
-    claims = [r for r in rows if r.reference.undefined_reason == "zero_claims"]
-    row = (claims or rows)[0]
-    what = "zero claims" if claims else (row.reference.undefined_reason or "an empty denominator")
-    sentence = (f"With {what} the metric is undefined and Ragas returns NaN ({len(rows)} rows), which evaluate() "
-                f"silently drops from its mean: e.g. {_class(row.target)} on {row.case.id}.")
-    return [KeyFinding("undefined_nan", "undefined_nan", sentence, example_of(row), len(rows), row.expected.label)]
-
-
-def _dedup(audit: Audit) -> list[KeyFinding]:
-    rows = _rows(audit, "dedup")
-    if not rows:
-        return []
-    row = rows[0]
-    d = row.reference.details
-    ids = d.get("retrieved_ids", d.get("retrieved", None))
-    shown = f" (retrieved IDs {list(ids)})" if isinstance(ids, (list, tuple)) else ""
-    sentence = (f"Ragas's ID-based metrics pass IDs through str() into a set, so duplicates collapse and 1 and "
-                f"\"1\" are one ID: {_class(row.target)} on {row.case.id}{shown} gives {value_text(row.ragas_value)} "
-                f"where the IDs as given give {reference_text(row)}.")
-    return [KeyFinding("dedup", "dedup", sentence, example_of(row), len(rows), row.expected.label)]
-
-
-def _coercion(audit: Audit) -> list[KeyFinding]:
-    rows = _prefer_legacy(_rows(audit, "coercion"))
-    if not rows:
-        return []
-    row = rows[0]
-    sentence = (f"Ragas accepts inputs the reference refuses and coerces them ({len(rows)} rows; a verdict of 2 "
-                f"counts as 1, an ID 1.0 becomes 1): {_class(row.target)} on {row.case.id} gives "
-                f"{value_text(row.ragas_value)}.")
-    return [KeyFinding("coercion", "coercion", sentence, example_of(row), len(rows), row.expected.label)]
-
-
-def _collections_raise(audit: Audit) -> tuple[list[KeyFinding], set[tuple[str, str]]]:
-    """Pairs where the collections path raises and the legacy path returns a value (and those rows)."""
-    pairs = [p for p in audit.pairs if isinstance(p.collections.ragas_value, RagasError)
-             and not isinstance(p.legacy.ragas_value, RagasError)]
-    if not pairs:
-        return [], set()
-    empty = [p for p in pairs if not p.case.retrieved_contexts]
-    pair = (empty or pairs)[0]
-    covered = {(p.case.id, str(p.collections.target)) for p in pairs}
-    where = "on empty retrieval" if empty else "on some inputs"
-    legacy_value = value_text(pair.legacy.ragas_value)
-    error = pair.collections.ragas_value
-    sentence = (f"The collections API raises {where} where the legacy API returns {legacy_value} "
-                f"({len(pairs)} pairs): on {pair.case.id}, {pair.collections.target} raises {error.type} "
-                f"'{(error.message.strip().splitlines() or [''])[0]}' and {pair.legacy.target} returns "
-                f"{legacy_value}.")
-    example = ExampleRow(pair.case.id, pair.metric, f"{pair.legacy.target} vs {pair.collections.target}",
-                         f"legacy {legacy_value}; collections {value_text(error)}", reference_text(pair.legacy))
-    return [KeyFinding("collections_raise", "collections_raise", sentence, example, len(pairs),
-                       pair.expected.label)], covered
-
-
-def _by_rule(audit: Audit, name: str, kind: str, skip: set[tuple[str, str]]) -> list[KeyFinding]:
-    """One finding per explaining rule or entry for errors and explained divergences."""
-    groups: dict[str | None, list[AuditRow]] = {}
-    for row in _rows(audit, name):
-        if (row.case.id, str(row.target)) not in skip:
-            groups.setdefault(row.expected.by, []).append(row)
-    out = []
-    for by, rows in groups.items():
-        row = _prefer_legacy(rows)[0]
-        reason = (row.expected.reason or row.classification.explanation).strip()
-        first = reason.split(": ", 1)[0] if name in ("divergence", "variant") else None
-        if name == "error":
-            error = row.ragas_value if isinstance(row.ragas_value, RagasError) else None
-            error_type = error.type if error is not None else "an error"
-            if error is not None and error.raised_by_harness:
-                subject = f"The harness raises {error_type} driving {_class(row.target)}"
-            elif error is not None and error.not_in_this_ragas:
-                subject = f"{_class(row.target)} is not in this Ragas ({error_type})"
-            else:
-                subject = f"{_class(row.target)} raises {error_type}"
-            sentence = (f"{subject} on {row.case.id} ({len(rows)} "
-                        f"row{'' if len(rows) == 1 else 's'}), a row evaluate() turns into NaN and drops: "
-                        f"{first_sentence(reason)}")
-        else:
-            sentence = (f"{first}: {_class(row.target)} gives {value_text(row.ragas_value)} on {row.case.id} "
-                        f"where the reference gives {reference_text(row)} ({len(rows)} "
-                        f"row{'' if len(rows) == 1 else 's'}).")
-        out.append(KeyFinding(f"{name}:{by}", kind, sentence, example_of(row), len(rows), row.expected.label))
-    return out
-
-
-def key_findings(audit: Audit, limit: int | None = None) -> list[KeyFinding]:
-    """The audit's findings, ranked by consequence (module docstring); at most ``limit``."""
-    raised, covered = _collections_raise(audit)
-    found = (_unexplained(audit) + _mean_gap(audit) + _empty_as_zero(audit)
-             + _by_rule(audit, "divergence", "divergence", set()) + _by_rule(audit, "variant", "variant", set())
-             + _dedup(audit) + _coercion(audit)
-             + raised + _by_rule(audit, "error", "error", covered) + _undefined_nan(audit) + _epsilon(audit))
-    found.sort(key=lambda f: (f.rank, -f.rows))
-    return found[:limit] if limit is not None else found
-
-
-def key_finding_json(finding: KeyFinding) -> dict[str, Any]:
-    e = finding.example
-    return {"key": finding.key, "kind": finding.kind, "rank": finding.rank, "sentence": finding.sentence,
-            "rows": finding.rows, "explained_by": finding.explained_by,
-            "example": {"case_id": e.case_id, "metric": e.metric, "target": e.target, "ragas": e.ragas,
-                        "reference": e.reference}}
-
-
-def verdict_json(audit: Audit) -> dict[str, Any]:
-    v = verdict(audit)
-    return {"status": v.status, "line": v.line(), "rows": v.rows, "identical": v.identical,
-            "explained": v.explained, "unexplained": v.unexplained, "errors": v.errors,
-            "harness_errors": v.harness_errors}
+def counts(found: Iterable[Finding]) -> dict[str, int]:
+    """Findings per kind, in ``DRIFT_KINDS`` order: every kind (zeros included) but the occasional
+    ones, which appear only when found."""
+    result = {kind: 0 for kind in DRIFT_KINDS}
+    for finding in found:
+        result[finding.kind] += 1
+    return {kind: n for kind, n in result.items() if n or kind not in OCCASIONAL_KINDS}

@@ -1,93 +1,70 @@
-"""Drift: which outcomes of an audit are findings, and which of them fail a run (``--fail-on``).
+"""The verdict of an audit: the one line that opens every report and the terminal ("expected",
+"N unexplained", "K errors", "N rows not scored"), and which drift findings fail a run (``--fail-on``).
 
-A row (or legacy-vs-collections pair) that is ``identical``, or that a rule or case entry of the
-expectations explains, is fine. Everything else is a *finding* of one kind:
-
-- ``unexplained``: a row no rule explains whose classification is neither ``divergence`` nor
-  ``error`` (e.g. an ``epsilon`` on a class no rule names), a row whose case entry expects another
-  classification (it moved), and the problems of an expectations file (stale or ambiguous case
-  entries);
-- ``divergence``: a ``divergence`` no rule explains;
-- ``error``: an ``error`` (Ragas raised) no rule explains;
-- ``out_of_range``: a Ragas value outside its metric's range (``value_range``), unless the rule or
-  case entry explaining the row allows it (``allow_out_of_range``). NaN is not out of range (it is
-  how Ragas encodes undefined); infinities are.
-- ``harness_error``: a row the harness could not score: it raised its own error while driving Ragas
-  (its scripted judge had no frozen answer, ``StubMismatch``; its frozen embedding model lacks a text;
-  it cannot drive the class; the probe's own code failed). No rule or case entry explains it: it says
-  nothing about Ragas, and a verdict cannot vouch for a row nobody scored.
-- ``replay_mismatch``: a case recorded by ``ragas-compat record`` whose offline replay does not
-  reproduce the live Ragas score bit for bit, or whose live outcome cannot be replayed
-  (``ragas_compat.compare.replay``).
-
-``--fail-on`` names the kinds that make the exit code 1 (``FAIL_ON_DEFAULT``: all of them);
-``none`` fails on nothing (exploration). The reports list every finding whatever ``--fail-on`` says.
+The findings themselves are ``ragas_compat.compare.findings``; ``build_audit`` computes the verdict
+once, from them, as ``Audit.verdict``. ``--fail-on`` names the kinds that make the exit code 1
+(``FAIL_ON_DEFAULT``: all of them); ``none`` fails on nothing (exploration).
 """
 
 from __future__ import annotations
 
-import math
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from ragas_compat.compare.expectations import harness_raised
-from ragas_compat.compare.replay import replay_problems
+from ragas_compat.compare.findings import DRIFT_KINDS, Finding
 from ragas_compat.errors import ExitCode, HarnessInputError
-from ragas_compat.metrics import registry
-from ragas_compat.values import RagasError
 
-Audit = Any  # ragas_compat.compare.audit.Audit (which imports this module): rows, pairs, expectation_problems
+Audit = Any  # ragas_compat.compare.audit.Audit (which imports this module): rows, findings, verdict
 
-DRIFT_KINDS: tuple[str, ...] = ("unexplained", "divergence", "out_of_range", "error", "harness_error",
-                                 "replay_mismatch")
 FAIL_ON_DEFAULT: frozenset[str] = frozenset(DRIFT_KINDS)
-
-# Every current metric is a share or a mean of 0/1 quantities: [0, 1]. Kept here, per metric name of
-# the registry, rather than in the metric registry; a metric with another range goes in RANGE_OVERRIDES.
-UNIT_INTERVAL: tuple[float, float] = (0.0, 1.0)
-RANGE_OVERRIDES: dict[str, tuple[float, float]] = {
-    # integer scores: SimpleCriteriaScore on a scale its definition text names; RubricsScore on its
-    # default 1..5 rubric; InstanceRubrics on each case's own rubric (the reference refuses a score off it)
-    **{name: (-math.inf, math.inf) for name in ("simple_criteria", "simple_criteria_strictness_2",
-                                                "simple_criteria_strictness_3", "instance_rubrics")},
-    "rubrics_score": (1.0, 5.0),
-    # a mean of cosines is in [-1, 1]; AnswerCorrectness blends F in [0, 1] with a cosine: 0.75 F + 0.25 cos
-    "answer_relevancy": (-1.0, 1.0), "answer_relevancy_strictness_1": (-1.0, 1.0),
-    "answer_correctness": (-0.25, 1.0),
-    # a cosine is in [-1, 1]: SemanticSimilarity returns it unclipped (its collections docstring says 0.0-1.0)
-    "semantic_similarity": (-1.0, 1.0),
-}
-
-
-def _metric_names() -> tuple[str, ...]:
-    names = getattr(registry, "metric_names", None)
-    return tuple(names()) if names is not None else tuple(spec.name for spec in registry.METRICS)
-
-
-def value_range(metric: str) -> tuple[float, float] | None:
-    """The range of a metric's values (None for a name the registry does not know)."""
-    if metric in RANGE_OVERRIDES:
-        return RANGE_OVERRIDES[metric]
-    return UNIT_INTERVAL if metric in _metric_names() else None
 
 
 @dataclass(frozen=True)
-class Finding:
-    """One drift finding: its kind, the row (or pair, or file problem) and why."""
+class Verdict:
+    """The audit in one line: ``status`` is "expected", or "N unexplained" and/or "K errors"."""
 
-    kind: str
-    case_id: str | None
-    target: str | None          # "legacy:X" for a row, "legacy:X vs collections:Y" for a pair
-    classification: str | None
-    expected: str | None
-    message: str
+    status: str
+    rows: int
+    identical: int
+    explained: int
+    unexplained: int   # drift findings other than unexplained errors and harness errors
+    errors: int        # drift findings of kind "error" (Ragas raised, no rule explains it)
+    harness_errors: int = 0  # rows not scored: the harness raised its own error (kind "harness_error")
+
+    @property
+    def ok(self) -> bool:
+        return self.unexplained == 0 and self.errors == 0 and self.harness_errors == 0
 
     def line(self) -> str:
-        """One line for a terminal or an assertion message."""
-        if self.case_id is None:
-            return f"{self.kind}: {self.message}"
-        return f"{self.kind}: case {self.case_id!r}, {self.target}: {self.message}"
+        not_scored = (f", {self.harness_errors} row{'' if self.harness_errors == 1 else 's'} not scored "
+                      "(harness errors)" if self.harness_errors else "")
+        return (f"Verdict: {self.status}: {self.rows} rows, {self.identical} identical, {self.explained} "
+                f"explained by rules or entries, {self.unexplained} unexplained, {self.errors} unexplained errors"
+                f"{not_scored}.")
+
+
+def verdict(audit: Audit) -> Verdict:
+    found = audit.findings
+    errors = sum(1 for f in found if f.kind == "error")
+    harness_errors = sum(1 for f in found if f.kind == "harness_error")
+    unexplained = len(found) - errors - harness_errors
+    identical = sum(1 for r in audit.rows if r.classification.name == "identical" and not r.unexpected)
+    explained = sum(1 for r in audit.rows if r.classification.name != "identical" and not r.unexpected
+                    and r.expected.explained)
+    parts = [f"{unexplained} unexplained"] if unexplained else []
+    parts += [f"{errors} error{'' if errors == 1 else 's'}"] if errors else []
+    parts += [f"{harness_errors} row{'' if harness_errors == 1 else 's'} not scored (harness errors)"
+              ] if harness_errors else []
+    return Verdict(", ".join(parts) or "expected", len(audit.rows), identical, explained, unexplained, errors,
+                   harness_errors)
+
+
+def verdict_json(audit: Audit) -> dict[str, Any]:
+    v = audit.verdict
+    return {"status": v.status, "line": v.line(), "rows": v.rows, "identical": v.identical,
+            "explained": v.explained, "unexplained": v.unexplained, "errors": v.errors,
+            "harness_errors": v.harness_errors}
 
 
 def parse_fail_on(values: str | Iterable[str] | None) -> frozenset[str]:
@@ -116,105 +93,10 @@ def parse_fail_on(values: str | Iterable[str] | None) -> frozenset[str]:
     return frozenset(kinds)
 
 
-def _unexpected_kind(classification: str) -> str:
-    if classification == "divergence":
-        return "divergence"
-    if classification == "error":
-        return "error"
-    return "unexplained"
-
-
-def out_of_range(metric: str, value: Any) -> bool:
-    """True for a Ragas float outside the metric's range (NaN never is; errors are not values)."""
-    if isinstance(value, RagasError) or not isinstance(value, (int, float)) or isinstance(value, bool):
-        return False
-    bounds = value_range(metric)
-    if bounds is None or math.isnan(value):
-        return False
-    return not (bounds[0] <= value <= bounds[1])
-
-
-def _why(expected: Any, classification: Any, explanation: str) -> str:
-    if expected.explained:
-        return (f"classified {classification}, but {expected.label} expects {expected.classification}: "
-                f"{explanation}")
-    return f"classified {classification}, which no rule explains: {explanation}"
-
-
-def row_findings(row: Any) -> list[Finding]:
-    """The findings of one audit row (``ragas_compat.compare.audit.AuditRow``)."""
-    found = []
-    name = str(row.classification.name)
-    if harness_raised(row.ragas_value):  # nothing explains it, whatever a rule or case entry says
-        return [Finding("harness_error", row.case.id, row.target, name, None,
-                        f"not scored (harness error): the harness raised {row.ragas_value.type} driving Ragas: "
-                        f"{(row.ragas_value.message.strip().splitlines() or [''])[0][:300]}")]
-    expected = row.expected
-    if name != expected.classification:
-        found.append(Finding(_unexpected_kind(name), row.case.id, row.target, name, expected.classification,
-                             _why(expected, name, row.classification.explanation)))
-    if out_of_range(row.spec.name, row.ragas_value) and not (
-            expected.explained and expected.allow_out_of_range and name == expected.classification):
-        low, high = value_range(row.spec.name) or UNIT_INTERVAL
-        found.append(Finding("out_of_range", row.case.id, row.target, name, expected.classification,
-                             f"Ragas returned {row.ragas_value!r}, outside [{low:g}, {high:g}] for {row.spec.name}"))
-    return found
-
-
-def pair_findings(pair: Any) -> list[Finding]:
-    """The findings of one legacy-vs-collections pair (``ragas_compat.compare.api_paths.PathPair``)."""
-    name = str(pair.classification.name)
-    if name == pair.expected.classification:
-        return []
-    if harness_raised(pair.legacy.ragas_value) or harness_raised(pair.collections.ragas_value):
-        return []  # a side nobody scored: its row is a harness_error finding already
-    target = f"{pair.legacy.target} vs {pair.collections.target}"
-    return [Finding(_unexpected_kind(name), pair.case.id, target, name, pair.expected.classification,
-                    _why(pair.expected, name, pair.classification.explanation))]
-
-
-def audit_pairs(audit: Audit) -> tuple[Any, ...]:
-    """The audit's legacy-vs-collections pairs (``ragas_compat.compare.api_paths.PathPair``)."""
-    pairs = getattr(audit, "pairs", ()) or ()
-    return pairs if isinstance(pairs, tuple) else tuple(pairs)
-
-
-_FINDINGS_CACHE = "_harness_findings"  # an audit is immutable: its findings are collected once
-
-
-def findings(audit: Audit) -> list[Finding]:
-    """Every finding of an audit: rows in order, then pairs, then problems of the expectations
-    (collected once per audit object; the reports and the exit code all ask)."""
-    cached = getattr(audit, "__dict__", {}).get(_FINDINGS_CACHE)
-    if cached is not None:
-        return list(cached)
-    found = [finding for row in audit.rows for finding in row_findings(row)]
-    found += [finding for pair in audit_pairs(audit) for finding in pair_findings(pair)]
-    found += [Finding("unexplained", None, None, None, None, problem) for problem in audit.expectation_problems]
-    found += [Finding("replay_mismatch", case_id, target, classification, None, message)
-              for case_id, target, classification, message in replay_problems(audit)]
-    if hasattr(audit, "__dict__"):
-        object.__setattr__(audit, _FINDINGS_CACHE, tuple(found))  # frozen dataclass: set once, beside its fields
-    return found
-
-
 def failing(found: Iterable[Finding], fail_on: frozenset[str] = FAIL_ON_DEFAULT) -> list[Finding]:
     return [finding for finding in found if finding.kind in fail_on]
 
 
 def exit_code(audit: Audit, fail_on: frozenset[str] = FAIL_ON_DEFAULT) -> ExitCode:
     """``ExitCode.DRIFT`` when a finding of a ``fail_on`` kind exists, else ``ExitCode.OK``."""
-    return ExitCode.DRIFT if failing(findings(audit), fail_on) else ExitCode.OK
-
-
-# Kinds listed in ``counts`` only when they occur (a harness error; a suite recorded by ``ragas-compat record``).
-OCCASIONAL_KINDS: frozenset[str] = frozenset({"harness_error", "replay_mismatch"})
-
-
-def counts(found: Iterable[Finding]) -> dict[str, int]:
-    """Findings per kind, in ``DRIFT_KINDS`` order: every kind (zeros included) but the occasional
-    ones, which appear only when found."""
-    result = {kind: 0 for kind in DRIFT_KINDS}
-    for finding in found:
-        result[finding.kind] += 1
-    return {kind: n for kind, n in result.items() if n or kind not in OCCASIONAL_KINDS}
+    return ExitCode.DRIFT if failing(audit.findings, fail_on) else ExitCode.OK

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from ragas_compat.compare.verdict import Finding, audit_pairs
+from ragas_compat.compare.findings import Finding
 
 KIND_MEANING: dict[str, str] = {
     "unexplained": "a row no rule explains (or whose case entry expects another classification), or a "
@@ -35,7 +35,7 @@ def _explained(audit: Any) -> Iterator[tuple[Any, str]]:
     for row in audit.rows:
         if row.expected.explained and str(row.classification.name) == row.expected.classification:
             yield row.expected, "row"
-    for pair in audit_pairs(audit):
+    for pair in audit.pairs:
         if pair.expected.explained and str(pair.classification.name) == pair.expected.classification:
             yield pair.expected, "pair"
 

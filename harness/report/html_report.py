@@ -1,6 +1,6 @@
 """``report.html``: the audit on one self-contained page for a reviewer (no network, no CDN).
 
-Verdict and summary cards first, then the ranked findings (``ragas_compat.compare.findings``), an inline SVG
+Verdict and summary cards first, then the ranked findings (``Audit.headlines``), an inline SVG
 chart of Ragas's ``evaluate()`` mean against the explicit-policy mean per metric, the classification
 counts per metric (one stacked bar each), and every row in a table that sorts (click a header) and
 filters (metric, target, category, classification, free text) with exact values. The rows are
@@ -19,7 +19,7 @@ from typing import Any
 
 from ragas_compat.compare.audit import Audit
 from ragas_compat.compare.classify import CLASSIFICATIONS
-from ragas_compat.compare.findings import KeyFinding, key_findings, verdict
+from ragas_compat.compare.headlines import Headline
 from ragas_compat.report.text import ragas_text, reference_texts
 from ragas_compat.values import RagasError
 from ragas_compat.vocabulary import Classification
@@ -121,7 +121,7 @@ def _sort_key(value: Any) -> str:
 
 
 def _cards(audit: Audit) -> list[str]:
-    v = verdict(audit)
+    v = audit.verdict
     ragas = audit.provenance.get("ragas_version") or (audit.provenance.get("ragas") or {}).get("version") or "?"
     by_class = Counter(r.classification.name for r in audit.rows)
     harness_errors = sum(1 for r in audit.rows if isinstance(r.ragas_value, RagasError) and r.ragas_value.raised_by_harness)
@@ -135,7 +135,7 @@ def _cards(audit: Audit) -> list[str]:
                                       for label, value in cards] + ["</div>"]
 
 
-def _finding(finding: KeyFinding) -> str:
+def _finding(finding: Headline) -> str:
     e = finding.example
     where = ", ".join(x for x in (f"case {e.case_id}" if e.case_id else "", e.metric or "", e.target or "") if x)
     by = f' <span class="muted">Explained by {_e(finding.explained_by)}.</span>' if finding.explained_by else ""
@@ -262,7 +262,7 @@ def render_html(audit: Audit) -> str:
 
 def html_chunks(audit: Audit) -> Iterator[str]:
     """``report.html``, one self-contained page, written as it is made (one line per part)."""
-    v = verdict(audit)
+    v = audit.verdict
     suite = audit.suite.name
     ragas = audit.provenance.get("ragas", {}) or {}
     parts = ["<!DOCTYPE html>", '<html lang="en"><head><meta charset="utf-8">',
@@ -278,7 +278,7 @@ def html_chunks(audit: Audit) -> Iterator[str]:
     parts += _cards(audit)
     parts += ['<h2 id="findings">Findings</h2>',
               '<p class="muted">Most consequential first; each with one example row.</p><ol class="findings">']
-    parts += [_finding(f) for f in key_findings(audit)] + ["</ol>"]
+    parts += [_finding(f) for f in audit.headlines] + ["</ol>"]
     parts += ['<h2 id="means">Dataset level: Ragas evaluate() mean vs explicit-policy mean</h2>']
     parts += means_chart(audit)
     parts += ['<h2 id="classifications">Classifications per metric</h2>']

@@ -34,8 +34,9 @@ from ragas_compat.compare.dataset_level import (
     row_status,
     sentence,
 )
-from ragas_compat.compare.findings import key_finding_json, key_findings, verdict_json
-from ragas_compat.compare.verdict import counts, findings, pair_findings, row_findings
+from ragas_compat.compare.findings import counts, pair_findings, row_findings
+from ragas_compat.compare.headlines import headline_json
+from ragas_compat.compare.verdict import verdict_json
 from ragas_compat.metrics.outcome import ReferenceOutcome
 from ragas_compat.report.drift import expectations_json, finding_json
 from ragas_compat.values import RagasError, encode_detail, encode_float, encode_fraction, encode_ragas_value
@@ -266,7 +267,7 @@ def summary_json(audit: Audit) -> dict[str, Any]:
         "rows": len(audit.rows),
         "unexpected": len(audit.unexpected),
         "drift": audit.drift,
-        "drift_by_kind": counts(findings(audit)),
+        "drift_by_kind": counts(audit.findings),
         "expectation_problems": list(audit.expectation_problems),
         "by_classification": _full_counts(by_class),
         "by_metric": {k: _full_counts(v) for k, v in sorted(audit.counts(lambda r: r.spec.name).items())},
@@ -402,7 +403,7 @@ def json_sections(audit: Audit) -> dict[str, Any]:
                      "error": "an object with key \"error\"", "exact": "a fraction string such as \"5/6\""},
         "provenance": audit.provenance,
         "verdict": verdict_json(audit),
-        "findings": [key_finding_json(f) for f in key_findings(audit)],
+        "findings": [headline_json(f) for f in audit.headlines],
         "summary": summary_json(audit),
         "metrics": metric_entries(audit),
         "cases": Items(lambda: case_entries(audit)),
@@ -414,7 +415,7 @@ def json_sections(audit: Audit) -> dict[str, Any]:
         "api_paths": api_paths_section(audit, texts),
         "expectations": expectations_json(audit),
         "texts": _Deferred(texts.table),
-        "drift": _Rows(finding_json(finding) for finding in findings(audit)),
+        "drift": _Rows(finding_json(finding) for finding in audit.findings),
     }
 
 

@@ -1,5 +1,5 @@
 """``junit.xml``: one test case per (case, Ragas target) and per legacy-vs-collections pair that has a
-drift finding; a failure for each row or pair with a finding (ragas_compat.compare.verdict: unexplained,
+drift finding; a failure for each row or pair with a finding (ragas_compat.compare.findings: unexplained,
 divergence or error no rule explains, value out of range) and for each expectations-file problem,
 so CI systems show drift natively.
 
@@ -17,7 +17,7 @@ from itertools import chain
 
 from ragas_compat.compare.api_paths import PathPair
 from ragas_compat.compare.audit import Audit, AuditRow
-from ragas_compat.compare.verdict import audit_pairs, pair_findings, row_findings
+from ragas_compat.compare.findings import pair_findings, row_findings
 from ragas_compat.report.text import ragas_text, reference_texts
 
 # Not allowed by XML 1.0 (https://www.w3.org/TR/xml/#charsets), or allowed but discouraged (DEL, C1).
@@ -47,7 +47,7 @@ def render_junit(audit: Audit) -> str:
 def junit_chunks(audit: Audit) -> Iterator[str]:
     """``junit.xml``, written as it is made: the suite's start tag with its counts, then one indented
     ``<testcase>`` at a time (the layout of ``ET.indent`` on the whole tree)."""
-    failing_pairs = [(pair, found) for pair in audit_pairs(audit) if (found := pair_findings(pair))]
+    failing_pairs = [(pair, found) for pair in audit.pairs if (found := pair_findings(pair))]
     row_failures = sum(1 for row in audit.rows if row_findings(row))
     failures = row_failures + len(failing_pairs) + len(audit.expectation_problems)
     suite = ET.Element("testsuite", name=f"ragas-compat.{audit.suite.name}",

@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING, Any
 
 from ragas_compat.cases import Case, Suite
 from ragas_compat.compare.audit import build_audit
-from ragas_compat.compare.verdict import out_of_range
+from ragas_compat.compare.findings import out_of_range
 from ragas_compat.errors import HarnessInputError
 from ragas_compat.runner import run_probe
 from ragas_compat.tools.matrix.drift import Cause, Cell, causes_between, cell_from

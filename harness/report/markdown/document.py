@@ -13,8 +13,7 @@ from typing import Any
 
 from ragas_compat.compare.audit import Audit, metric_entries
 from ragas_compat.compare.classify import CLASSIFICATIONS
-from ragas_compat.compare.verdict import counts as drift_counts
-from ragas_compat.compare.verdict import findings
+from ragas_compat.compare.findings import counts as drift_counts
 from ragas_compat.report.markdown.api_paths import api_paths_markdown
 from ragas_compat.report.markdown.dataset_level import dataset_level_markdown
 from ragas_compat.report.markdown.drift import drift_markdown, expectations_markdown
@@ -49,7 +48,7 @@ def _provenance(audit: Audit) -> list[str]:
 
 def _summary(audit: Audit) -> list[str]:
     lines = ["## Summary", ""]
-    found = findings(audit)
+    found = audit.findings
     explained = sum(1 for r in audit.rows if r.expected.explained and not r.unexpected)
     if found:
         lines.append(f"**Drift:** {len(found)} finding{'' if len(found) == 1 else 's'} ("

@@ -4,14 +4,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from ragas_compat.compare.verdict import DRIFT_KINDS, counts, findings
+from ragas_compat.compare.findings import DRIFT_KINDS, counts
 from ragas_compat.report.drift import KIND_MEANING, expectations_json
 from ragas_compat.report.markdown.table import markdown_table
 
 
 def drift_markdown(audit: Any) -> list[str]:
     """The section "Drift" (no lines when there is none)."""
-    found = findings(audit)
+    found = audit.findings
     if not found:
         return []
     by_kind = counts(found)

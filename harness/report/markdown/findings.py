@@ -1,13 +1,13 @@
-"""The opening of report.md: the verdict line and the ranked findings (``ragas_compat.compare.findings``)."""
+"""The opening of report.md: the verdict line and the ranked findings (``Audit.verdict``, ``Audit.headlines``)."""
 
 from __future__ import annotations
 
 from ragas_compat.compare.audit import Audit
-from ragas_compat.compare.findings import KeyFinding, key_findings, verdict
+from ragas_compat.compare.headlines import Headline
 from ragas_compat.report.markdown.table import markdown_cell
 
 
-def example_text(finding: KeyFinding) -> str:
+def example_text(finding: Headline) -> str:
     """``case `x`, metric, `target`: Ragas 0.83…; reference 5/6`` (one line)."""
     e = finding.example
     where = ", ".join(part for part in (f"case `{e.case_id}`" if e.case_id else None, e.metric,
@@ -17,10 +17,10 @@ def example_text(finding: KeyFinding) -> str:
 
 def findings_markdown(audit: Audit) -> list[str]:
     """``**Verdict: …**`` and the section "Findings", ranked by consequence."""
-    lines = [f"**{verdict(audit).line()}**", "", "## Findings", "",
+    lines = [f"**{audit.verdict.line()}**", "", "## Findings", "",
              "What this suite shows about Ragas's numbers, most consequential first (each with one example row; "
              "every row is in the sections below).", ""]
-    for index, finding in enumerate(key_findings(audit), start=1):
+    for index, finding in enumerate(audit.headlines, start=1):
         by = f" Explained by {finding.explained_by}." if finding.explained_by else ""
         lines.append(f"{index}. {markdown_cell(finding.sentence)}{markdown_cell(by)}")
         lines.append(f"   Example: {markdown_cell(example_text(finding))}")

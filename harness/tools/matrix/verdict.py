@@ -12,7 +12,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ragas_compat.compare.verdict import FAIL_ON_DEFAULT, out_of_range
+from ragas_compat.compare.findings import out_of_range
+from ragas_compat.compare.verdict import FAIL_ON_DEFAULT
 from ragas_compat.errors import ExitCode
 from ragas_compat.tools.matrix.drift import HARNESS_CAUSES, Matrix
 
