@@ -49,6 +49,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from ragas_compat.errors import HarnessInputError
+from ragas_compat.write_preflight import check_output_folder
 
 LOCK_WAIT_SECONDS = 30.0
 _POLL_SECONDS = 0.05
@@ -82,6 +83,7 @@ def check_writable(folder: Path, names: tuple[str, ...] | list[str] = ()) -> Non
     """Fail early (before any work) when reports could not be written into ``folder``, or when one of
     ``names`` there is in the way (a folder, a device...)."""
     folder = Path(folder)
+    check_output_folder(folder)  # read-only, full or not a folder: exit 2 now, nothing created
     try:
         folder.mkdir(parents=True, exist_ok=True)
         with tempfile.NamedTemporaryFile(dir=folder, prefix=".write-check.", delete=True):

@@ -56,6 +56,7 @@ from ragas_compat.metrics.registry import metric as metric_spec
 from ragas_compat.tools.record.cases import CP_KEYS, DEFAULT_CATEGORY
 from ragas_compat.tools.record.dataset import MAX_PROBLEMS, Dataset, Sample, csv_field_limit, read_dataset
 from ragas_compat.tools.record.session import write_atomically
+from ragas_compat.write_preflight import check_output_file
 
 REQUIRED_COLUMNS = ("sample_id", "claim_id", "human_label", "judge_label")
 OPTIONAL_COLUMNS = ("metric", "statement")
@@ -238,6 +239,7 @@ def import_labels(dataset_path: Path, labels_path: Path, out: Path, *, verdicts_
     if verdicts_from not in VERDICTS_FROM:
         raise HarnessInputError(f"--verdicts-from {verdicts_from!r}: expected one of {', '.join(VERDICTS_FROM)}",
                                 field="--verdicts-from", value=verdicts_from)
+    check_output_file(out)  # before reading anything: a folder, a device, a read-only or full file system
     dataset = read_dataset(dataset_path, {})
     samples = {s.id: s for s in dataset.samples}
     problems: list[str] = []

@@ -9,7 +9,7 @@ The steps:
    ``fingerprint``) keeps its cases, and only the samples it lacks are scored; a file from another
    recording is refused;
 4. score the samples in batches, each batch one recording-probe subprocess
-   (``harness/probe/record/``: Ragas, the judge and the network guard live there), up to
+   (``harness/probe/record_probe.py``: Ragas, the judge and the network guard live there), up to
    ``concurrency`` samples at once inside it; after each batch the case file is rewritten atomically
    (temporary file, fsync, rename) with every case recorded so far in dataset order, so an interruption
    loses at most the batch in flight and a rerun continues where it stopped; the file of an
@@ -41,13 +41,15 @@ import ragas_compat
 from ragas_compat import http_client
 from ragas_compat.cases import parse_suite_text
 from ragas_compat.errors import HarnessInputError, RagasUnavailable
+from ragas_compat.input_limits import decode_utf8, loads_json, read_bytes
 from ragas_compat.metrics.registry import metric as metric_spec
-from ragas_compat.probe.protocol import ENTRY_RECORD, probe_command
-from ragas_compat.runner import check_timeout, resolve_executable, run_in_own_group
+from ragas_compat.runner import PROBE_DIR, check_timeout, resolve_executable, run_in_own_group
 from ragas_compat.tools.record.cases import LLM_METRICS, NON_LLM_METRICS, RECORDABLE, build_case
 from ragas_compat.tools.record.dataset import Dataset, read_dataset
 from ragas_compat.tools.record.secrets import redacted, secret_values
+from ragas_compat.write_preflight import check_output_file
 
+RECORD_SCRIPT: Path = PROBE_DIR / "record_probe.py"
 RECORDING_FORMAT = 1
 PREFLIGHT_TIMEOUT = 10.0            # seconds for the whole GET /models (connect, headers, body)
 PREFLIGHT_MAX_BYTES = 4 * 1024 * 1024  # a model listing is kilobytes
@@ -231,11 +233,12 @@ def _recording_date() -> str:
 def load_existing(out: Path, print_: str) -> dict[str, Any] | None:
     """The output file of an earlier run of the same recording (None when there is none);
     HarnessInputError when the file is something else."""
-    if not out.exists():
+    if not os.path.lexists(out):
         return None
-    try:
-        document = json.loads(out.read_text(encoding="utf-8"))
-    except (OSError, ValueError) as exc:
+    try:  # a regular file within the input limits (never a device such as /dev/zero), strict JSON
+        document = loads_json(decode_utf8(read_bytes(out, "case file", allow_stdin=False), out.name, "case file"),
+                              out.name, field="--out")
+    except HarnessInputError as exc:
         raise HarnessInputError(f"{out.name}: exists and is not a readable case file ({exc}); "
                                 "choose another --out or remove it", field="--out") from None
     recording = document.get("recording") if isinstance(document, dict) else None
@@ -251,14 +254,22 @@ def load_existing(out: Path, print_: str) -> dict[str, Any] | None:
 def write_atomically(path: Path, text: str) -> None:
     """Write ``text`` to ``path`` through a temporary file in the same folder, fsync'ed, then renamed."""
     folder = path.parent
-    folder.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=folder)
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=folder)
+    except OSError as exc:
+        raise HarnessInputError(f"--out {path}: cannot write it ({exc.strerror or exc}); nothing was written",
+                                field="--out") from None
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as handle:
             handle.write(text)
             handle.flush()
             os.fsync(handle.fileno())
         os.replace(tmp, path)
+    except OSError as exc:  # full or read-only meanwhile: the old file is left as it was
+        Path(tmp).unlink(missing_ok=True)
+        raise HarnessInputError(f"--out {path}: cannot write it ({exc.strerror or exc}); the file there was "
+                                "left as it was", field="--out") from None
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
@@ -318,7 +329,7 @@ def run_batch(samples: list[dict[str, Any]], metrics: tuple[str, ...], judge: Ju
                    "concurrency": concurrency, "output": str(output)}
         (Path(tmp) / "request.json").write_text(json.dumps(request, ensure_ascii=False), encoding="utf-8")
         try:
-            proc = run_in_own_group(probe_command(executable, ENTRY_RECORD, str(Path(tmp) / "request.json")),
+            proc = run_in_own_group([executable, str(RECORD_SCRIPT), str(Path(tmp) / "request.json")],
                                     timeout=timeout, cwd=tmp, env=_probe_env(), folder=tmp)
         except OSError as exc:
             raise RagasUnavailable(f"cannot start the recording probe with {python}: {exc}") from None
@@ -359,6 +370,7 @@ def record(dataset_path: Path, out: Path, *, judge: Judge | None, metrics: list[
     for option, value in (("--limit", limit), ("--concurrency", concurrency), ("--batch-size", batch_size)):
         if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < 1):
             raise HarnessInputError(f"{option} {value!r}: must be a positive integer", field=option, value=value)
+    check_output_file(out)  # before any work and any judge call: a folder, a device, read-only, full
     dataset = read_dataset(dataset_path, {})  # format and types first, every problem at once
     chosen = choose_metrics(metrics, dataset, judge is not None)
     dataset = read_dataset(dataset_path, required_columns(chosen))
