@@ -9,7 +9,7 @@ The steps:
    ``fingerprint``) keeps its cases, and only the samples it lacks are scored; a file from another
    recording is refused;
 4. score the samples in batches, each batch one recording-probe subprocess
-   (``harness/probe/record_probe.py``: Ragas, the judge and the network guard live there), up to
+   (``harness/probe/record/``: Ragas, the judge and the network guard live there), up to
    ``concurrency`` samples at once inside it; after each batch the case file is rewritten atomically
    (temporary file, fsync, rename) with every case recorded so far in dataset order, so an interruption
    loses at most the batch in flight and a rerun continues where it stopped; the file of an
@@ -43,13 +43,13 @@ from ragas_compat.cases import parse_suite_text
 from ragas_compat.errors import HarnessInputError, RagasUnavailable
 from ragas_compat.input_limits import decode_utf8, loads_json, read_bytes
 from ragas_compat.metrics.registry import metric as metric_spec
-from ragas_compat.runner import PROBE_DIR, check_timeout, resolve_executable, run_in_own_group
+from ragas_compat.probe.protocol import ENTRY_RECORD, probe_command
+from ragas_compat.runner import check_timeout, resolve_executable, run_in_own_group
 from ragas_compat.tools.record.cases import LLM_METRICS, NON_LLM_METRICS, RECORDABLE, build_case
 from ragas_compat.tools.record.dataset import Dataset, read_dataset
 from ragas_compat.tools.record.secrets import redacted, secret_values
 from ragas_compat.write_preflight import check_output_file
 
-RECORD_SCRIPT: Path = PROBE_DIR / "record_probe.py"
 RECORDING_FORMAT = 1
 PREFLIGHT_TIMEOUT = 10.0            # seconds for the whole GET /models (connect, headers, body)
 PREFLIGHT_MAX_BYTES = 4 * 1024 * 1024  # a model listing is kilobytes
@@ -329,7 +329,7 @@ def run_batch(samples: list[dict[str, Any]], metrics: tuple[str, ...], judge: Ju
                    "concurrency": concurrency, "output": str(output)}
         (Path(tmp) / "request.json").write_text(json.dumps(request, ensure_ascii=False), encoding="utf-8")
         try:
-            proc = run_in_own_group([executable, str(RECORD_SCRIPT), str(Path(tmp) / "request.json")],
+            proc = run_in_own_group(probe_command(executable, ENTRY_RECORD, str(Path(tmp) / "request.json")),
                                     timeout=timeout, cwd=tmp, env=_probe_env(), folder=tmp)
         except OSError as exc:
             raise RagasUnavailable(f"cannot start the recording probe with {python}: {exc}") from None
