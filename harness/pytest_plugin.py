@@ -13,7 +13,7 @@ applied before the pin's rules; e.g. written by ``ragas-compat expect bless``)::
 Relative paths are resolved against the directory of the test file. ``check`` returns the
 ``ragas_compat.compare.audit.Audit``; on drift it raises AssertionError listing each finding (kind, case,
 target, got, expected, why). ``fail_on`` chooses the kinds that fail (default: all; see
-``ragas_compat.compare.verdict``). ``--ragas-compat-python`` picks the interpreter whose Ragas is checked
+``ragas_compat.compare.verdict``); a suite that scores no row fails too. ``--ragas-compat-python`` picks the interpreter whose Ragas is checked
 (default: the one running pytest).
 
 Within one pytest session the probe runs once per (interpreter, case file contents): further
@@ -24,7 +24,9 @@ checks of the same case files against other expectations files reuse its output.
 each file as one item per row, named ``<case id>[<Ragas target>:<classification>]``, e.g.
 ``cp-worked-example[legacy:ContextPrecision:epsilon]``; an item fails when its row has drift (of a
 ``ragas_compat_fail_on`` kind, default all) with "expected X, got Y" and why. The probe runs once per
-file, at collection::
+file, at collection. The gate cannot pass vacuously: a listed file that is missing, unreadable, not a
+``.json`` file, outside what pytest collects (testpaths) or that scores no row is a failing item
+naming it::
 
     # pytest.ini / [tool.pytest.ini_options]
     ragas_compat_cases = ["tests/ragas_cases.json::tests/ragas_expectations.toml"]
@@ -81,6 +83,72 @@ def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Col
     return None
 
 
+_COLLECTED_KEY = pytest.StashKey[set]()  # configured case files pytest collected in this session
+
+
+def _config_problem(path: Path) -> str | None:
+    """Why a configured case file cannot be collected at all (None: it can)."""
+    if not path.exists():
+        return "does not exist"
+    if not path.is_file():
+        return "is not a regular file"
+    if path.suffix != ".json":
+        return f"does not end in .json (it ends in {path.suffix or 'nothing'!r}; pytest collects only .json)"
+    try:
+        with path.open("rb") as handle:
+            handle.read(1)
+    except OSError as exc:
+        return f"cannot be read ({exc.strerror or exc})"
+    return None
+
+
+def _selected(config: pytest.Config, path: Path) -> bool:
+    """Would this session collect ``path`` if it were collectable? With no paths on the command
+    line, every configured file must be (pytest reads testpaths, or the rootdir); with paths given,
+    only files under one of them."""
+    if config.args_source is not pytest.Config.ArgsSource.ARGS:
+        return True
+    for arg in config.args:
+        given = (Path(str(config.invocation_params.dir)) / arg.split("::")[0]).resolve()
+        if path == given or given in path.parents:
+            return True
+    return False
+
+
+class RagasCompatGate(pytest.Item):
+    """A configured case file that produced no test item: the session fails instead of passing."""
+
+    def __init__(self, *, reason: str, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.reason = reason
+
+    def runtest(self) -> None:
+        raise RagasDrift(f"ragas-compat: {CASES_INI}: {self.reason}")
+
+    def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> str:
+        return str(excinfo.value)
+
+    def reportinfo(self) -> tuple[Any, int | None, str]:
+        return self.path, None, f"ragas-compat {CASES_INI}"
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config, items: list[Any]) -> None:
+    """A gate that cannot pass vacuously: a configured case file that is missing, unreadable, not a
+    ``.json`` file, or outside what pytest collects (testpaths) adds a failing item naming it."""
+    collected = config.stash.get(_COLLECTED_KEY, set())
+    for path, _expectations in _configured(config).items():
+        if path in collected:
+            continue
+        problem = _config_problem(path)
+        if problem is None and not _selected(config, path):
+            continue  # the command line narrowed the session to other paths
+        reason = (f"{path} {problem}" if problem is not None else
+                  f"{path} was not collected: it lies outside the paths pytest collects (testpaths "
+                  f"{config.getini('testpaths') or '(none: the rootdir)'}, or --ignore), so none of its rows is checked")
+        items.append(RagasCompatGate.from_parent(session, name=f"{CASES_INI}[{path.name}]", reason=reason))
+
+
 class RagasDrift(AssertionError):
     """A collected row's drift: the message says expected vs got and why."""
 
@@ -104,7 +172,11 @@ class RagasCompatFile(pytest.File):
         cache = self.config.stash.setdefault(_CACHE_KEY, {})
         python = self.config.getoption(PYTHON_OPTION) or sys.executable
         expectations = _configured(self.config).get(Path(self.path).resolve())
+        self.config.stash.setdefault(_COLLECTED_KEY, set()).add(Path(self.path).resolve())
         audit = RagasCompat(python, Path(self.path).parent, cache).audit(Path(self.path), expectations)
+        if not audit.rows:
+            yield RagasCompatGate.from_parent(self, name="no-rows", reason=(
+                f"{self.path} yields no items: no (case, Ragas target) row was scored, so nothing was checked"))
         for row in audit.rows:
             yield RagasCompatItem.from_parent(self, name=f"{row.case.id}[{row.target}:{row.classification.name}]",
                                               row=row)
@@ -232,6 +304,9 @@ class RagasCompat:
 
         kinds = parse_fail_on(fail_on)
         audit = self.audit(cases, expectations, timeout=timeout)
+        if not audit.rows:
+            raise AssertionError(f"ragas-compat: suite {audit.suite.name!r} ({audit.suite.source}): no (case, Ragas "
+                                 "target) row was scored, so nothing was checked")
         if failing(audit.findings, kinds):
             raise AssertionError(drift_message(audit, kinds))
         return audit

@@ -3,7 +3,8 @@
 ``register(app)`` adds the command. Exit codes: 0 the matrix was written and no finding of a
 ``--fail-on`` kind shows (columns may be unavailable; that is part of the report, not a finding);
 1 a Ragas change between adjacent columns of a ``--fail-on`` kind (``ragas_compat.tools.matrix.verdict``;
-the harness's own limits never count); 2 bad input or usage. ``--format table|md|json`` as for
+the harness's own limits never count); 2 bad input or usage; 3 no column was scored (every Ragas
+unavailable, or no row in any column: the reports are written and say why). ``--format table|md|json`` as for
 ``run``. Timings and environment build/reuse go to the console only, so the report files stay
 deterministic.
 """
@@ -22,6 +23,7 @@ from rich.table import Table
 from ragas_compat.cli.common import exits_on_harness_errors, positive_seconds, shown, stderr, stdout
 from ragas_compat.cli.output import OutputFormat, format_option, print_json, print_markdown
 from ragas_compat.compare.verdict import DRIFT_KINDS, parse_fail_on
+from ragas_compat.errors import ExitCode
 from ragas_compat.pipeline import load_suite
 from ragas_compat.report.atomic import check_writable
 from ragas_compat.report.markdown.table import markdown_table
@@ -203,6 +205,12 @@ def matrix_command(
         failing = sum(1 for f in found if f.kind in kinds)
         console.print(f"findings: {len(found)} ({failing} of a --fail-on kind)", highlight=False)
         console.print(f"reports written to {shown(out)}/ ({', '.join(REPORT_FILES)})", highlight=False)
+    if not any(column.available and column.audit.rows for column in columns):
+        # a matrix of unavailable columns compares nothing: not a pass
+        stderr().print(f"error: no column was scored ({len(columns)} unavailable: "
+                       f"{shown('; '.join(f'{c.label}: {c.error}' for c in columns[:5]))}); the reports show "
+                       "why each is unavailable", highlight=False)
+        raise typer.Exit(int(ExitCode.NO_RAGAS))
     raise typer.Exit(int(matrix_exit_code(found, kinds)))
 
 

@@ -2,8 +2,9 @@
 
 ``register(app)`` adds the command. Exit codes (``ragas_compat.errors.ExitCode``): 0 no drift of a
 ``--fail-on`` kind; 1 drift (``ragas_compat.compare.verdict``: a row no rule explains, a divergence or
-an error no rule explains, a value out of range, a problem in the expectations file); 2 bad input
-or usage; 3 Ragas could not be run at all; 4 internal error (``ragas_compat.cli.common``).
+an error no rule explains, a value out of range, a problem in the expectations file, a row the
+harness could not score); 2 bad input or usage (also a suite of which no row was scored: nothing
+would be checked); 3 Ragas could not be run at all; 4 internal error (``ragas_compat.cli.common``).
 """
 
 from __future__ import annotations
@@ -40,6 +41,7 @@ from ragas_compat.compare.classify import CLASSIFICATIONS
 from ragas_compat.compare.findings import DRIFT_KINDS
 from ragas_compat.compare.headlines import headline_json
 from ragas_compat.compare.verdict import exit_code, parse_fail_on, verdict_json
+from ragas_compat.errors import HarnessInputError
 from ragas_compat.metrics.names import short_label
 from ragas_compat.metrics.registry import metric
 from ragas_compat.pin import resolve_ragas_source
@@ -196,6 +198,11 @@ def run(
             audit = run_audit(suite, loaded_expectations, source, python=python, timeout=timeout,
                               metrics=selected or None, workers=workers, started=started,
                               on_progress=on_progress, keep_output=False).audit
+    if not audit.rows:  # a suite that scores nothing checks nothing: refused, not passed
+        raise HarnessInputError(
+            f"no (case, Ragas target) row was scored for suite {audit.suite.name!r} ({len(audit.suite.cases)} "
+            f"case(s){', metrics ' + ', '.join(selected) if selected else ''}): no Ragas class applies to these "
+            "inputs, so nothing would be checked; no report written", field="--cases")
     write_reports(audit, out, golden=golden)
     print_summary(audit, out, kinds, output, quiet, verbose)
     raise typer.Exit(int(exit_code(audit, kinds)))
