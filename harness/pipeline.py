@@ -76,8 +76,10 @@ def load_suite(case_files: list[Path]) -> Suite:
                  tuple(case for suite in suites for case in suite.cases))
 
 
-def provenance(probe: ProbeRun, source: RagasSource, suite: Suite, expectations: Expectations) -> dict[str, Any]:
-    """Everything a reviewer needs to know which Ragas ran, on what, and how."""
+def provenance(probe: ProbeRun, source: RagasSource, suite: Suite, expectations: Expectations,
+               metrics: Collection[str] | None = None) -> dict[str, Any]:
+    """Everything a reviewer needs to know which Ragas ran, on what, and how (``metrics``: the run
+    was limited to these with ``--metric``; recorded live scores of other metrics are unchecked)."""
     output = probe.output
     pin = load_pin()
     ragas = {**source.to_provenance(), "imported_version": output["ragas"].get("version")}
@@ -96,6 +98,7 @@ def provenance(probe: ProbeRun, source: RagasSource, suite: Suite, expectations:
                     f"{len(attempts)} connection attempts blocked"),
         "network_attempts": attempts,
         "oracles": oracle_status(),
+        **({"metrics": sorted(metrics)} if metrics else {}),
     }
 
 
@@ -125,7 +128,7 @@ def run_audit(suite: Suite, expectations: Expectations, source: RagasSource, *, 
         probe = own.result(on_progress, streamed=not keep_output)
         if not probe.ok:
             raise RagasUnavailable(probe.error or "the Ragas probe failed")
-        audit = build_audit(suite, probe.output, expectations, provenance(probe, source, suite, expectations),
+        audit = build_audit(suite, probe.output, expectations, provenance(probe, source, suite, expectations, metrics),
                             metrics=metrics, references=references)  # before the probe's folder goes
     if not keep_output:
         probe = dataclasses.replace(probe, output={**probe.output, "results": []})

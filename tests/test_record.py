@@ -541,9 +541,11 @@ def test_replay_problems_name_mismatches_and_unreplayable_live_values():
     audit = SimpleNamespace(rows=[row], suite=SimpleNamespace(cases=[case]))
     problems = replay_problems(audit)
     assert [(p[0], p[1], p[2]) for p in problems] == [("c1", "legacy:Faithfulness", "identical"),
-                                                      ("c1", "legacy:LLMContextRecall", None)]
+                                                      ("c1", "legacy:LLMContextRecall", None),
+                                                      ("c1", "legacy:IDBasedContextRecall", None)]
     assert "replay gave 0.25, the live recording 0.5" in problems[0][3]
     assert "not replayed: the judge's reply could not be parsed" in problems[1][3]
+    assert "has no replayed row" in problems[2][3]  # nothing compared it: not passed over
 
 
 # --------------------------------------------------------------------------- replies the verdicts cannot hold

@@ -40,6 +40,7 @@ from ragas_compat.compare.audit import Audit
 from ragas_compat.compare.classify import CLASSIFICATIONS
 from ragas_compat.compare.findings import DRIFT_KINDS
 from ragas_compat.compare.headlines import headline_json
+from ragas_compat.compare.replay import replay_account
 from ragas_compat.compare.verdict import exit_code, parse_fail_on, verdict_json
 from ragas_compat.errors import HarnessInputError
 from ragas_compat.metrics.names import short_label
@@ -64,6 +65,7 @@ def summary_json(audit: Audit, out: Path, fail_on: frozenset[str]) -> dict:
                           for name, counts in sorted(audit.counts(lambda r: r.spec.name).items())},
             "drift": [{"kind": f.kind, "case_id": f.case_id, "target": f.target, "classification": f.classification,
                        "expected": f.expected, "message": f.message, "fails": f.kind in fail_on} for f in found],
+            "replay": account.as_json() if (account := replay_account(audit)) is not None else None,
             "ragas_version": audit.provenance.get("ragas_version"),
             "pin_status": (audit.provenance.get("ragas") or {}).get("pin_status"),
             "reports": [str(out / name) for name in REPORT_FILES]}
@@ -112,6 +114,9 @@ def print_summary(audit: Audit, out: Path, fail_on: frozenset[str] = frozenset(D
     console = stdout()
     v = audit.verdict
     console.print(f"[{'bold green' if v.ok else 'bold red'}]{shown(v.line())}[/]", highlight=False)
+    account = replay_account(audit)
+    if account is not None:  # a recorded suite: say that the replay check ran, and what it covered
+        console.print(shown(account.line()), highlight=False)
     if quiet:
         return
     console.print(f"Ragas {shown(audit.provenance.get('ragas_version'))}, suite {shown(audit.suite.name)}: "

@@ -13,14 +13,23 @@ NaN, or the same error type and message. ``replay_problems(audit)`` lists, as
   faithfulness statements the NLI reply did not judge): the replay may reproduce the score, but not
   the live prompts, so it is reported too (with the value comparison).
 
-A live target with no row and no such reason is not a problem (the run was limited with
-``--metric``). ``ragas_compat.compare.verdict`` turns each into a ``replay_mismatch`` finding.
+- a recorded live value with no replayed row and no such reason (a verdict key deleted from the
+  recording, a target this replay does not produce): nothing compared it, so it is not passed over.
+
+Only a live target whose metrics the run left out with ``--metric`` (``provenance["metrics"]``) is
+*unchecked*, and it is counted as such. ``ragas_compat.compare.verdict`` turns each problem into a
+``replay_mismatch`` finding; ``replay_account(audit)`` counts every live score once
+(``ReplayAccount.line``: "replay: N live scores, N reproduced bit for bit, K not replayable (why),
+0 unchecked"), for the terminal and the reports.
 """
 
 from __future__ import annotations
 
 import math
 import struct
+from collections import Counter
+from collections.abc import Iterator
+from dataclasses import dataclass, field
 from typing import Any
 
 from ragas_compat.values import RagasError, decode_ragas_value
@@ -44,12 +53,34 @@ def _shown(value: Any) -> str:
     return repr(value)
 
 
-def replay_problems(audit: Any) -> list[tuple[str, str, str | None, str]]:
-    """``(case_id, target, classification of the replayed row or None, message)`` for every recorded
-    live score the replay does not reproduce."""
+def _selected(audit: Any) -> frozenset[str] | None:
+    """The metrics the run was limited to (``--metric``), or None for all."""
+    chosen = (getattr(audit, "provenance", None) or {}).get("metrics")
+    return frozenset(chosen) if chosen else None
+
+
+def _left_out(target: str, selected: frozenset[str] | None) -> bool:
+    """True when ``--metric`` left out every metric the registry compares ``target`` with."""
+    if selected is None:
+        return False
+    from ragas_compat.metrics.registry import metrics_for_target
+
+    return not any(spec.name in selected for spec in metrics_for_target(target))
+
+
+@dataclass(frozen=True)
+class _Outcome:
+    case_id: str
+    target: str
+    status: str            # reproduced, not_frozen, differs, not_replayable, no_row, unchecked
+    classification: str | None
+    message: str | None
+
+
+def _outcomes(audit: Any) -> Iterator[_Outcome]:
     recorded = {case.id for case in audit.suite.cases if isinstance((case.raw or {}).get("recording"), dict)}
     rows = {(row.case.id, str(row.target)): row for row in audit.rows if row.case.id in recorded}
-    out = []
+    selected = _selected(audit)
     for case in audit.suite.cases:
         recording = (case.raw or {}).get("recording")
         if not isinstance(recording, dict):
@@ -61,14 +92,78 @@ def replay_problems(audit: Any) -> list[tuple[str, str, str | None, str]]:
             row = rows.get((case.id, target))
             if row is None:
                 if target in not_replayable:
-                    out.append((case.id, target, None, f"the recorded live value ({_shown(live)}) is not "
-                                                       f"replayed: {not_replayable[target]}"))
+                    yield _Outcome(case.id, target, "not_replayable", None,
+                                   f"the recorded live value ({_shown(live)}) is not replayed: {not_replayable[target]}")
+                elif _left_out(target, selected):
+                    yield _Outcome(case.id, target, "unchecked", None, None)
+                else:
+                    yield _Outcome(case.id, target, "no_row", None,
+                                   f"the recorded live value ({_shown(live)}) has no replayed row: the replay "
+                                   "produced no row for this target (its verdict key is missing from the case, or "
+                                   "this replay does not score the target), so nothing compared it")
                 continue
+            classification = str(row.classification.name)
             if not same_value(live, row.ragas_value):
-                out.append((case.id, target, str(row.classification.name),
-                            f"the offline replay gave {_shown(row.ragas_value)}, the live recording {_shown(live)}"))
+                yield _Outcome(case.id, target, "differs", classification,
+                               f"the offline replay gave {_shown(row.ragas_value)}, the live recording {_shown(live)}")
             elif target in not_frozen:
-                out.append((case.id, target, str(row.classification.name),
-                            f"the offline replay reproduces the live value ({_shown(live)}) from the verdicts Ragas "
-                            f"scored, but part of the live run is not in them: {not_frozen[target]}"))
-    return out
+                yield _Outcome(case.id, target, "not_frozen", classification,
+                               f"the offline replay reproduces the live value ({_shown(live)}) from the verdicts Ragas "
+                               f"scored, but part of the live run is not in them: {not_frozen[target]}")
+            else:
+                yield _Outcome(case.id, target, "reproduced", classification, None)
+
+
+@dataclass(frozen=True)
+class ReplayAccount:
+    """Every recorded live score of a run, counted once by what its replay did."""
+
+    live: int = 0
+    reproduced: int = 0          # bit for bit, the live run wholly in the verdicts
+    not_frozen: int = 0          # bit for bit, but part of the live run is not in the verdicts
+    differs: int = 0
+    no_row: int = 0              # no replayed row and no recorded reason
+    unchecked: int = 0           # left out with --metric
+    not_replayable: dict[str, int] = field(default_factory=dict)  # reason -> live scores
+
+    def line(self) -> str:
+        """``replay: 12 live scores, 11 reproduced bit for bit, 1 not replayable (why), 0 unchecked``."""
+        parts = [f"replay: {self.live} live score{'' if self.live == 1 else 's'}",
+                 f"{self.reproduced + self.not_frozen} reproduced bit for bit"
+                 + (f" ({self.not_frozen} from verdicts that do not hold the whole live run)" if self.not_frozen else "")]
+        if self.differs:
+            parts.append(f"{self.differs} differ")
+        if self.no_row:
+            parts.append(f"{self.no_row} with no replayed row")
+        count = sum(self.not_replayable.values())
+        why = "; ".join(f"{n}: {reason}" if count > 1 else reason for reason, n in sorted(self.not_replayable.items()))
+        parts.append(f"{count} not replayable" + (f" ({why})" if why else ""))
+        parts.append(f"{self.unchecked} unchecked" + (" (left out with --metric)" if self.unchecked else ""))
+        return ", ".join(parts)
+
+    def as_json(self) -> dict[str, Any]:
+        return {"live": self.live, "reproduced": self.reproduced, "not_frozen": self.not_frozen,
+                "differs": self.differs, "no_row": self.no_row, "unchecked": self.unchecked,
+                "not_replayable": dict(sorted(self.not_replayable.items())), "line": self.line()}
+
+
+def replay_account(audit: Any) -> ReplayAccount | None:
+    """The replay accounting of a run, or None when its suite holds no recorded case."""
+    outcomes = list(_outcomes(audit))
+    if not outcomes and not any(isinstance((c.raw or {}).get("recording"), dict) for c in audit.suite.cases):
+        return None
+    status = Counter(o.status for o in outcomes)
+    reasons = Counter(_reason(o.message or "") for o in outcomes if o.status == "not_replayable")
+    return ReplayAccount(len(outcomes), status["reproduced"], status["not_frozen"], status["differs"],
+                         status["no_row"], status["unchecked"], dict(reasons))
+
+
+def _reason(message: str) -> str:
+    return message.split(" is not replayed: ", 1)[-1].strip().splitlines()[0][:160] if message else ""
+
+
+def replay_problems(audit: Any) -> list[tuple[str, str, str | None, str]]:
+    """``(case_id, target, classification of the replayed row or None, message)`` for every recorded
+    live score the replay does not reproduce, or whose reproduction nothing checked."""
+    return [(o.case_id, o.target, o.classification, o.message or "") for o in _outcomes(audit)
+            if o.status not in ("reproduced", "unchecked")]

@@ -1,0 +1,96 @@
+"""Replay accounting: every recorded live score is compared, listed as not replayable with its reason,
+or counted as unchecked (left out with ``--metric``); none is passed over in silence.
+
+A live score with no replayed row (a verdict key deleted from the recording, a target this replay does
+not produce) is a ``replay_mismatch``; the terminal and ``--format json`` say "replay: N live scores, N
+reproduced bit for bit, K not replayable (why), 0 unchecked"."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import subprocess
+import sys
+from pathlib import Path
+from types import SimpleNamespace
+
+import pytest
+
+from ragas_compat.compare.replay import replay_account, replay_problems
+
+needs_ragas = pytest.mark.skipif(importlib.util.find_spec("ragas") is None,
+                                 reason="Ragas is not installed in this interpreter")
+
+
+def _audit(live: dict, rows: dict, not_replayable: dict | None = None, metrics: list[str] | None = None):
+    case = SimpleNamespace(id="c1", raw={"recording": {"live": live, "not_replayable": not_replayable or {}}})
+    audit_rows = [SimpleNamespace(case=case, target=t, ragas_value=v, classification=SimpleNamespace(name="identical"))
+                  for t, v in rows.items()]
+    return SimpleNamespace(rows=audit_rows, suite=SimpleNamespace(cases=[case]),
+                           provenance={"metrics": metrics} if metrics else {})
+
+
+def test_a_live_score_with_no_replayed_row_is_a_problem():
+    audit = _audit({"legacy:IDBasedContextPrecision": 0.5, "legacy:Faithfulness": 1.0},
+                   {"legacy:IDBasedContextPrecision": 0.5})
+    problems = replay_problems(audit)
+    assert [(p[0], p[1], p[2]) for p in problems] == [("c1", "legacy:Faithfulness", None)]
+    assert "has no replayed row" in problems[0][3] and "1.0" in problems[0][3]
+    account = replay_account(audit)
+    assert (account.live, account.reproduced, account.no_row, account.unchecked) == (2, 1, 1, 0)
+    assert account.line().startswith("replay: 2 live scores, 1 reproduced bit for bit, 1 with no replayed row")
+
+
+def test_a_live_score_left_out_with_metric_is_unchecked_and_counted():
+    audit = _audit({"legacy:IDBasedContextPrecision": 0.5, "legacy:Faithfulness": 1.0},
+                   {"legacy:IDBasedContextPrecision": 0.5}, metrics=["id_context_precision"])
+    assert replay_problems(audit) == []
+    assert replay_account(audit).line() == ("replay: 2 live scores, 1 reproduced bit for bit, 0 not replayable, "
+                                            "1 unchecked (left out with --metric)")
+
+
+def test_the_account_names_why_a_live_score_is_not_replayable():
+    audit = _audit({"legacy:IDBasedContextPrecision": 0.5, "legacy:LLMContextRecall": 1.0},
+                   {"legacy:IDBasedContextPrecision": 0.5},
+                   not_replayable={"legacy:LLMContextRecall": "the judge's reply could not be parsed"})
+    assert replay_account(audit).line() == ("replay: 2 live scores, 1 reproduced bit for bit, 1 not replayable "
+                                            "(the judge's reply could not be parsed), 0 unchecked")
+
+
+def test_a_suite_without_recordings_has_no_account():
+    case = SimpleNamespace(id="c1", raw={})
+    assert replay_account(SimpleNamespace(rows=[], suite=SimpleNamespace(cases=[case]), provenance={})) is None
+
+
+RECORDED = {"id": "rec-1", "category": "single_source", "user_input": "Which page?", "reference": "The page.",
+            "response": "The page.", "retrieved_contexts": ["a", "b"], "retrieved_context_ids": ["d1", "d2"],
+            "reference_context_ids": ["d1"],
+            "recording": {"live": {"legacy:IDBasedContextPrecision": 0.5, "legacy:IDBasedContextRecall": 1.0}}}
+
+
+def _run(tmp_path: Path, case: dict) -> tuple[int, dict]:
+    cases = tmp_path / "recorded.json"
+    cases.write_text(json.dumps({"schema_version": 1, "suite": "recorded", "cases": [case]}))
+    run = subprocess.run([sys.executable, "-m", "ragas_compat", "run", "--cases", str(cases), "--out",
+                          str(tmp_path / "out"), "--workers", "1", "--format", "json"],
+                         capture_output=True, text=True, timeout=300)
+    assert run.returncode in (0, 1), run.stdout + run.stderr
+    return run.returncode, json.loads(run.stdout)
+
+
+@needs_ragas
+def test_a_recording_whose_live_scores_all_replay_says_so(tmp_path):
+    code, summary = _run(tmp_path, RECORDED)
+    assert code == 0, summary["drift"]
+    assert summary["replay"]["line"] == "replay: 2 live scores, 2 reproduced bit for bit, 0 not replayable, 0 unchecked"
+
+
+@needs_ragas
+def test_a_recording_whose_one_live_score_has_no_replayed_row_exits_1_naming_it(tmp_path):
+    live = {**RECORDED["recording"]["live"], "legacy:Faithfulness": 1.0}  # no faithfulness verdict to replay
+    code, summary = _run(tmp_path, {**RECORDED, "recording": {"live": live}})
+    assert code == 1
+    (finding,) = [f for f in summary["drift"] if f["fails"]]
+    assert finding["kind"] == "replay_mismatch" and finding["target"] == "legacy:Faithfulness"
+    assert "no replayed row" in finding["message"]
+    assert summary["replay"]["no_row"] == 1 and summary["replay"]["live"] == 3
