@@ -114,9 +114,8 @@ def print_summary(audit: Audit, out: Path, fail_on: frozenset[str] = frozenset(D
     console = stdout()
     v = audit.verdict
     console.print(f"[{'bold green' if v.ok else 'bold red'}]{shown(v.line())}[/]", highlight=False)
-    account = replay_account(audit)
-    if account is not None:  # a recorded suite: say that the replay check ran, and what it covered
-        console.print(shown(account.line()), highlight=False)
+    for note in v.notes():  # the replay accounting (a recorded suite), what the verdict means, what next
+        console.print(shown(note), highlight=False)
     if quiet:
         return
     console.print(f"Ragas {shown(audit.provenance.get('ragas_version'))}, suite {shown(audit.suite.name)}: "

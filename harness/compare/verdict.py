@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ragas_compat.compare.findings import DRIFT_KINDS, Finding
+from ragas_compat.compare.replay import replay_account
 from ragas_compat.errors import ExitCode, HarnessInputError
 
 Audit = Any  # ragas_compat.compare.audit.Audit (which imports this module): rows, findings, verdict
@@ -31,6 +32,7 @@ class Verdict:
     unexplained: int   # drift findings other than unexplained errors and harness errors
     errors: int        # drift findings of kind "error" (Ragas raised, no rule explains it)
     harness_errors: int = 0  # rows not scored: the harness raised its own error (kind "harness_error")
+    replay: str | None = None  # a recorded suite: ragas_compat.compare.replay.ReplayAccount.line()
 
     @property
     def ok(self) -> bool:
@@ -42,6 +44,18 @@ class Verdict:
         return (f"Verdict: {self.status}: {self.rows} rows, {self.identical} identical, {self.explained} "
                 f"explained by rules or entries, {self.unexplained} unexplained, {self.errors} unexplained errors"
                 f"{not_scored}.")
+
+    def meaning(self) -> str:
+        """What the verdict means and what to do next, in one line (shown under the verdict line)."""
+        if self.ok:
+            return ("expected means every difference is a known, named Ragas behaviour; it does not mean Ragas's "
+                    "numbers are right. Next: read the findings before quoting a score.")
+        return ("Next: each drift line names its row; fix the case or the harness's limit (not scored), or, after "
+                "review, accept the behaviour with a case entry (ragas-compat expect bless).")
+
+    def notes(self) -> list[str]:
+        """The lines shown under the verdict line: the replay accounting (recorded suites), the meaning."""
+        return ([self.replay] if self.replay else []) + [self.meaning()]
 
 
 def verdict(audit: Audit) -> Verdict:
@@ -56,15 +70,17 @@ def verdict(audit: Audit) -> Verdict:
     parts += [f"{errors} error{'' if errors == 1 else 's'}"] if errors else []
     parts += [f"{harness_errors} row{'' if harness_errors == 1 else 's'} not scored (harness errors)"
               ] if harness_errors else []
+    account = replay_account(audit)
     return Verdict(", ".join(parts) or "expected", len(audit.rows), identical, explained, unexplained, errors,
-                   harness_errors)
+                   harness_errors, account.line() if account is not None else None)
 
 
 def verdict_json(audit: Audit) -> dict[str, Any]:
     v = audit.verdict
     return {"status": v.status, "line": v.line(), "rows": v.rows, "identical": v.identical,
             "explained": v.explained, "unexplained": v.unexplained, "errors": v.errors,
-            "harness_errors": v.harness_errors}
+            "harness_errors": v.harness_errors, "meaning": v.meaning(),
+            **({"replay": v.replay} if v.replay else {})}
 
 
 def parse_fail_on(values: str | Iterable[str] | None) -> frozenset[str]:

@@ -274,7 +274,8 @@ def html_chunks(audit: Audit) -> Iterator[str]:
              f"<h1>Ragas compatibility audit: suite <code>{_e(suite)}</code></h1>",
              f'<p class="muted">Ragas {_e(ragas.get("version") or audit.provenance.get("ragas_version") or "?")} '
              f'({_e(ragas.get("kind", "?"))}); pin status: {_e(ragas.get("pin_status", "unknown"))}</p>',
-             f'<div id="verdict" class="verdict {"ok" if v.ok else "bad"}">{_e(v.line())}</div>']
+             f'<div id="verdict" class="verdict {"ok" if v.ok else "bad"}">{_e(v.line())}</div>',
+             *(f'<p class="muted">{_e(note)}</p>' for note in v.notes())]
     parts += _cards(audit)
     parts += ['<h2 id="findings">Findings</h2>',
               '<p class="muted">Most consequential first; each with one example row.</p><ol class="findings">']

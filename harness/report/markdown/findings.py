@@ -17,7 +17,7 @@ def example_text(finding: Headline) -> str:
 
 def findings_markdown(audit: Audit) -> list[str]:
     """``**Verdict: …**`` and the section "Findings", ranked by consequence."""
-    lines = [f"**{audit.verdict.line()}**", "", "## Findings", "",
+    lines = [f"**{audit.verdict.line()}**", "", *(f"{note}  " for note in audit.verdict.notes()), "", "## Findings", "",
              "What this suite shows about Ragas's numbers, most consequential first (each with one example row; "
              "every row is in the sections below).", ""]
     for index, finding in enumerate(audit.headlines, start=1):
