@@ -41,10 +41,11 @@ class Classification(StrEnum):
 CAUSES: dict[str, str] = {
     "identical": "Ragas's float is bit-equal to the reference value.",
     "epsilon": (
-        "Ragas's average precision divides the numerator by (relevant retrieved + 1e-10), so a "
-        "value such as 5/6 comes out as 0.8333333332916666. The harness recomputes Ragas's "
-        "formula with the epsilon and finds it bit-equal to Ragas's value (or within a few "
-        "ulps, from summation order): the gap is the epsilon, not a different definition."
+        "Ragas adds a small guard constant to a denominator (against a division by zero), so an exact "
+        "value comes out a little lower in the last decimals (5/6 as 0.8333333332916666). The harness "
+        "recomputes Ragas's formula with the constant and finds it bit-equal to Ragas's value (or within "
+        "a few ulps, from summation order): the gap is the constant, not a different definition. The "
+        "reason beside the rows names the formula and the constant."
     ),
     "undefined_nan": (
         "The reference value is undefined (an empty denominator: zero claims, or an empty ID "
@@ -52,10 +53,11 @@ CAUSES: dict[str, str] = {
         "evaluate() then drops the row from its NaN-skipping mean."
     ),
     "empty_as_zero": (
-        "The reference value is undefined (nothing retrieved, or no relevant context "
-        "retrieved, so the AP denominator is zero) and Ragas returns 0.0: the 1e-10 keeps its "
-        "denominator non-zero. \"The retriever returned nothing\", \"every chunk was useless\" "
-        "and a real score of zero all read as 0.0."
+        "The reference value is undefined (its formula has an empty denominator or nothing to score: "
+        "nothing retrieved, an empty text, no claim, a zero vector ...; the row names the reason) and "
+        "Ragas returns 0.0, through a guard constant in the denominator or its own check. \"Nothing to "
+        "score\" and a real score of zero both read as 0.0, and evaluate() keeps the row in its mean. "
+        "The reason beside the rows names the formula."
     ),
     "dedup": (
         "Ragas's ID-based metrics pass every ID through str() and into a set: duplicates "
@@ -87,7 +89,7 @@ CAUSES: dict[str, str] = {
 
 PAIR_MEANINGS: dict[str, str] = {
     "identical": "both paths give the same result",
-    "epsilon": "the paths differ only by the 1e-10 in the average-precision denominator",
+    "epsilon": "the paths differ only by a guard constant in a denominator (such as a 1e-10)",
     "undefined_nan": "the legacy path is undefined and the collections path returns NaN",
     "empty_as_zero": "the legacy path returns NaN (undefined) where the collections path returns 0.0",
     "dedup": "the paths differ by de-duplicating IDs",

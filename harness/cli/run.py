@@ -98,6 +98,7 @@ def scoring_progress(*, enabled: bool):
 
 
 DRIFT_LINES = 10  # drift lines printed without --verbose; the reports list every one
+FINDING_LINES = 10  # findings printed without --verbose (one per metric with a mean gap, and the rest)
 
 
 def print_summary(audit: Audit, out: Path, fail_on: frozenset[str] = frozenset(DRIFT_KINDS),
@@ -123,12 +124,16 @@ def print_summary(audit: Audit, out: Path, fail_on: frozenset[str] = frozenset(D
     listing = Table.grid(padding=(0, 1))
     listing.add_column(justify="right", no_wrap=True)
     listing.add_column(overflow="fold")
-    for index, finding in enumerate(audit.headlines, start=1):
+    shown_findings = audit.headlines if verbose else audit.headlines[:FINDING_LINES]
+    for index, finding in enumerate(shown_findings, start=1):
         e = finding.example
         where = ", ".join(x for x in (e.case_id, short_label(e.metric) if e.metric else None, e.target) if x)
         listing.add_row(f"{index}.", shown(finding.sentence))
         listing.add_row("", f"[dim]e.g. {shown(where)}: Ragas {shown(e.ragas)}; reference {shown(e.reference)}[/]")
     console.print(listing, highlight=False)
+    if len(audit.headlines) > len(shown_findings):
+        console.print(f"... and {len(audit.headlines) - len(shown_findings)} more findings (report.md lists every "
+                      "one; --verbose prints them here)", highlight=False)
     any_unexpected = bool(audit.unexpected)
     columns = [("metric", {"min_width": 10}), ("rows", {"justify": "right"}), ("classifications", {"min_width": 20})]
     table = narrow_table(*columns, *([("unexpected", {"justify": "right"})] if any_unexpected else []))
@@ -181,8 +186,8 @@ def run(
                                      "default: one per core."),
     output: OutputFormat = format_option(),
     quiet: bool = quiet_option(),
-    verbose: bool = typer.Option(False, "--verbose", help="Print every drift line (default: the first "
-                                                          f"{DRIFT_LINES})."),
+    verbose: bool = typer.Option(False, "--verbose", help="Print every finding and drift line (default: the "
+                                                          f"first {FINDING_LINES} and {DRIFT_LINES})."),
 ) -> None:
     """Run the audit: Ragas and the reference on the same frozen verdicts, classified and reported."""
     installed = ragas_checkout is None and ragas_git is None

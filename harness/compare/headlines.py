@@ -10,23 +10,36 @@ Ranking, by consequence for a reported score (within a kind, the one with more r
 
 0. ``unexplained``: drift (a row or pair no rule explains, a value out of range, an expectations
    problem): the audit cannot vouch for these at all;
-1. ``mean_gap``: Ragas's ``evaluate()`` mean differs from the explicit-policy mean (the headline number);
+1. ``mean_gap``: Ragas's ``evaluate()`` mean differs from the explicit-policy mean (the headline number):
+   one finding per metric that has one (metrics of one Ragas class with the same two means share it),
+   ranked by ``weight``: the gap relative to the metric's range (``value_range``; for a metric with no
+   fixed range, the span of its values in this suite) times the rows that move the mean (rows Ragas
+   keeps that the reference drops, rows Ragas drops that the reference defines, rows scored otherwise).
+   A gap under ``MEAN_GAP_FLOOR`` of the range is a guard constant or float rounding, which the per-row
+   findings name; it is no mean-gap finding;
 2. ``empty_as_zero``: undefined rows scored 0.0, indistinguishable from a real zero, kept in means;
 3. ``divergence`` (explained): Ragas measures something else on these inputs;
 4. ``dedup`` and ``coercion``: Ragas scored other inputs than the case gave;
 5. ``collections_raise``: the collections API raises where the legacy API returns a value;
 6. ``error``: a Ragas class raises (evaluate() turns the row into NaN and drops it);
 7. ``undefined_nan``: same meaning, NaN encoding; evaluate() drops the row from its mean;
-8. ``epsilon``: the 1e-10 in the AP denominator (tenth decimal), and what AP is divided by.
+8. ``epsilon``: a guard constant in a denominator (a difference in the tenth decimal); the explaining
+   rule's reason names the formula.
+
+Exact values print as fractions up to ``EXACT_DIGITS`` digits; a longer fraction (a mean of floats)
+prints as its float, "(exact value in report.json)". A whole number prints once ("4", not "4 ≈ 4.000").
 """
 
 from __future__ import annotations
 
 import math
+from collections import Counter
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
+from ragas_compat.compare.dataset_level import row_status
+from ragas_compat.compare.findings import value_range
 from ragas_compat.compare.rows import AuditRow
 from ragas_compat.compare.rows import reference_text as row_reference_text
 from ragas_compat.values import RagasError
@@ -61,10 +74,14 @@ class Headline:
     example: ExampleRow
     rows: int
     explained_by: str | None = None
+    weight: float | None = None  # mean_gap: the gap relative to the range times the rows moved (ranks within the kind)
 
     @property
     def rank(self) -> int:
         return RANKS[self.kind]
+
+    def sort_key(self) -> tuple[int, float, int]:
+        return self.rank, -(self.weight if self.weight is not None else 0.0), -self.rows
 
 
 # --------------------------------------------------------------------------- value texts
@@ -78,12 +95,34 @@ def value_text(value: Any) -> str:
     return repr(value)
 
 
+EXACT_DIGITS = 20  # a fraction with more digits than this prints as its float (the exact value is in report.json)
+EXACT_IN_JSON = "(exact value in report.json)"
+
+
+def long_fraction(value: Fraction) -> bool:
+    return len(str(abs(value.numerator))) + len(str(value.denominator)) > EXACT_DIGITS
+
+
 def exact_text(value: Fraction | float | None) -> str:
+    """``5/6 = 0.8333333333333334``; ``4``; a long fraction as ``0.859... (exact value in report.json)``."""
     if value is None:
         return "undefined"
     if isinstance(value, Fraction):
-        return str(value) if value.denominator == 1 else f"{value} = {float(value)!r}"
+        if value.denominator == 1:
+            return str(value)
+        if long_fraction(value):
+            return f"{float(value)!r} {EXACT_IN_JSON}"
+        return f"{value} = {float(value)!r}"
     return repr(value)
+
+
+def short_exact(value: Fraction) -> str:
+    """An exact mean for a sentence: ``4``, ``67/78 ≈ 0.859``, or ``0.859 (exact value in report.json)``."""
+    if value.denominator == 1:
+        return str(value)
+    if long_fraction(value):
+        return f"{short_float(float(value))} {EXACT_IN_JSON}"
+    return f"{value} ≈ {short_float(float(value))}"
 
 
 def reference_text(row: AuditRow) -> str:
@@ -132,36 +171,136 @@ def _unexplained(audit: Audit) -> list[Headline]:
     return out
 
 
+MEAN_GAP_FLOOR = 0.001  # of the metric's range: below it, a mean gap is a guard constant or float rounding
+
+
+def _span(agg: Any) -> tuple[float, float, bool]:
+    """The range a gap of ``agg``'s metric is measured against: ``value_range`` when finite, else the span
+    of this suite's values (Ragas's rows and the reference's); the flag says which."""
+    bounds = value_range(agg.metric)
+    if bounds is not None and math.isfinite(bounds[1] - bounds[0]) and bounds[1] > bounds[0]:
+        return bounds[0], bounds[1], True
+    values = [r.evaluate_value for r in agg.rows if not math.isnan(r.evaluate_value)]
+    values += [float(r.reference.value) for r in agg.rows if r.reference.value is not None]
+    values += [agg.ragas_mean, float(agg.policy.mean)]
+    low, high = min(values), max(values)
+    return (low, high, False) if high > low else (low, low + 1.0, False)
+
+
+@dataclass(frozen=True)
+class _Gap:
+    agg: Any
+    gap: float
+    relative: float
+    span: tuple[float, float, bool]
+    kept: tuple[Any, ...]       # rows Ragas keeps that the reference drops (undefined or refused)
+    dropped: tuple[Any, ...]    # rows Ragas drops (NaN) that the reference defines
+    changed: tuple[Any, ...]    # rows both define, scored otherwise (beyond a guard constant or rounding)
+
+    @property
+    def moved(self) -> int:
+        return len(self.kept) + len(self.dropped) + len(self.changed)
+
+    @property
+    def weight(self) -> float:
+        return self.relative * max(self.moved, 1)
+
+
+def _gap_of(agg: Any) -> _Gap | None:
+    if agg.classification.name == "identical" or agg.policy.mean is None or math.isnan(agg.ragas_mean):
+        return None
+    span = _span(agg)
+    width = span[1] - span[0]
+    gap = abs(agg.ragas_mean - float(agg.policy.mean))
+    if gap < MEAN_GAP_FLOOR * width:
+        return None
+    tolerance = 1e-9 * width
+    kept = agg.kept_but_dropped_by_reference
+    dropped = tuple(r for r in agg.dropped_rows if row_status(r.reference)[0] == "defined")
+    changed = tuple(r for r in agg.kept if r.reference.value is not None and row_status(r.reference)[0] == "defined"
+                    and abs(r.evaluate_value - float(r.reference.value)) > tolerance)
+    return _Gap(agg, gap, gap / width, span, kept, dropped, changed)
+
+
+def _plural(n: int, word: str) -> str:
+    return f"{n} {word}{'' if n == 1 else 's'}"
+
+
+def _values_text(rows: tuple[Any, ...]) -> str:
+    """What Ragas scored the rows, read from them: ``scored 0.0`` (all alike), ``scored 1.0 and 0.0`` (one
+    each), ``scored 0.0 (5 rows) and 0.9999999999 (1 row)``."""
+    counts = Counter(repr(r.evaluate_value) for r in rows)
+    if len(counts) == 1:
+        return f"{'all ' if len(rows) > 1 else ''}scored {next(iter(counts))}"
+    items = [value if len(rows) == len(counts) else f"{value} ({_plural(n, 'row')})" for value, n in counts.items()]
+    return f"scored {', '.join(items[:-1])} and {items[-1]}"
+
+
+def _percent(share: float) -> str:
+    return f"{share:.0%}" if share >= 0.01 else f"{share:.1%}"
+
+
+def _dropped_as(rows: tuple[Any, ...]) -> str:
+    statuses = {row_status(r.reference)[0] for r in rows}
+    return "undefined" if statuses == {"undefined"} else "refused" if statuses == {"error"} else \
+        "undefined or refused"
+
+
+def _range_text(span: tuple[float, float, bool]) -> str:
+    low, high, fixed = span
+    return (f"of the metric's range [{low:g}, {high:g}]" if fixed
+            else f"of the span of its values here, [{low:g}, {high:g}] (the metric has no fixed range)")
+
+
+def _mean_gap_headline(group: list[_Gap]) -> Headline:
+    first = group[0]
+    agg, policy = first.agg, first.agg.policy
+    metrics = list(dict.fromkeys(g.agg.metric for g in group))
+    classes = ", ".join(dict.fromkeys(_class(g.agg.target) for g in group))
+    means = f"{' and '.join(metrics)} mean{'s' if len(metrics) > 1 else ''}"
+    parts = []
+    if first.kept:
+        parts.append(f"it keeps {_plural(len(first.kept), 'row')} the reference drops as {_dropped_as(first.kept)}, "
+                     f"{_values_text(first.kept)}")
+    if first.dropped:
+        parts.append(f"it drops {_plural(len(first.dropped), 'row')} the reference defines (NaN)")
+    if first.changed:
+        parts.append(f"{_plural(len(first.changed), 'row')} score{'s' if len(first.changed) == 1 else ''} otherwise")
+    sentence = (f"evaluate()'s {means} ({classes}) {'is' if len(metrics) == 1 else 'are'} "
+                f"{short_float(agg.ragas_mean)} where the explicit policy gives {short_exact(policy.mean)} over "
+                f"{policy.defined} of {policy.cases} rows, a gap of {_percent(first.relative)} {_range_text(first.span)}"
+                + (f": {'; '.join(parts)}." if parts else "."))
+    reference = f"{exact_text(policy.mean)} over {policy.defined} of {policy.cases} rows"
+    ragas = f"{agg.ragas_mean!r}"
+    if first.kept:
+        row = first.kept[0]
+        reason = row_status(row.reference)[1]
+        example = ExampleRow(row.case_id, agg.metric, agg.target, f"{row.evaluate_value!r} kept in the mean {ragas}",
+                             f"{_dropped_as((row,))} ({reason}), dropped: mean {reference}")
+    elif first.changed or first.dropped:
+        row = (first.changed or first.dropped)[0]
+        example = ExampleRow(row.case_id, agg.metric, agg.target, f"{row.evaluate_value!r} in the mean {ragas}",
+                             f"{exact_text(row.reference.value)} in the mean {reference}")
+    else:
+        example = ExampleRow(None, agg.metric, agg.target, f"mean {ragas}", f"mean {reference}")
+    return Headline(f"mean_gap:{agg.metric}", "mean_gap", sentence, example, first.moved, weight=first.weight)
+
+
 def _mean_gap(audit: Audit) -> list[Headline]:
+    """One finding per metric whose evaluate() mean is off the explicit policy's (its target farthest from
+    it, the first on a tie); metrics of one Ragas class with the same two means share one finding."""
     level = audit.dataset_level
     if level is None:
         return []
-    candidates = []
-    for agg in level.targets:
-        if agg.classification.name == "identical" or agg.policy.mean is None or math.isnan(agg.ragas_mean):
+    groups: dict[tuple[str, float, Fraction], list[_Gap]] = {}
+    for aggregates in level.by_metric().values():
+        gaps = [g for g in map(_gap_of, aggregates) if g is not None]
+        if not gaps:
             continue
-        candidates.append((abs(agg.ragas_mean - float(agg.policy.mean)), agg))
-    if not candidates:
-        return []
-    gap, agg = max(candidates, key=lambda item: (item[0], item[1].target))
-    policy = agg.policy
-    kept = agg.kept_but_dropped_by_reference
-    ragas = f"{agg.ragas_mean!r}"
-    reference = f"{policy.mean} = {float(policy.mean)!r} over {policy.defined} of {policy.cases} rows"
-    if kept:
-        sentence = (f"evaluate() kept {len(kept)} undefined row{'' if len(kept) == 1 else 's'} as 0.0 in its "
-                    f"{agg.metric} mean ({_class(agg.target)}): it reports {short_float(agg.ragas_mean)}, "
-                    f"{policy.mean} ≈ {short_float(float(policy.mean))} without them.")
-        example = ExampleRow(kept[0].case_id, agg.metric, agg.target,
-                             f"{value_text(kept[0].evaluate_value)} kept in the mean {ragas}",
-                             f"undefined ({kept[0].reference.undefined_reason}), dropped: mean {reference}")
-    else:
-        sentence = (f"evaluate()'s {agg.metric} mean ({_class(agg.target)}) is {short_float(agg.ragas_mean)} where "
-                    f"the explicit policy gives {policy.mean} ≈ {short_float(float(policy.mean))} "
-                    f"({agg.classification.name}, a gap of {gap:.3f}).")
-        example = ExampleRow(None, agg.metric, agg.target, f"mean {ragas}", f"mean {reference}")
-    gaps = sum(1 for _, a in candidates if a.metric != agg.metric or a.target == agg.target)
-    return [Headline("mean_gap", "mean_gap", sentence, example, gaps)]
+        best = max(gaps, key=lambda g: g.gap)  # max keeps the first of equal gaps
+        key = (_class(best.agg.target).partition("[")[0], best.agg.ragas_mean, best.agg.policy.mean)
+        groups.setdefault(key, []).append(best)
+    return [_mean_gap_headline(group) for group in groups.values()]
 
 
 def _rows(audit: Audit, name: str) -> list[AuditRow]:
@@ -172,6 +311,12 @@ def _prefer_legacy(rows: list[AuditRow]) -> list[AuditRow]:
     return sorted(rows, key=lambda r: 0 if str(r.target).startswith("legacy:") else 1)
 
 
+def _rule_reason(row: AuditRow) -> str:
+    """The first sentence of the reason of the rule or case entry that explains ``row`` (the specifics),
+    without its full stop."""
+    return first_sentence((row.expected.reason or row.classification.explanation).strip()).rstrip(".")
+
+
 def _epsilon(audit: Audit) -> list[Headline]:
     rows = _prefer_legacy(_rows(audit, "epsilon"))
     if not rows:
@@ -179,16 +324,17 @@ def _epsilon(audit: Audit) -> list[Headline]:
     with_r = [r for r in rows if r.reference.details.get("corpus_ap") is not None]
     row = (with_r or rows)[0]
     d = row.reference.details
-    labels = list(d.get("labels", ()))
-    sentence = (f"Ragas's context precision is AP over the retrieved relevant contexts with a 1e-10 guard "
-                f"in the denominator: labels {labels} score {value_text(row.ragas_value)}, not "
-                f"{row.reference.value}")
+    metrics = {r.spec.name for r in rows}
+    sentence = (f"{len(rows)} rows of {_plural(len(metrics), 'metric')} differ from the exact value only by a guard "
+                f"constant Ragas adds to a denominator: {_class(row.target)} on {row.case.id} gives "
+                f"{value_text(row.ragas_value)}, not {exact_text(row.reference.value)}: {_rule_reason(row)}")
     if d.get("corpus_ap") is not None:
         sentence += (f"; trec_eval AP over all R={d.get('corpus_relevant')} relevant items would be "
                      f"{d['corpus_ap']} here")
-    perfect = next((r for r in rows if r.reference.value == 1), None)
-    if perfect is not None and d.get("corpus_ap") is None:
-        sentence += f"; a perfect ranking scores {value_text(perfect.ragas_value)}"
+    else:
+        perfect = next((r for r in rows if r.reference.value == 1 and r.spec.name == row.spec.name), None)
+        if perfect is not None:
+            sentence += f"; a perfect score comes out as {value_text(perfect.ragas_value)}"
     return [Headline("epsilon", "epsilon", sentence + ".", example_of(row), len(rows), row.expected.label)]
 
 
@@ -198,8 +344,12 @@ def _empty_as_zero(audit: Audit) -> list[Headline]:
         return []
     row = rows[0]
     reasons = sorted({r.reference.undefined_reason or "undefined" for r in rows})
-    sentence = (f"{len(rows)} rows where AP is undefined ({', '.join(reasons)}) score 0.0, the same number as a "
-                f"real zero, and count in every mean: e.g. {_class(row.target)} on {row.case.id}.")
+    metrics = {r.spec.name for r in rows}
+    rules = {r.expected.by for r in rows}
+    sentence = (f"{len(rows)} rows of {_plural(len(metrics), 'metric')} where the reference is undefined "
+                f"({', '.join(reasons)}) score 0.0, the same number as a real zero, and count in evaluate()'s "
+                f"mean ({_plural(len(rules), 'rule')} name the causes): e.g. {_class(row.target)} on "
+                f"{row.case.id}: {_rule_reason(row)}.")
     return [Headline("empty_as_zero", "empty_as_zero", sentence, example_of(row), len(rows), row.expected.label)]
 
 
@@ -272,7 +422,7 @@ def _by_rule(audit: Audit, name: str, kind: str, skip: set[tuple[str, str]]) -> 
     for by, rows in groups.items():
         row = _prefer_legacy(rows)[0]
         reason = (row.expected.reason or row.classification.explanation).strip()
-        first = reason.split(": ", 1)[0] if name in ("divergence", "variant") else None
+        first = reason.split(": ", 1)[0].rstrip(".") if name in ("divergence", "variant") else None
         if name == "error":
             error = row.ragas_value if isinstance(row.ragas_value, RagasError) else None
             error_type = error.type if error is not None else "an error"
@@ -300,13 +450,13 @@ def headlines(audit: Audit, limit: int | None = None) -> list[Headline]:
              + _by_rule(audit, "divergence", "divergence", set()) + _by_rule(audit, "variant", "variant", set())
              + _dedup(audit) + _coercion(audit)
              + raised + _by_rule(audit, "error", "error", covered) + _undefined_nan(audit) + _epsilon(audit))
-    found.sort(key=lambda f: (f.rank, -f.rows))
+    found.sort(key=Headline.sort_key)
     return found[:limit] if limit is not None else found
 
 
 def headline_json(finding: Headline) -> dict[str, Any]:
     e = finding.example
     return {"key": finding.key, "kind": finding.kind, "rank": finding.rank, "sentence": finding.sentence,
-            "rows": finding.rows, "explained_by": finding.explained_by,
+            "rows": finding.rows, "explained_by": finding.explained_by, "weight": finding.weight,
             "example": {"case_id": e.case_id, "metric": e.metric, "target": e.target, "ragas": e.ragas,
                         "reference": e.reference}}
