@@ -46,6 +46,10 @@ NON_LLM_METRICS = ("id_context_precision", "id_context_recall", "context_precisi
                    "context_recall_string_match")
 RECORDABLE = LLM_METRICS + NON_LLM_METRICS
 DEFAULT_CATEGORY = "single_source"
+MAX_REPLY_CHARS = 256 * 1024   # one judge reply kept in a case; a longer one is cut and its verdicts not frozen
+REPLY_KEPT_CHARS = 2_000       # what is kept of a reply over the limit, for the reader
+OVERSIZED = ("a judge reply of {size:,} characters is over the recording limit of {limit:,}; it is kept cut to "
+             "its first {kept:,} characters and its verdicts are not frozen")
 CLAIM_REPLAY_LIMIT = ("the judge's reply could not be parsed ({error}); the case format replays raw replies of "
                       "context-precision prompts only, so this outcome is kept here and not replayed")
 UNSTORABLE = ("Ragas parsed the judge's reply, but the case file cannot hold what it parsed ({error}); "
@@ -61,12 +65,27 @@ class Built:
     failure: str | None = None     # why the sample is not a case this time (transport error)
 
 
+def _cut(text: Any) -> Any:
+    """A reply or message within ``MAX_REPLY_CHARS`` as it is; a longer one cut, saying so."""
+    if isinstance(text, str) and len(text) > MAX_REPLY_CHARS:
+        return f"{text[:REPLY_KEPT_CHARS]} ... [cut: {len(text):,} characters]"
+    return text
+
+
+def _oversized(calls: list[dict[str, Any]]) -> int:
+    """The length of the longest reply or error message over ``MAX_REPLY_CHARS`` in ``calls`` (0: none)."""
+    sizes = [len(text) for call in calls for text in [*(call.get("replies") or []),
+                                                      (call.get("error") or {}).get("message")]
+             if isinstance(text, str) and len(text) > MAX_REPLY_CHARS]
+    return max(sizes, default=0)
+
+
 def _call_json(call: dict[str, Any]) -> dict[str, Any]:
-    out: dict[str, Any] = {"kind": call.get("kind", "?"), "replies": list(call.get("replies") or [])}
+    out: dict[str, Any] = {"kind": call.get("kind", "?"), "replies": [_cut(r) for r in call.get("replies") or []]}
     if call.get("error"):
-        out["error"] = f"{call['error'].get('type')}: {call['error'].get('message')}"
+        out["error"] = _cut(f"{call['error'].get('type')}: {call['error'].get('message')}")
     if call.get("failed_attempts"):
-        out["failed_attempts"] = [f"{a.get('type')}: {a.get('message')}" for a in call["failed_attempts"]]
+        out["failed_attempts"] = [_cut(f"{a.get('type')}: {a.get('message')}") for a in call["failed_attempts"]]
     return out
 
 
@@ -188,13 +207,21 @@ def build_case(sample: Sample, result: dict[str, Any]) -> Built:
             error = record.get("value", {}).get("error", {})
             return Built(None, f"{metric}: the judge could not be reached: {error.get('type')}: {error.get('message')}")
         target = record["target"]
-        out["recording"]["live"][target] = record["value"]
+        value = record["value"]
+        message = value.get("error", {}).get("message") if isinstance(value, dict) and \
+            isinstance(value.get("error"), dict) else None
+        if isinstance(message, str) and len(message) > MAX_REPLY_CHARS:  # an error quoting a huge reply
+            value = {**value, "error": {**value["error"], "message": _cut(message)}}
+        out["recording"]["live"][target] = value
         calls = record.get("calls") or []
         if calls:
             out["recording"]["replies"][metric] = [_call_json(c) for c in calls]
         problem = None
-        value = record["value"]
-        if metric in LLM_METRICS and not calls and isinstance(value, dict) and "error" in value:
+        oversized = max(_oversized(calls), len(message) if isinstance(message, str) and
+                        len(message) > MAX_REPLY_CHARS else 0)
+        if oversized:
+            problem = OVERSIZED.format(size=oversized, limit=MAX_REPLY_CHARS, kept=REPLY_KEPT_CHARS)
+        elif metric in LLM_METRICS and not calls and isinstance(value, dict) and "error" in value:
             problem = NOT_ASKED.format(error=f"{value['error'].get('type')}: {value['error'].get('message')}")
         elif metric in CP_KEYS:
             problem = _context_precision(metric, contexts, calls, out,

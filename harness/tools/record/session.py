@@ -41,7 +41,7 @@ import ragas_compat
 from ragas_compat import http_client
 from ragas_compat.cases import parse_suite_text
 from ragas_compat.errors import HarnessInputError, RagasUnavailable
-from ragas_compat.input_limits import decode_utf8, loads_json, read_bytes
+from ragas_compat.input_limits import Limits, decode_utf8, loads_json, read_bytes, size_text
 from ragas_compat.metrics.registry import metric as metric_spec
 from ragas_compat.probe.protocol import ENTRY_RECORD, probe_command
 from ragas_compat.runner import check_timeout, resolve_executable, run_in_own_group
@@ -324,7 +324,9 @@ def run_batch(samples: list[dict[str, Any]], metrics: tuple[str, ...], judge: Ju
     executable = resolve_executable(python)
     with tempfile.TemporaryDirectory(prefix="ragas-compat-record-", ignore_cleanup_errors=True) as tmp:
         output = Path(tmp) / "result.json"
-        request = {"samples": samples, "metrics": list(metrics), "judge": None if judge is None else judge.request(),
+        request = {"samples": samples, "metrics": list(metrics),
+                   "targets": [target for name in metrics for target in metric_spec(name).probe_targets()],
+                   "judge": None if judge is None else judge.request(),
                    "allow": [list(a) for a in (judge.allow if judge else ())], "sys_path": [os.getcwd()],
                    "concurrency": concurrency, "output": str(output)}
         (Path(tmp) / "request.json").write_text(json.dumps(request, ensure_ascii=False), encoding="utf-8")
@@ -459,5 +461,12 @@ def _write(out: Path, done: dict[str, dict[str, Any]], order: dict[str, int], re
         "cases": cases,
     }
     text = json.dumps(document, indent=1, ensure_ascii=False, allow_nan=False) + "\n"
+    limit = Limits.current().max_input_bytes
+    size = len(text.encode("utf-8"))
+    if size > limit:  # `run` would refuse it: keep the file as it was
+        raise HarnessInputError(f"--out {out.name}: the case file would be {size_text(size)}, over the input limit of "
+                                f"{size_text(limit)} that `run` reads ({len(cases)} cases); the file was left as it "
+                                "was; record fewer samples (--limit) or raise RAGAS_COMPAT_MAX_INPUT_BYTES",
+                                field="--out")
     parse_suite_text(text, source=out.name)  # never write a file `run` would refuse
     write_atomically(out, text)
