@@ -91,11 +91,17 @@ class Constraint:
 
 @dataclass(frozen=True)
 class PinManifest:
+    """``target_modules`` maps a Ragas class as the probe scores it (``"legacy:Faithfulness"``,
+    ``"collections:BleuScore"``; options do not change the code) to the audited files behind it:
+    the module defining it, the modules of its Ragas base classes and, for a collections metric
+    package, the modules beside it (its prompts). Every file named there is an audited file."""
+
     pin: Pin
     audited_files: tuple[str, ...]
     reference_points: tuple[ReferencePoint, ...]
     constraints_file: str = "constraints.txt"  # relative to the manifest's folder
     path: Path | None = None
+    target_modules: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
 
     def reference_point(self, name: str) -> ReferencePoint | None:
         return next((rp for rp in self.reference_points if rp.name == name), None)
@@ -114,6 +120,7 @@ class PinManifest:
         pin_point = self.pin_reference_point()
         return {**self.pin.to_provenance(),
                 "audited_files": list(self.audited_files),
+                "audited_classes": len(self.target_modules),
                 "reference_points": [point.name for point in self.reference_points],
                 "pin_hashes_recorded": pin_point is not None}
 
@@ -151,7 +158,7 @@ def parse_manifest(text: str, *, origin: str = "<pin manifest>", path: Path | No
     data = loads_toml(text, origin, field="<toml>")
     problems: list[str] = []
     pin = _parse_pin(data.get("pin"), problems)
-    audited = _parse_audited(data.get("audited"), problems)
+    audited, target_modules = _parse_audited(data.get("audited"), problems)
     points = _parse_reference_points(data.get("reference_points", []), audited, problems)
     constraints_file = _parse_environment(data.get("environment", {}), problems)
     for key in data:
@@ -164,7 +171,7 @@ def parse_manifest(text: str, *, origin: str = "<pin manifest>", path: Path | No
             field=problems[0].split(":", 1)[0], problems=[f"{origin}: {p}" for p in problems])
     assert pin is not None and audited is not None
     return PinManifest(pin=pin, audited_files=audited, reference_points=points,
-                       constraints_file=constraints_file, path=path)
+                       constraints_file=constraints_file, path=path, target_modules=target_modules)
 
 
 def _require(table: Mapping, key: str, where: str, kind: type | tuple, problems: list[str],
@@ -232,23 +239,40 @@ def _check_audited_path(value: object, where: str, problems: list[str]) -> bool:
     return True
 
 
-def _parse_audited(table: object, problems: list[str]) -> tuple[str, ...] | None:
+_CLASS_KEY = re.compile(r"^(legacy|collections):[A-Za-z_][A-Za-z0-9_]*$")
+
+
+def _parse_audited(table: object, problems: list[str]) -> tuple[tuple[str, ...] | None, dict[str, tuple[str, ...]]]:
     if not isinstance(table, dict):
         problems.append("audited: missing table [audited]")
-        return None
+        return None, {}
     files = _require(table, "files", "audited", list, problems)
     if files is None:
-        return None
+        return None, {}
     if not files:
         problems.append("audited.files: must list at least one file")
     valid = [f for i, f in enumerate(files) if _check_audited_path(f, f"audited.files[{i}]", problems)]
     duplicates = sorted({f for f in valid if valid.count(f) > 1})
     if duplicates:
         problems.append(f"audited.files: listed more than once: {', '.join(duplicates)}")
+    targets: dict[str, tuple[str, ...]] = {}
+    for key, modules in (_require(table, "targets", "audited", dict, problems, optional=True) or {}).items():
+        where = f"audited.targets.{key!r}"
+        if not _CLASS_KEY.match(key):
+            problems.append(f"{where}: expected 'legacy:<Class>' or 'collections:<Class>'")
+            continue
+        if not isinstance(modules, list) or not modules:
+            problems.append(f"{where}: expected a non-empty list of audited files")
+            continue
+        checked = [m for m in modules if _check_audited_path(m, f"{where} item", problems)]
+        missing = [m for m in checked if m not in valid]
+        if missing:
+            problems.append(f"{where}: not in audited.files: {', '.join(missing)}")
+        targets[key] = tuple(checked)
     for key in table:
-        if key != "files":
+        if key not in ("files", "targets"):
             problems.append(f"audited.{key}: unknown key")
-    return tuple(valid)
+    return tuple(valid), targets
 
 
 def _parse_reference_points(items: object, audited: tuple[str, ...] | None,
@@ -345,7 +369,9 @@ def load_constraints(path: str | Path) -> list[Constraint]:
 _HEADER = """\
 # The Ragas pin of ragas-compat (read by harness/pin/manifest.py; `ragas-compat pin record` rewrites it).
 # [pin]: the pinned commit and its place relative to the nearest release.
-# [audited]: the Ragas source files whose semantics the harness audits (paths relative to the repository root).
+# [audited]: the Ragas source files whose semantics the harness audits (paths relative to the repository root);
+#   [audited.targets]: the files behind each Ragas class a registered target scores (measured on the installed
+#   Ragas by `python -m ragas_compat.pin.modules --write`; tests/test_provenance_coverage.py checks coverage).
 # [[reference_points]]: git blob SHA-1s (`git hash-object`) of audited files, measured at a tag, a commit or
 #   a wheel; `source` says how. Only measured hashes appear here; a file not listed is unknown there.
 """
@@ -367,6 +393,10 @@ def dump_manifest(manifest: PinManifest) -> str:
              "",
              "[audited]",
              f"files = {toml_block_list(manifest.audited_files)}"]
+    if manifest.target_modules:
+        lines += ["", "[audited.targets]"]
+        lines += [f"{toml_string(key)} = [{', '.join(toml_string(m) for m in modules)}]"
+                  for key, modules in sorted(manifest.target_modules.items())]
     for point in manifest.reference_points:
         lines += ["", "[[reference_points]]", f"name = {toml_string(point.name)}",
                   f"kind = {toml_string(point.kind)}"]

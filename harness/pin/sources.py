@@ -116,7 +116,17 @@ class RagasSource:
             "file_comparison": {file: {"blob": entry["blob"], "matches": list(entry["matches"])}
                                 for file, entry in self.file_comparison.items()},
             "notes": list(self.notes),
+            "audited_coverage": self.audited_coverage(),
         }
+
+    def audited_coverage(self) -> dict | None:
+        """Which files were hashed and which registered targets they cover (``pin.modules.coverage``):
+        a claim about the audited files holds for these targets only."""
+        if self.manifest is None:
+            return None
+        from ragas_compat.pin.modules import coverage
+
+        return coverage(self.manifest)
 
 
 # ---------------------------------------------------------------- comparison with the manifest
@@ -174,7 +184,8 @@ def _files_clause(comparison: dict[str, dict], identical_to: tuple[str, ...], ma
     if identical_to:
         with_commit = [p.name for p in manifest.reference_points if p.name in identical_to and p.commit]
         names = with_commit or list(identical_to)
-        return f"audited files identical to reference point{'s' * (len(names) > 1)} {' and '.join(names)}"
+        return (f"the {len(comparison)} audited files (hashed: the modules behind the registered targets) identical "
+                f"to reference point{'s' * (len(names) > 1)} {' and '.join(names)}")
     if not manifest.reference_points:
         return "no reference points recorded to compare the audited files with"
     total = len(comparison)
@@ -184,6 +195,18 @@ def _files_clause(comparison: dict[str, dict], identical_to: tuple[str, ...], ma
     differ = [Path(f).name for f, e in comparison.items() if best.name not in e["matches"]]
     return (f"audited files match no recorded reference point; closest is {best.name} "
             f"({same} of {total} identical; not: {', '.join(differ)})")
+
+
+def _coverage_clause(manifest: PinManifest) -> str:
+    """'' when the audited files cover every registered target; else which targets' files are not hashed."""
+    from ragas_compat.pin.modules import unaudited_targets
+
+    missing = unaudited_targets(manifest)
+    if not missing:
+        return ""
+    shown = ", ".join(list(missing)[:5]) + (f" and {len(missing) - 5} more" if len(missing) > 5 else "")
+    return (f"; the files behind {len(missing)} registered target{'s' * (len(missing) != 1)} are not audited "
+            f"(no claim about them): {shown}")
 
 
 def _pin_clause(audited_vs_pin: dict) -> str:
@@ -296,7 +319,7 @@ def resolve_installed(manifest: PinManifest | None = None, *, python: str = sys.
         commit_phrase = (f"a build of commit {hint} per its version, unverified as the pinned commit"
                          if same else f"a build of commit {hint}, not the pinned commit {manifest.pin.short}")
     status = (f"{_version_label(version, manifest)}, {commit_phrase}; "
-              f"{_files_clause(comparison, identical_to, manifest)}; {_pin_clause(vs_pin)}")
+              f"{_files_clause(comparison, identical_to, manifest)}{_coverage_clause(manifest)}; {_pin_clause(vs_pin)}")
     return RagasSource(
         kind="installed", sys_path_prefix=[], version=version, commit=None,
         display_path=f"{package.parent.name}/{package.name}", is_pin=False, pin_status=status,
@@ -386,7 +409,8 @@ def resolve_checkout(path: str | Path, manifest: PinManifest | None = None, *,
         status = f"checkout at the pinned commit {pin.short}"
     else:
         status = (f"checkout at {head[:7]}, NOT the pinned commit {pin.short}; "
-                  f"{_files_clause(comparison, identical_to, manifest)}; {_pin_clause(vs_pin)}")
+                  f"{_files_clause(comparison, identical_to, manifest)}{_coverage_clause(manifest)}; "
+                  f"{_pin_clause(vs_pin)}")
         warning = (f"NOT THE PIN: this run uses Ragas at commit {head} (checkout {name}), not the pinned "
                    f"commit {pin.commit}; its results describe that commit")
     notes.append("a checkout's own version is not used; its identity is the commit")

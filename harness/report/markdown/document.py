@@ -34,6 +34,7 @@ def _provenance(audit: Audit) -> list[str]:
         ["Pinned commit", f"{pin.get('commit')} ({pin.get('repository')}, {pin.get('date')})"],
         ["Pin status", ragas.get("pin_status", "unknown")],
         ["Audited files vs pin", ragas.get("files_status", "unknown")],
+        ["Hashed modules", _hashed_modules(ragas.get("audited_coverage"), pin.get("audited_files", []))],
         ["Python", p.get("python", {}).get("version", "?") + " " + p.get("python", {}).get("implementation", "")],
         ["ragas-compat", p.get("harness_version", "?")],
         ["Suite", f"{audit.suite.name} ({audit.suite.source}), {len(audit.suite.cases)} cases"],
@@ -44,6 +45,20 @@ def _provenance(audit: Audit) -> list[str]:
         rows.append(["Oracles", ", ".join(f"{name} {version}" if version else f"{name} absent"
                                           for name, version in p["oracles"].items())])
     return ["## Provenance", ""] + warning + list(markdown_table(["", ""], rows))
+
+
+def _hashed_modules(coverage: dict | None, files: list[str]) -> str:
+    """Which Ragas files the provenance claims were hashed, and the targets they cover."""
+    if not files:
+        return "none"
+    shown = ", ".join(f"`{f.removeprefix('src/ragas/metrics/')}`" for f in files)
+    if not coverage:
+        return f"{len(files)} files under src/ragas/metrics/: {shown}"
+    missing = coverage["unaudited_targets"]
+    covered = (f"all {coverage['targets']} registered targets ({coverage['classes']} classes)" if not missing else
+               f"{coverage['targets_covered']} of {coverage['targets']} registered targets; not hashed, so no "
+               f"claim about: {', '.join(f'`{t}`' for t in missing)}")
+    return f"{len(files)} files under src/ragas/metrics/, behind {covered}: {shown}"
 
 
 def _summary(audit: Audit) -> list[str]:
