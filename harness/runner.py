@@ -38,6 +38,7 @@ from pathlib import Path
 
 from ragas_compat.errors import HarnessInputError, RagasUnavailable
 from ragas_compat.probe.protocol import (
+    API_SELFTEST,
     ENTRY_PROBE,
     EXIT_BAD_REQUEST,
     EXIT_OK,
@@ -48,6 +49,7 @@ from ragas_compat.probe.protocol import (
     TELEMETRY_ENV,
     WAIT_FLAG,
     ProbeRequest,
+    TargetSpec,
     probe_command,
 )
 
@@ -226,6 +228,22 @@ class ProbeRun:
     seconds: float = 0.0
 
 
+def request_targets(names: Sequence[str] | None = None) -> list[TargetSpec]:
+    """The ``targets`` of a probe request, from the metric registry (where every target is declared):
+    every registered target (``names`` None), or the named ones in the given order (a ``selftest:``
+    name is the probe's own fault-handling target). A name no registered metric declares stays a bare
+    string, which the probe rejects (``unknown targets [...]``) for that request only."""
+    from ragas_compat.metrics.registry import probe_targets
+
+    declared = probe_targets()
+    if names is None:
+        return list(declared.values())
+    selftest = API_SELFTEST + ":"
+    return [declared[name] if name in declared else
+            {"api": API_SELFTEST, "ragas_class": name.removeprefix(selftest)} if name.startswith(selftest)
+            else name for name in names]  # type: ignore[misc]
+
+
 def _tail(text: str) -> str:
     text = text.strip()
     if not text:
@@ -387,8 +405,9 @@ class StartedProbe:
 
     def submit(self, cases: list[dict], *, targets: Sequence[str] | None = None,
                evaluate: bool | dict | None = None, workers: int = 1, chained: bool = False) -> None:
-        """Write the request (atomically: the probe waits for the file to appear). ``targets`` None =
-        every legacy and collections target whose inputs a case has; ``evaluate`` (true or a settings
+        """Write the request (atomically: the probe waits for the file to appear). ``targets``: names of
+        registered targets (``request_targets``; None = every one), each case scored by those whose
+        inputs it has; ``evaluate`` (true or a settings
         object, see harness/probe/evaluate.py) also runs Ragas's evaluate()/aevaluate();
         ``workers``: processes the probe forks after importing Ragas to score the cases.
         ``chained``: another ``submit`` follows, and the same probe process serves it after this one
@@ -397,7 +416,7 @@ class StartedProbe:
             return
         index = len(self.submitted)
         request_path, output_path = self._paths(index)
-        request: ProbeRequest = {"cases": cases, "targets": None if targets is None else list(targets),
+        request: ProbeRequest = {"cases": cases, "targets": request_targets(targets),
                                  "output": str(output_path), "workers": max(1, int(workers))}
         if evaluate:
             request["evaluate"] = evaluate

@@ -17,3 +17,20 @@ def bundled_values(keep: Callable[[str], bool], targets: Iterable[str]) -> dict[
     assert run.ok, run.error
     assert run.output["network_attempts"] == []
     return {(r["case_id"], r["target"]): decode_ragas_value(r["value"]) for r in run.output["results"]}
+
+
+def registry_targets(api: str | None = None) -> tuple:
+    """The probe's ``Target``s of every target the metric registry declares (what a default request
+    carries, ``runner.request_targets``), in request order; only those of ``api`` when given."""
+    from ragas_compat.probe.targets import targets_from_request
+    from ragas_compat.runner import request_targets
+
+    return tuple(t for t in targets_from_request(request_targets()) if api is None or t.api == api)
+
+
+def targets_by_metric() -> dict[str, tuple]:
+    """The registry's targets (probe ``Target``s) grouped by metric, legacy before collections."""
+    out: dict[str, tuple] = {}
+    for target in registry_targets():
+        out[target.metric] = out.get(target.metric, ()) + (target,)
+    return out

@@ -14,7 +14,7 @@ from typer.testing import CliRunner
 import ragas_compat.cli.matrix as cli_matrix
 from ragas_compat.cli.app import app
 from ragas_compat.errors import HarnessInputError
-from ragas_compat.probe.targets import TARGET_ROWS
+from ragas_compat.metrics.registry import all_metrics
 from ragas_compat.tools.matrix.environments import DEFAULT_VERSIONS_FILE, load_version_rules, requirements_for
 from ragas_compat.tools.matrix.release_list import (
     DEFAULT_HISTORY_FILE,
@@ -120,7 +120,7 @@ def test_committed_default_list_equals_the_derivation_over_the_committed_history
 def test_committed_history_covers_every_audited_module_the_probe_drives():
     recorded = load_release_history()
     seen = {path for r in recorded.releases for path in (r.changed or ())}
-    for module in {row.legacy_module for row in TARGET_ROWS if row.legacy_module}:
+    for module in {spec.ragas.legacy_module for spec in all_metrics() if spec.ragas and spec.ragas.legacy_module}:
         path = "src/" + module.replace(".", "/") + ".py"
         assert path in seen, f"{path} ({module}) never changes in pinned/release-history.toml: not recorded?"
     pin_audited = {"src/ragas/metrics/_context_precision.py", "src/ragas/metrics/_context_recall.py",

@@ -9,11 +9,11 @@ silently by the fuzz generator, explain, the shrinker or the legacy-vs-collectio
 from __future__ import annotations
 
 import pytest
+from bundled_probe import registry_targets
 
 from ragas_compat.cases import CLAIM_VERDICTS, LABEL_LIST_VERDICTS, load_default_suite, parse_suite
 from ragas_compat.metrics.registry import all_metrics
 from ragas_compat.metrics.spec import ExplainInput, MetricSpec
-from ragas_compat.probe.targets import TARGET_ROWS, targets_by_metric
 from ragas_compat.tools.fuzz.generator import fuzz_suite_document, generate_cases
 from ragas_compat.vocabulary import Api
 
@@ -48,17 +48,16 @@ def test_every_trait_is_present(spec: MetricSpec):
 
 
 @pytest.mark.parametrize("spec", METRICS, ids=by_name)
-def test_its_ragas_targets_are_exactly_the_probe_targets(spec: MetricSpec):
-    assert set(targets_by_metric().get(spec.name, ())) == set(spec.ragas_targets)
+def test_its_ragas_targets_are_exactly_the_targets_the_probe_is_sent_for_it(spec: MetricSpec):
+    assert {t.name for t in registry_targets() if t.metric == spec.name} == set(spec.ragas_targets)
 
 
-def test_every_probe_row_belongs_to_a_registered_metric_with_the_same_fields_and_verdicts():
+def test_every_target_the_probe_is_sent_carries_its_metric_s_fields_and_verdicts():
     specs = {spec.name: spec for spec in METRICS}
-    for row in TARGET_ROWS:
-        assert row.metric in specs, f"probe row {row.metric} has no registered metric"
-        spec = specs[row.metric]
-        assert row.fields_read == spec.fields_read, row.metric
-        assert row.verdict_key == (spec.verdicts.key if spec.verdicts else None), row.metric
+    for target in registry_targets():
+        spec = specs[target.metric]
+        assert target.fields_read == spec.fields_read, target.name
+        assert target.verdict_key == (spec.verdicts.key if spec.verdicts else None), target.name
 
 
 @pytest.mark.parametrize("spec", [s for s in METRICS if s.verdicts], ids=by_name)

@@ -12,13 +12,19 @@ from pathlib import Path
 os.environ.setdefault("RAGAS_DO_NOT_TRACK", "true")  # before Ragas is imported below
 
 import pytest
+from bundled_probe import registry_targets
 from pydantic import ValidationError
 
 from ragas_compat.metrics.registry import metric
 from ragas_compat.probe.judge.prompt_book import PromptBook, StubMismatch
+from ragas_compat.probe.judge.script_table import SCRIPTS
 from ragas_compat.probe.scoring import resolve_collections_class, run_collections_target
-from ragas_compat.probe.targets import COLLECTIONS_TARGETS, TARGETS_BY_NAME
 from ragas_compat.runner import run_probe
+
+pytestmark = pytest.mark.slow  # the module's fixtures run the real probe (Ragas imported in a subprocess)
+
+COLLECTIONS_TARGETS = registry_targets("collections")
+TARGETS_BY_NAME = {t.name: t for t in registry_targets()}
 
 
 # -- the stub ------------------------------------------------------------------------------
@@ -196,15 +202,15 @@ def _script(prompts, metric, case, book):  # never reached: the class cannot be 
 def _unscriptable(**changes):
     """collections:Faithfulness with ``changes`` (class name, module) and a script that must not run."""
     target = TARGETS_BY_NAME["collections:Faithfulness"]
-    row = dataclasses.replace(target.row, fields_read=("user_input",), applies=lambda c: True, script=_script)
-    return dataclasses.replace(target, row=row, **changes)
+    return dataclasses.replace(target, fields_read=("user_input",), requires_verdicts=(), judge="never", **changes)
 
 
 @pytest.mark.parametrize("target,needle", [
     (_unscriptable(class_name="NoSuchMetric"), "has no ragas.metrics.collections.NoSuchMetric"),
     (_unscriptable(module="ragas.metrics.no_such_collections"), "has no collections API"),
 ])
-def test_missing_class_or_module_is_an_unavailable_record(target, needle):
+def test_missing_class_or_module_is_an_unavailable_record(target, needle, monkeypatch):
+    monkeypatch.setitem(SCRIPTS, "never", lambda target: _script)
     r = asyncio.run(run_collections_target(target, case("c")))
     assert r["value"]["error"]["type"] == "TargetUnavailable" and needle in r["value"]["error"]["message"]
     assert r["ragas_class"] is None and r["api"] == "collections" and r["prompts"] == 0

@@ -12,17 +12,21 @@ from __future__ import annotations
 import math
 
 import pytest
+from bundled_probe import registry_targets
 
 from ragas_compat.cases import load_default_suite
 from ragas_compat.compare.audit import build_audit
 from ragas_compat.compare.expectations import Expectations
-from ragas_compat.probe.evaluate import METRIC_SETS, evaluation_groups
-from ragas_compat.probe.targets import LEGACY_TARGETS
+from ragas_compat.probe.evaluate import evaluation_groups, metric_sets
 from ragas_compat.runner import run_probe
 from ragas_compat.values import decode_ragas_value
 
+pytestmark = pytest.mark.slow  # the module's fixtures run the real probe (Ragas imported in a subprocess)
+
 PARSE_FAILURE = "edge-judge-reply-unparseable"
+LEGACY_TARGETS = registry_targets("legacy")
 LEGACY = [t.name for t in LEGACY_TARGETS]
+METRIC_SETS = tuple((name, tuple(t.name for t in group)) for name, group in metric_sets(LEGACY_TARGETS))
 
 
 def row_values(run: dict) -> dict[tuple[str, str], str]:
@@ -94,7 +98,7 @@ def test_configured_targets_are_scored_under_their_own_name():
 
 
 def test_groups_hold_only_cases_their_targets_apply_to(suite):
-    for _, targets, cases in evaluation_groups([c.raw for c in suite.cases]):
+    for _, targets, cases in evaluation_groups([c.raw for c in suite.cases], LEGACY_TARGETS):
         assert all(t.applies(c) for t in targets for c in cases)
 
 

@@ -10,85 +10,19 @@ from pathlib import Path
 
 import pytest
 
+from ragas_compat.cases import load_default_suite
+from ragas_compat.metrics.registry import all_metrics
 from ragas_compat.runner import run_probe
 
 DEFAULT_SUITE = Path(__file__).resolve().parents[1] / "harness" / "cases" / "suites" / "default.json"
-JUDGED_TARGETS = {  # a configured class is its own target
-    "factual_correctness": ["FactualCorrectness", "FactualCorrectness[mode=precision]",
-                            "FactualCorrectness[mode=recall]", "FactualCorrectness[beta=0.5]"],
-    "context_entity_recall": ["ContextEntityRecall"],
-    "noise_sensitivity": ["NoiseSensitivity", "NoiseSensitivity[mode=irrelevant]"],
-    "answer_accuracy": ["AnswerAccuracy"],
-    "context_relevance": ["ContextRelevance"],
-    "response_groundedness": ["ResponseGroundedness"],
-}
-VERDICT_TARGETS = {
-    "context_precision_with_reference": ["LLMContextPrecisionWithReference", "ContextPrecision"],
-    "context_precision_without_reference": ["LLMContextPrecisionWithoutReference", "ContextUtilization"],
-    "context_recall": ["LLMContextRecall", "ContextRecall"],
-    "faithfulness": ["Faithfulness"],
-    **JUDGED_TARGETS,
-    "answer_correctness": ["AnswerCorrectness", "AnswerCorrectness[weights=1.0,0.0]"],  # (the cases have embeddings)
-    "answer_relevancy": [f"{c}{s}" for c in ("ResponseRelevancy", "AnswerRelevancy") for s in ("", "[strictness=1]")],
-    # issue 18: votes per configured strictness (legacy only), rubric scores
-    **{key: [f"{c}{s}" for s in ("", "[strictness=2]", "[strictness=3]")]
-       for key, c in (("aspect_critic", "AspectCritic"), ("simple_criteria", "SimpleCriteriaScore"))},
-    "rubrics_score": ["RubricsScore"],
-    "instance_rubrics": ["InstanceRubrics"],
-}
-COLLECTIONS_VERDICT_TARGETS = {  # ragas.metrics.collections at 0.4.3: no ID-based or string-match classes
-    "context_precision_with_reference": ["ContextPrecisionWithReference", "ContextPrecision"],
-    "context_precision_without_reference": ["ContextPrecisionWithoutReference", "ContextUtilization"],
-    "context_recall": ["ContextRecall"],
-    "faithfulness": ["Faithfulness"],
-    **JUDGED_TARGETS,  # issue 18: the same classes in both APIs
-    "answer_correctness": ["AnswerCorrectness", "AnswerCorrectness[weights=1.0,0.0]"],
-    "answer_relevancy": ["AnswerRelevancy", "AnswerRelevancy[strictness=1]"],
-    "rubrics_score": ["DomainSpecificRubrics"],
-    "instance_rubrics": ["InstanceSpecificRubrics"],
-}
-
-
-def applicable_targets(case: dict) -> set[str]:
-    """The contract's rule, restated independently of the probe's own table."""
-    names = {t for key, ts in VERDICT_TARGETS.items() if key in case.get("verdicts", {}) for t in ts}
-    if case.get("reference_contexts") is not None:
-        names |= {"NonLLMContextPrecisionWithReference", "NonLLMContextRecall"}
-    if case.get("retrieved_context_ids") is not None and case.get("reference_context_ids") is not None:
-        names |= {"IDBasedContextPrecision", "IDBasedContextRecall"}
-    collections = {t for key, ts in COLLECTIONS_VERDICT_TARGETS.items() if key in case.get("verdicts", {}) for t in ts}
-    if case.get("string_metrics") is True:  # issue 19: the string metrics, both APIs
-        both = STRING_TARGETS
-        names |= both | {"ChrfScore"}
-        collections |= both | {"CHRFScore"}
-    if case.get("embeddings") is not None:
-        names |= {"SemanticSimilarity", "SemanticSimilarity[threshold=0.5]"}
-        collections |= {"SemanticSimilarity", "SemanticSimilarity[threshold=0.5]"}
-    if case.get("table_metrics") is True:  # issue 19: DataCompyScore, one class per mode and metric, both APIs
-        names |= TABLE_TARGETS
-        collections |= TABLE_TARGETS
-    if case.get("quoted_spans") is True:  # issue 19: collections only at 0.4.3
-        collections |= {"QuotedSpansAlignment"}
-    return {f"legacy:{n}" for n in names} | {f"collections:{n}" for n in collections}
-
-
-TABLE_TARGETS = {f"DataCompyScore[mode={mode},metric={metric}]" for mode in ("rows", "columns")
-                 for metric in ("precision", "recall", "f1")}
-STRING_TARGETS = {"ExactMatch", "StringPresence", "BleuScore",
-                  *(f"NonLLMStringSimilarity[distance_measure={m}]" for m in ("levenshtein", "hamming", "jaro",
-                                                                             "jaro_winkler")),
-                  *(f"RougeScore[rouge_type={t},mode={m}]" for t in ("rouge1", "rougeL")
-                    for m in ("precision", "recall", "fmeasure"))}
+def applicable_targets(case) -> set[str]:
+    """Every target the registry declares for a metric that applies to ``case`` (a parsed Case)."""
+    return {str(t) for spec in all_metrics() if spec.applies_to(case) for t in spec.ragas_targets}
 
 
 @pytest.fixture(scope="module")
-def suite_cases() -> list[dict]:
-    return json.loads(DEFAULT_SUITE.read_text(encoding="utf-8"))["cases"]
-
-
-@pytest.fixture(scope="module")
-def suite_run(suite_cases):
-    run = run_probe(suite_cases)
+def suite_run(default_audit_run):
+    run = default_audit_run.probe  # the default audit's probe run: tests/conftest.py, once per session
     assert run.ok, run.error
     return run
 
@@ -97,23 +31,17 @@ def test_default_suite_runs_with_no_network_attempt(suite_run):
     assert suite_run.output["network_attempts"] == []
 
 
-def test_default_suite_has_a_result_for_every_applicable_target(suite_run, suite_cases):
+def test_default_suite_has_a_result_for_every_applicable_target(suite_run):
     got = {(r["case_id"], r["target"]) for r in suite_run.output["results"]}
-    wanted = {(c["id"], t) for c in suite_cases for t in applicable_targets(c)}
+    wanted = {(c.id, t) for c in load_default_suite().cases for t in applicable_targets(c)}
     assert got == wanted
     assert len(suite_run.output["results"]) == len(wanted)  # one result per pair
-    assert {t for _, t in got} == {f"legacy:{n}" for ts in VERDICT_TARGETS.values() for n in ts} | {
-        "legacy:NonLLMContextPrecisionWithReference", "legacy:NonLLMContextRecall",
-        "legacy:IDBasedContextPrecision", "legacy:IDBasedContextRecall"} | {
-        f"collections:{n}" for ts in COLLECTIONS_VERDICT_TARGETS.values() for n in ts} | {
-        f"{api}:{n}" for api in ("legacy", "collections")
-        for n in STRING_TARGETS | {"SemanticSimilarity", "SemanticSimilarity[threshold=0.5]"}} | {
-        "legacy:ChrfScore", "collections:CHRFScore"} | {
-        f"{api}:{n}" for api in ("legacy", "collections") for n in TABLE_TARGETS} | {"collections:QuotedSpansAlignment"}
+    # every declared target is exercised by the bundled suite
+    assert {t for _, t in got} == {str(t) for spec in all_metrics() for t in spec.ragas_targets}
 
 
-RETRIED_TEMPLATE_TARGETS = {f"{api}:{n}" for api in ("legacy", "collections")
-                            for n in ("AnswerAccuracy", "ContextRelevance", "ResponseGroundedness")}
+RETRIED_TEMPLATE_TARGETS = {str(t) for spec in all_metrics() if spec.ragas and spec.ragas.judge == "rating"
+                            for t in spec.ragas_targets}
 
 
 def test_default_suite_judge_is_asked_exactly_the_expected_prompts(suite_run):

@@ -1,13 +1,15 @@
-"""The probe's target table (stdlib-only, in harness/probe) agrees with ragas_compat.metrics.registry."""
+"""The targets the probe is sent (harness/probe/targets.py reads them) are the registry's, with its traits."""
 
 from __future__ import annotations
 
+from bundled_probe import registry_targets
+
 from ragas_compat.cases import load_default_suite
 from ragas_compat.metrics.registry import all_metrics
-from ragas_compat.probe.targets import LEGACY_TARGETS
 from ragas_compat.vocabulary import Api
 
 METRICS = all_metrics()
+LEGACY_TARGETS = registry_targets("legacy")
 
 
 def test_every_registry_target_is_a_probe_target_with_the_same_metric_and_fields():

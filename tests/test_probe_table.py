@@ -1,6 +1,6 @@
-"""The one target table (harness/probe/probe_targets.py): each metric is one row from which its legacy
-and collections targets derive, both APIs run the row's one judge script, and the table agrees with
-the metric registry. No Ragas needed (fake metric instances stand in for the classes)."""
+"""The one target table is the metric registry: the probe's targets (harness/probe/targets.py) are the
+registry's, sent as data in the request; both APIs of a metric share fields, applicability and one
+judge script (by name). No Ragas needed (fake metric instances stand in for the classes)."""
 
 from __future__ import annotations
 
@@ -10,21 +10,19 @@ import textwrap
 from types import SimpleNamespace
 
 import pytest
+from bundled_probe import registry_targets, targets_by_metric
 
 from ragas_compat.cases import load_default_suite
+from ragas_compat.metrics.registry import all_metrics
 from ragas_compat.probe.judge import scripts as scripts
 from ragas_compat.probe.judge.answers import ATTRIBUTES as ANSWER_ATTRIBUTES
 from ragas_compat.probe.judge.criteria import PROMPTS as CRITERIA_PROMPTS
 from ragas_compat.probe.judge.ratings import RATING_PROMPTS
+from ragas_compat.probe.judge.script_table import SCRIPTS
 from ragas_compat.probe.judge.scripts import COLLECTIONS_PROMPTS, LEGACY_PROMPTS, PROMPT_KINDS
-from ragas_compat.probe.targets import (
-    COLLECTIONS_TARGETS,
-    LEGACY_TARGETS,
-    TARGET_ROWS,
-    TARGETS,
-    TARGETS_BY_NAME,
-    targets_by_metric,
-)
+
+TARGETS = registry_targets()
+TARGETS_BY_NAME = {t.name: t for t in TARGETS}
 
 
 @pytest.fixture(scope="module")
@@ -32,43 +30,54 @@ def cases() -> list[dict]:
     return [case.raw for case in load_default_suite().cases]
 
 
-# -- one row per metric --------------------------------------------------------------------
-def test_every_target_derives_from_the_one_row_of_its_metric():
-    assert len({row.metric for row in TARGET_ROWS}) == len(TARGET_ROWS)
-    rows = {row.metric: row for row in TARGET_ROWS}
+# -- one declaration per metric -----------------------------------------------------------
+def test_every_target_the_probe_runs_is_one_the_registry_declares_with_its_metric_s_traits():
+    specs = {spec.name: spec for spec in all_metrics()}
+    assert [t.name for t in TARGETS] == [t for t in TARGETS_BY_NAME]  # names are unique
+    assert {t.name for t in TARGETS} == {str(t) for spec in specs.values() for t in spec.ragas_targets}
+    apis = [t.api for t in TARGETS]
+    assert apis == sorted(apis, key=lambda api: api != "legacy")  # legacy first, then collections
     for target in TARGETS:
-        assert target.row is rows[target.metric], target.name
-        assert target.fields_read == target.row.fields_read and target.needs_judge == target.row.needs_judge
-    assert TARGETS == LEGACY_TARGETS + COLLECTIONS_TARGETS
-    assert {t.api for t in LEGACY_TARGETS} == {"legacy"} and {t.api for t in COLLECTIONS_TARGETS} == {"collections"}
-    assert list(TARGETS_BY_NAME) == [t.name for t in TARGETS]  # names are unique
+        spec = specs[target.metric]
+        assert target.name in spec.ragas_targets, target.name
+        assert target.fields_read == spec.fields_read and target.needs_judge == (spec.ragas.judge is not None)
+        assert target.verdict_key == (spec.verdicts.key if spec.verdicts else None)
+        assert target.judge is None or target.judge in SCRIPTS, target.name
 
 
 def test_legacy_and_collections_targets_of_a_metric_share_fields_applicability_and_script(cases):
-    for row in TARGET_ROWS:
-        legacy = [t for t in row.targets() if t.api == "legacy"]
-        collections = [t for t in row.targets() if t.api == "collections"]
-        assert [t.class_name for t in legacy] == list(row.legacy_classes)
-        assert [t.class_name for t in collections] == list(row.collections_classes)
-        assert {t.module for t in legacy} == ({row.legacy_module} if legacy else set())  # QuotedSpansAlignment: no legacy class
-        for target in legacy + collections:
-            assert [target.applies(c) for c in cases] == [row.applies(c) for c in cases], target.name
-        if collections and not row.needs_judge:
+    for metric, targets in targets_by_metric().items():
+        first = targets[0]
+        for target in targets:
+            assert [target.applies(c) for c in cases] == [first.applies(c) for c in cases], target.name
+            assert (target.fields_read, target.judge, target.verdict_key) == (
+                first.fields_read, first.judge, first.verdict_key), target.name
+        if any(t.api == "collections" for t in targets) and not first.needs_judge:
             # the collections API (0.4.3) has no NonLLM context or ID classes; its non-LLM classes are the
             # string, n-gram, edit-similarity and embedding ones (issue 19)
-            assert not row.metric.startswith(("context_", "id_")), row.metric
+            assert not metric.startswith(("context_", "id_")), metric
 
 
-def test_llm_rows_name_their_verdict_key_and_apply_exactly_when_it_is_present(cases):
-    for row in TARGET_ROWS:
-        assert (row.verdict_key is None) == (row.script is None), row.metric
-        if row.verdict_key is not None:
-            assert [row.applies(c) for c in cases] == [row.verdict_key in c.get("verdicts", {}) for c in cases]
-    assert {row.verdict_key for row in TARGET_ROWS} - {None} == {
+@pytest.mark.slow
+def test_llm_targets_name_their_verdict_key_and_apply_exactly_when_it_is_present(cases):
+    specs = {spec.name: spec for spec in all_metrics()}
+    for target in TARGETS:
+        assert (target.verdict_key is None) == (target.judge is None), target.name
+        if target.verdict_key is not None:
+            assert [target.applies(c) for c in cases] == [specs[target.metric].applies_to(c) for c in
+                                                          load_default_suite().cases]
+    assert {t.verdict_key for t in TARGETS} - {None} == {
         "context_precision_with_reference", "context_precision_without_reference", "context_recall", "faithfulness",
         "factual_correctness", "context_entity_recall", "noise_sensitivity",
         "answer_accuracy", "context_relevance", "response_groundedness", "answer_correctness", "answer_relevancy",
         "aspect_critic", "simple_criteria", "rubrics_score", "instance_rubrics"}
+
+
+def test_the_probe_applies_a_target_exactly_where_the_registry_applies_its_metric(cases):
+    specs = {spec.name: spec for spec in all_metrics()}
+    suite = load_default_suite().cases
+    for target in TARGETS:
+        assert [target.applies(c) for c in cases] == [specs[target.metric].applies_to(c) for c in suite], target.name
 
 
 # -- one script for both APIs --------------------------------------------------------------
@@ -149,22 +158,22 @@ def same_prompts(calls: list[tuple]) -> list[tuple]:
 def test_both_apis_of_a_metric_expect_the_same_prompts_and_replies(cases, monkeypatch):
     monkeypatch.setattr(scripts, "fix_output_format_instruction", lambda: "fix the output format")
     raw_reply_cases = 0
-    for row in TARGET_ROWS:
-        if not row.collections_classes or not row.legacy_classes or row.metric in RATING_PROMPTS:
+    for metric, targets in targets_by_metric().items():
+        apis = {t.api for t in targets}
+        if apis != {"legacy", "collections"} or metric in RATING_PROMPTS:
             continue  # one API only (QuotedSpansAlignment); the rating metrics' APIs render different string templates (tests/test_probe_nvidia_ratings.py)
-        if row.metric == "instance_rubrics":
+        if metric == "instance_rubrics":
             continue  # legacy folds the contexts into the question (tests/test_probe_criteria_rubrics.py)
-        [legacy, *_], [collections, *_] = ([t for t in row.targets() if t.api == api]
-                                           for api in ("legacy", "collections"))
-        for case in filter(row.applies, cases):
+        [legacy, *_], [collections, *_] = ([t for t in targets if t.api == api] for api in ("legacy", "collections"))
+        for case in filter(legacy.applies, cases):
             legacy_calls = expectations(legacy, case).calls
             collections_calls = expectations(collections, case).calls
             assert (same_prompts([c for c in legacy_calls if c[0] != "expect_format_fix"])
-                    == same_prompts(collections_calls)), (row.metric, case["id"])
-            raw = bool((case.get("judge_replies") or {}).get(row.verdict_key))
+                    == same_prompts(collections_calls)), (metric, case["id"])
+            raw = bool((case.get("judge_replies") or {}).get(legacy.verdict_key))
             raw_reply_cases += raw
             # the legacy API follows a raw reply with its format-fix prompt; the collections path does not
-            assert [c[0] for c in legacy_calls].count("expect_format_fix") == int(raw), (row.metric, case["id"])
+            assert [c[0] for c in legacy_calls].count("expect_format_fix") == int(raw), (metric, case["id"])
     assert raw_reply_cases >= 1  # the suite has a raw judge reply (edge-judge-reply-unparseable)
 
 
@@ -172,7 +181,7 @@ def test_both_apis_of_a_metric_expect_the_same_prompts_and_replies(cases, monkey
 def test_a_script_reads_a_prompt_only_when_it_expects_one(adapter):
     """A class whose prompts live elsewhere (the 0.3.x collections API) fails only when a prompt
     is expected: with nothing retrieved, context precision asks nothing, so it is scored."""
-    script = TARGETS_BY_NAME["legacy:ContextPrecision"].row.script
+    script = TARGETS_BY_NAME["legacy:ContextPrecision"].script
     key = "context_precision_with_reference"
     book = RecordingBook()
     script(adapter, object(), {"verdicts": {key: []}}, book)
@@ -181,32 +190,18 @@ def test_a_script_reads_a_prompt_only_when_it_expects_one(adapter):
         script(adapter, object(), {"verdicts": {key: [1]}, "retrieved_contexts": ["c"]}, book)
 
 
-# -- the table against the registry --------------------------------------------------------
-def _registry() -> dict[str, tuple[set[str], tuple[str, ...]]]:
-    """metric -> (target names, fields read) from the metric registry. Older registries list the
-    legacy class names only (bare), newer ones ``"<api>:<Class>"`` names of both APIs."""
-    import ragas_compat.metrics.registry as registry
+# -- the probe holds no table -----------------------------------------------------------
+def test_the_probe_knows_no_target_name_of_its_own():
+    """Every Ragas class name the registry declares appears in no probe module: the probe has code only."""
+    from ragas_compat.probe.protocol import PROBE_DIR
 
-    specs = registry.all_metrics() if hasattr(registry, "all_metrics") else registry.METRICS
-    return {spec.name: ({str(t) if ":" in str(t) else f"legacy:{t}" for t in spec.ragas_targets},
-                        tuple(spec.fields_read)) for spec in specs}
+    classes = {t.class_name for t in TARGETS} - {"Faithfulness", "ContextRecall", "ContextPrecision"}
+    import pathlib
 
-
-def test_targets_by_metric_agrees_with_the_registry():
-    registry = _registry()
-    table = targets_by_metric()
-    assert set(table) == {name for name, (targets, _) in registry.items() if targets}
-    with_collections = any(n.startswith("collections:") for targets, _ in registry.values() for n in targets)
-    for metric, names in table.items():
-        ours = {n for n in names if with_collections or n.startswith("legacy:")}
-        assert ours == registry[metric][0], metric
-    for row in TARGET_ROWS:
-        assert set(row.fields_read) == set(registry[row.metric][1]), row.metric
-
-
-def test_targets_by_metric_lists_every_target_once():
-    names = [name for names in targets_by_metric().values() for name in names]
-    assert sorted(names) == sorted(TARGETS_BY_NAME)
+    for path in pathlib.Path(PROBE_DIR).rglob("*.py"):
+        text = path.read_text(encoding="utf-8")
+        quoted = {c for c in classes if f'"{c}"' in text or f"'{c}'" in text}
+        assert not quoted - {"LLMContextPrecisionWithReference"} or path.parent.name == "bench", (path, quoted)
 
 
 NO_RAGAS = textwrap.dedent("""
@@ -219,13 +214,15 @@ NO_RAGAS = textwrap.dedent("""
             return None
 
     sys.meta_path.insert(0, BlockRagas())
-    from ragas_compat.probe.targets import targets_by_metric
+    from ragas_compat.probe.targets import targets_from_request
+    from ragas_compat.runner import request_targets
     import ragas_compat.runner, ragas_compat.values, ragas_compat.probe.evaluate, ragas_compat.probe.scoring
 
-    table = targets_by_metric()
-    assert table["faithfulness"] == ("legacy:Faithfulness", "collections:Faithfulness"), table
+    targets = targets_from_request(request_targets())
+    names = [t.name for t in targets if t.metric == "faithfulness"]
+    assert names == ["legacy:Faithfulness", "collections:Faithfulness"], names
     assert not any(m.split(".")[0] in ("ragas", "langchain_core", "pydantic") for m in sys.modules)
-    print("ok", sum(len(names) for names in table.values()))
+    print("ok", len(targets))
 """)
 
 

@@ -3,9 +3,13 @@
 from __future__ import annotations
 
 import pytest
+from bundled_probe import registry_targets
 
-from ragas_compat.probe.targets import LEGACY_TARGETS
 from ragas_compat.runner import run_probe
+
+pytestmark = pytest.mark.slow  # the module's fixtures run the real probe (Ragas imported in a subprocess)
+
+LEGACY_TARGETS = registry_targets("legacy")
 
 
 def case(case_id: str, **fields) -> dict:

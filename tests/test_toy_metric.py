@@ -20,18 +20,20 @@ from ragas_compat.metrics import registry
 from ragas_compat.metrics.context_precision import ragas_float_average_precision
 from ragas_compat.metrics.labels import coerce_by_truthiness
 from ragas_compat.metrics.outcome import ReferenceOutcome
-from ragas_compat.metrics.spec import ExplainAdapter, MetricSpec, Quantity, Verdicts, targets
+from ragas_compat.metrics.spec import ExplainAdapter, MetricSpec, Quantity, RagasTargets, Verdicts
 from ragas_compat.report.json_report import audit_to_json
 from ragas_compat.report.markdown.document import render_markdown
 from ragas_compat.runner import run_probe
 from ragas_compat.tools.explain import explain, explain_names
 from ragas_compat.tools.fuzz.generator import check_metrics, generate_case, targets_for
 from ragas_compat.tools.fuzz.runner import run_fuzz
-from ragas_compat.vocabulary import Api
 
 TOY = "toy_ragas_float_ap"
 KEY = "context_precision_with_reference"
-TARGET = targets(Api.LEGACY, "LLMContextPrecisionWithReference")
+# a class a built-in metric runs too: the probe scores it once, and both metrics are compared with it
+TOY_TARGETS = RagasTargets(("LLMContextPrecisionWithReference",), (), "ragas.metrics._context_precision",
+                           judge="context_precision_with_reference")
+TARGET = TOY_TARGETS.ids()
 
 
 def _toy_outcome(case) -> ReferenceOutcome:
@@ -43,7 +45,7 @@ def _toy_outcome(case) -> ReferenceOutcome:
 TOY_SPEC = MetricSpec(
     name=TOY,
     reference_on=f"verdicts.{KEY}",
-    ragas_targets=TARGET,
+    ragas=TOY_TARGETS,
     fields_read=("user_input", "retrieved_contexts", "reference"),
     denominator="relevant retrieved contexts + 1e-10",
     undefined_policy="never undefined: 0.0 when nothing relevant is retrieved (the toy copies Ragas)",
@@ -81,6 +83,7 @@ def test_unregistered_afterwards():
     assert TOY not in registry.metric_names()
 
 
+@pytest.mark.slow
 def test_fuzz_generates_inputs_for_it_and_scores_it_through_ragas(toy):
     case = generate_case(7, 3, [TOY])
     assert set(case["verdicts"]) == {KEY}
@@ -91,6 +94,7 @@ def test_fuzz_generates_inputs_for_it_and_scores_it_through_ragas(toy):
         (row.case.id, row.classification.explanation) for row in run.rows if row.classification.name != "identical"]
 
 
+@pytest.mark.slow
 def test_explain_uses_its_adapter_and_runs_the_real_class(toy):
     explanation = explain("toy-ap", labels="1,0,1")
     assert [q.name for q in explanation.quantities] == ["toy AP"]
@@ -100,6 +104,7 @@ def test_explain_uses_its_adapter_and_runs_the_real_class(toy):
     assert row.value == 0.8333333332916666 and row.classification.name == "identical"
 
 
+@pytest.mark.slow
 def test_the_report_has_its_rows_next_to_the_metric_that_shares_the_class(toy):
     suite = load_default_suite()
     cases = [case for case in suite.cases if case.id in ("cp-worked-example", "edge-all-zero-labels")]
@@ -116,3 +121,58 @@ def test_the_report_has_its_rows_next_to_the_metric_that_shares_the_class(toy):
     assert TOY in {entry["metric"] for entry in document["metrics"]}
     assert document["summary"]["by_metric"][TOY]["identical"] == 2
     assert f"`{TOY}`" in render_markdown(audit) or TOY in render_markdown(audit)
+
+
+# -- the README's recipe, step by step, for a Ragas class no built-in metric declares ----------------
+NEW_CLASS = "legacy:AnswerSimilarity"  # SemanticSimilarity's legacy alias (0.4.3: a deprecated subclass)
+SEMANTIC = registry.metric("semantic_similarity")
+# step 1: the MetricSpec, its Ragas target declared once (no judge: step 3 needs nothing)
+NEW_SPEC = MetricSpec(
+    name="toy_answer_similarity",
+    reference_on="cosine of the frozen embeddings of reference and response (semantic_similarity's reference)",
+    ragas=RagasTargets(("AnswerSimilarity",), (), "ragas.metrics._answer_similarity", embeddings=True),
+    fields_read=SEMANTIC.fields_read,
+    denominator=SEMANTIC.denominator,
+    undefined_policy=SEMANTIC.undefined_policy,
+    compute=SEMANTIC.compute,
+    requires=SEMANTIC.requires,
+)
+
+
+@pytest.fixture
+def new_metric():
+    registry.register(NEW_SPEC)  # step 2
+    try:
+        yield NEW_SPEC
+    finally:
+        registry.unregister(NEW_SPEC.name)
+
+
+def test_a_new_ragas_class_declared_only_in_its_spec_is_sent_to_the_probe_and_scored(new_metric):
+    from ragas_compat.runner import request_targets
+
+    assert new_metric.ragas_targets == (NEW_CLASS,)
+    [sent] = [t for t in request_targets() if t["ragas_class"] == "AnswerSimilarity"]
+    assert (sent["metric"], sent["module"], sent["embeddings"], sent["judge"]) == (
+        new_metric.name, "ragas.metrics._answer_similarity", True, None)
+    # step 4's data: the bundled cases with frozen embeddings
+    cases = [case for case in load_default_suite().cases if new_metric.applies_to(case)]
+    assert len(cases) >= 3
+    probe = run_probe([case.raw for case in cases], targets=[NEW_CLASS, "legacy:SemanticSimilarity"])
+    assert probe.ok, probe.error
+    values = {(r["case_id"], r["target"]): r["value"] for r in probe.output["results"]}
+    for case in cases:  # the alias computes what its parent class computes
+        assert values[(case.id, NEW_CLASS)] == values[(case.id, "legacy:SemanticSimilarity")], case.id
+    from ragas_compat.cases.model import Suite
+
+    audit = build_audit(Suite("toy", "toy", tuple(cases)), probe.output, Expectations("toy", ()), {})
+    by_case = {(row.case.id, row.spec.name): row.classification.name for row in audit.rows}
+    assert {name for _, name in by_case} == {new_metric.name, SEMANTIC.name}
+    for case in cases:
+        assert by_case[(case.id, new_metric.name)] == by_case[(case.id, SEMANTIC.name)], case.id
+
+
+def test_the_new_class_is_not_sent_once_its_metric_is_unregistered():
+    from ragas_compat.runner import request_targets
+
+    assert "AnswerSimilarity" not in {t["ragas_class"] for t in request_targets()}

@@ -52,17 +52,24 @@ from ragas_compat.metrics.factual_correctness import ragas_float
 from ragas_compat.metrics.labels import is_binary_label, ragas_labels
 from ragas_compat.metrics.outcome import ReferenceOutcome
 from ragas_compat.metrics.semantic_similarity import cosine, cosine_in_doubles
-from ragas_compat.metrics.spec import ExplainAdapter, ExplainInput, FuzzDraw, MetricSpec, Quantity, Verdicts, targets
-from ragas_compat.vocabulary import Api
+from ragas_compat.metrics.spec import (
+    ExplainAdapter,
+    ExplainInput,
+    FuzzDraw,
+    MetricSpec,
+    Quantity,
+    RagasTargets,
+    Verdicts,
+)
 
 KEY = "answer_correctness"
 SIDES = ("response", "reference")
 FIELDS = ("user_input", "response", "reference")
 
 # metric name -> (weights, beta, target suffix naming the configuration)
-CONFIGS: dict[str, tuple[tuple[float, float], float, str]] = {
-    "answer_correctness": ((0.75, 0.25), 1.0, ""),
-    "answer_correctness_factuality": ((1.0, 0.0), 1.0, "[weights=1.0,0.0]"),
+CONFIGS: dict[str, tuple[tuple[float, float], float, tuple[tuple[str, object], ...]]] = {
+    "answer_correctness": ((0.75, 0.25), 1.0, ()),
+    "answer_correctness_factuality": ((1.0, 0.0), 1.0, (("weights", (1.0, 0.0)),)),
 }
 
 VARIANTS = {
@@ -322,14 +329,14 @@ def _quantities(reference: ReferenceOutcome, given: ExplainInput) -> tuple[list[
     return quantities, formulas
 
 
-def _spec(name: str, weights: tuple[float, float], beta: float, suffix: str) -> MetricSpec:
-    ragas = (targets(Api.LEGACY, f"AnswerCorrectness{suffix}")
-             + targets(Api.COLLECTIONS, f"AnswerCorrectness{suffix}"))
+def _spec(name: str, weights: tuple[float, float], beta: float, options: tuple[tuple[str, object], ...]) -> MetricSpec:
+    ragas = RagasTargets(("AnswerCorrectness",), ("AnswerCorrectness",), "ragas.metrics._answer_correctness", options,
+                         judge="answer_correctness", embeddings=True)
     return MetricSpec(
         name=name,
         reference_on=(f"verdicts.{KEY} (response/reference statements with verdicts: TP/FP/FN)"
                       + (" and the frozen embeddings of response and reference" if weights[1] else "")),
-        ragas_targets=ragas,
+        ragas=ragas,
         fields_read=FIELDS,
         denominator=f"w_f + w_s (weights {list(weights)}); factuality: (1 + b^2) TP + b^2 FN + FP",
         undefined_policy=("None ('zero_statements') when no statement is classified (TP = FP = FN = 0) and the "
@@ -348,7 +355,7 @@ def _spec(name: str, weights: tuple[float, float], beta: float, suffix: str) -> 
             command=name.replace("_", "-"), takes="labels",
             inputs_help=("LABELS (one 0/1 verdict per response statement, reused for the reference statements: "
                          "1 = contained in the response, 0 = FN); the vectors are [1, 0] and [1, 1]"),
-            targets=ragas[:1], case_inputs=_explain_inputs, quantities=_quantities))
+            targets=ragas.ids()[:1], case_inputs=_explain_inputs, quantities=_quantities))
 
 
 SPECS: tuple[MetricSpec, ...] = tuple(_spec(name, *config) for name, config in CONFIGS.items())

@@ -47,17 +47,24 @@ from ragas_compat.errors import HarnessInputError
 from ragas_compat.metrics.labels import is_binary_label, ragas_labels
 from ragas_compat.metrics.outcome import ReferenceOutcome
 from ragas_compat.metrics.semantic_similarity import cosine
-from ragas_compat.metrics.spec import ExplainAdapter, ExplainInput, FuzzDraw, MetricSpec, Quantity, Verdicts, targets
-from ragas_compat.vocabulary import Api
+from ragas_compat.metrics.spec import (
+    ExplainAdapter,
+    ExplainInput,
+    FuzzDraw,
+    MetricSpec,
+    Quantity,
+    RagasTargets,
+    Verdicts,
+)
 
 KEY = "answer_relevancy"
 FIELDS = ("user_input", "response")
 DEFAULT_STRICTNESS = 3
 
 # metric name -> (strictness, target suffix naming the configuration)
-CONFIGS: dict[str, tuple[int, str]] = {
-    "answer_relevancy": (DEFAULT_STRICTNESS, ""),
-    "answer_relevancy_strictness_1": (1, "[strictness=1]"),
+CONFIGS: dict[str, tuple[int, tuple[tuple[str, object], ...]]] = {
+    "answer_relevancy": (DEFAULT_STRICTNESS, ()),
+    "answer_relevancy_strictness_1": (1, (("strictness", 1),)),
 }
 
 VARIANTS = {
@@ -249,14 +256,14 @@ def _quantities(reference: ReferenceOutcome, given: ExplainInput) -> tuple[list[
     return quantities, formulas
 
 
-def _spec(name: str, strictness: int, suffix: str) -> MetricSpec:
-    ragas = (targets(Api.LEGACY, f"ResponseRelevancy{suffix}", f"AnswerRelevancy{suffix}")
-             + targets(Api.COLLECTIONS, f"AnswerRelevancy{suffix}"))
+def _spec(name: str, strictness: int, options: tuple[tuple[str, object], ...]) -> MetricSpec:
+    ragas = RagasTargets(("ResponseRelevancy", "AnswerRelevancy"), ("AnswerRelevancy",),
+                         "ragas.metrics._answer_relevance", options, judge="answer_relevancy", embeddings=True)
     return MetricSpec(
         name=name,
         reference_on=(f"verdicts.{KEY} (generated questions with noncommittal flags, first {strictness}) and the "
                       "frozen embeddings of the user input and each question"),
-        ragas_targets=ragas,
+        ragas=ragas,
         fields_read=FIELDS,
         denominator=f"N: the non-empty generated questions among the first {strictness} samples",
         undefined_policy=("None ('no_questions') when no question is generated; None ('zero_embedding') for a zero "
@@ -272,7 +279,7 @@ def _spec(name: str, strictness: int, suffix: str) -> MetricSpec:
             command=name.replace("_", "-"), takes="labels",
             inputs_help=("LABELS (one 0/1 noncommittal flag per generated question; vectors: user input [1, 0], "
                          "question i [1, i])"),
-            targets=ragas[:1], case_inputs=_explain_inputs, quantities=_quantities))
+            targets=ragas.ids()[:1], case_inputs=_explain_inputs, quantities=_quantities))
 
 
 SPECS: tuple[MetricSpec, ...] = tuple(_spec(name, *config) for name, config in CONFIGS.items())

@@ -32,8 +32,15 @@ from typing import Any
 
 from ragas_compat.errors import HarnessInputError
 from ragas_compat.metrics.outcome import ReferenceOutcome
-from ragas_compat.metrics.spec import ExplainAdapter, ExplainInput, FuzzDraw, MetricSpec, Quantity, Verdicts, targets
-from ragas_compat.vocabulary import Api
+from ragas_compat.metrics.spec import (
+    ExplainAdapter,
+    ExplainInput,
+    FuzzDraw,
+    MetricSpec,
+    Quantity,
+    RagasTargets,
+    Verdicts,
+)
 
 KEY = "context_entity_recall"
 SIDES = ("reference", "contexts")
@@ -126,13 +133,14 @@ def _quantities(reference: ReferenceOutcome, given: ExplainInput) -> tuple[list[
             [formula, "Ragas: denominator + 1e-8; legacy counts the reference entities as listed"])
 
 
-_TARGETS = targets(Api.LEGACY, "ContextEntityRecall") + targets(Api.COLLECTIONS, "ContextEntityRecall")
+_TARGETS = RagasTargets(("ContextEntityRecall",), ("ContextEntityRecall",), "ragas.metrics._context_entities_recall",
+                        judge="context_entity_recall")
 
 SPECS: tuple[MetricSpec, ...] = (
     MetricSpec(
         name=KEY,
         reference_on=f"verdicts.{KEY} (entities from the reference and from the contexts)",
-        ragas_targets=_TARGETS,
+        ragas=_TARGETS,
         fields_read=("reference", "retrieved_contexts"),
         denominator="reference entities |GN| (a set)",
         undefined_policy=("None ('no_reference_entities') when the judge extracts no reference entity; "
@@ -145,5 +153,5 @@ SPECS: tuple[MetricSpec, ...] = (
         explain=ExplainAdapter(
             command="context-entity-recall", takes="labels",
             inputs_help="LABELS (one per reference entity: 1 when the retrieved contexts mention it too)",
-            targets=_TARGETS[:1], case_inputs=_explain_inputs, quantities=_quantities)),
+            targets=_TARGETS.ids()[:1], case_inputs=_explain_inputs, quantities=_quantities)),
 )

@@ -35,11 +35,10 @@ from ragas_compat.metrics.spec import (
     FuzzDraw,
     MetricSpec,
     Quantity,
+    RagasTargets,
     Verdicts,
     ratio_text,
-    targets,
 )
-from ragas_compat.vocabulary import Api
 
 RAGAS_EPSILON = 1e-10
 
@@ -304,17 +303,20 @@ WITH_REFERENCE = "context_precision_with_reference"
 WITHOUT_REFERENCE = "context_precision_without_reference"
 STRING_MATCH = "context_precision_string_match"
 
-WITH_REFERENCE_TARGETS = (targets(Api.LEGACY, "LLMContextPrecisionWithReference", "ContextPrecision")
-                          + targets(Api.COLLECTIONS, "ContextPrecisionWithReference", "ContextPrecision"))
-WITHOUT_REFERENCE_TARGETS = (targets(Api.LEGACY, "LLMContextPrecisionWithoutReference", "ContextUtilization")
-                             + targets(Api.COLLECTIONS, "ContextPrecisionWithoutReference", "ContextUtilization"))
-STRING_MATCH_TARGETS = targets(Api.LEGACY, "NonLLMContextPrecisionWithReference")
+RAGAS_MODULE = "ragas.metrics._context_precision"
+WITH_REFERENCE_TARGETS = RagasTargets(("LLMContextPrecisionWithReference", "ContextPrecision"),
+                                      ("ContextPrecisionWithReference", "ContextPrecision"), RAGAS_MODULE,
+                                      judge="context_precision_with_reference")
+WITHOUT_REFERENCE_TARGETS = RagasTargets(("LLMContextPrecisionWithoutReference", "ContextUtilization"),
+                                         ("ContextPrecisionWithoutReference", "ContextUtilization"), RAGAS_MODULE,
+                                         judge="context_precision_without_reference")
+STRING_MATCH_TARGETS = RagasTargets(("NonLLMContextPrecisionWithReference",), (), RAGAS_MODULE)
 
 SPECS: tuple[MetricSpec, ...] = (
     MetricSpec(
         name=WITH_REFERENCE,
         reference_on=f"verdicts.{WITH_REFERENCE}",
-        ragas_targets=WITH_REFERENCE_TARGETS,
+        ragas=WITH_REFERENCE_TARGETS,
         fields_read=("user_input", "retrieved_contexts", "reference"),
         denominator=AP_DENOMINATOR,
         undefined_policy=AP_UNDEFINED,
@@ -327,12 +329,12 @@ SPECS: tuple[MetricSpec, ...] = (
         explain=ExplainAdapter(
             command="context-precision", takes="labels",
             inputs_help="LABELS (one 0/1 per retrieved context, rank order, e.g. 1,0,1) [--corpus-relevant R]",
-            targets=WITH_REFERENCE_TARGETS,
+            targets=WITH_REFERENCE_TARGETS.ids(),
             case_inputs=_explain_labels(WITH_REFERENCE), quantities=_ap_quantities, takes_corpus_relevant=True)),
     MetricSpec(
         name=WITHOUT_REFERENCE,
         reference_on=f"verdicts.{WITHOUT_REFERENCE}",
-        ragas_targets=WITHOUT_REFERENCE_TARGETS,
+        ragas=WITHOUT_REFERENCE_TARGETS,
         fields_read=("user_input", "retrieved_contexts", "response"),
         denominator=AP_DENOMINATOR,
         undefined_policy=AP_UNDEFINED,
@@ -344,13 +346,13 @@ SPECS: tuple[MetricSpec, ...] = (
         explain=ExplainAdapter(
             command="context-precision-without-reference", takes="labels",
             inputs_help="LABELS (one 0/1 per retrieved context: useful for the response, rank order)",
-            targets=WITHOUT_REFERENCE_TARGETS,
+            targets=WITHOUT_REFERENCE_TARGETS.ids(),
             case_inputs=_explain_labels(WITHOUT_REFERENCE),
             quantities=lambda reference, given: ap_quantities(reference, given, uses_corpus_relevant=False))),
     MetricSpec(
         name=STRING_MATCH,
         reference_on="reference_contexts (labels: retrieved context i exactly equals some reference context)",
-        ragas_targets=STRING_MATCH_TARGETS,
+        ragas=STRING_MATCH_TARGETS,
         fields_read=("retrieved_contexts", "reference_contexts"),
         denominator="retrieved contexts equal to a reference context (Ragas adds 1e-10)",
         undefined_policy=("None when no retrieved context equals a reference context ('no_relevant_retrieved') or "
@@ -361,6 +363,6 @@ SPECS: tuple[MetricSpec, ...] = (
         fuzz_inputs=lambda draw: {"reference_contexts": draw.reference_contexts},
         explain=ExplainAdapter(
             command="string-match-precision", takes="texts", inputs_help=TEXTS_HELP,
-            targets=STRING_MATCH_TARGETS, case_inputs=explain_texts,
+            targets=STRING_MATCH_TARGETS.ids(), case_inputs=explain_texts,
             quantities=lambda reference, given: ap_quantities(reference, given, uses_corpus_relevant=False))),
 )

@@ -15,8 +15,15 @@ from ragas_compat.cases.model import Case
 from ragas_compat.metrics.claim_coverage import claim_outcome, claim_quantities, explain_claims, share_as_given
 from ragas_compat.metrics.context_precision import TEXTS_HELP, explain_texts
 from ragas_compat.metrics.outcome import ReferenceOutcome
-from ragas_compat.metrics.spec import ExplainAdapter, ExplainInput, MetricSpec, Quantity, Verdicts, ratio_text, targets
-from ragas_compat.vocabulary import Api
+from ragas_compat.metrics.spec import (
+    ExplainAdapter,
+    ExplainInput,
+    MetricSpec,
+    Quantity,
+    RagasTargets,
+    Verdicts,
+    ratio_text,
+)
 
 CONTEXT_RECALL = "context_recall"
 STRING_MATCH = "context_recall_string_match"
@@ -51,11 +58,16 @@ def _string_recall_quantities(reference: ReferenceOutcome, given: ExplainInput) 
              f"recall = found / reference contexts = {ratio_text(found, total, 'empty_reference_contexts')}"])
 
 
+RAGAS_MODULE = "ragas.metrics._context_recall"
+LLM_TARGETS = RagasTargets(("LLMContextRecall", "ContextRecall"), ("ContextRecall",), RAGAS_MODULE,
+                           judge="context_recall")
+STRING_MATCH_TARGETS = RagasTargets(("NonLLMContextRecall",), (), RAGAS_MODULE)
+
 SPECS: tuple[MetricSpec, ...] = (
     MetricSpec(
         name=CONTEXT_RECALL,
         reference_on="verdicts.context_recall (attributed)",
-        ragas_targets=targets(Api.LEGACY, "LLMContextRecall", "ContextRecall") + targets(Api.COLLECTIONS, "ContextRecall"),
+        ragas=LLM_TARGETS,
         fields_read=("user_input", "retrieved_contexts", "reference"),
         denominator="reference-answer claims |G|",
         undefined_policy=("None ('zero_claims') when the judge produced zero reference claims; Ragas returns NaN. "
@@ -68,13 +80,13 @@ SPECS: tuple[MetricSpec, ...] = (
         explain=ExplainAdapter(
             command="context-recall", takes="labels",
             inputs_help='LABELS (one 0/1 "attributed" per reference claim; "" = zero claims)',
-            targets=targets(Api.LEGACY, "LLMContextRecall", "ContextRecall") + targets(Api.COLLECTIONS, "ContextRecall"),
+            targets=LLM_TARGETS.ids(),
             case_inputs=explain_claims(CONTEXT_RECALL, "attributed", "reference"),
             quantities=lambda reference, given: claim_quantities(reference, "CR", "reference"))),
     MetricSpec(
         name=STRING_MATCH,
         reference_on="reference_contexts (share exactly present in retrieved_contexts)",
-        ragas_targets=targets(Api.LEGACY, "NonLLMContextRecall"),
+        ragas=STRING_MATCH_TARGETS,
         fields_read=("retrieved_contexts", "reference_contexts"),
         denominator="reference contexts (entries of reference_contexts)",
         undefined_policy=("None ('empty_reference_contexts') when reference_contexts is empty; Ragas fails there "
@@ -85,6 +97,6 @@ SPECS: tuple[MetricSpec, ...] = (
         fuzz_inputs=lambda draw: {"reference_contexts": draw.reference_contexts},
         explain=ExplainAdapter(
             command="string-match-recall", takes="texts", inputs_help=TEXTS_HELP,
-            targets=targets(Api.LEGACY, "NonLLMContextRecall"), case_inputs=explain_texts,
+            targets=STRING_MATCH_TARGETS.ids(), case_inputs=explain_texts,
             quantities=_string_recall_quantities)),
 )

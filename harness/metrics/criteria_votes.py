@@ -42,8 +42,15 @@ from typing import Any
 from ragas_compat.errors import HarnessInputError
 from ragas_compat.metrics.labels import is_binary_label
 from ragas_compat.metrics.outcome import ReferenceOutcome
-from ragas_compat.metrics.spec import ExplainAdapter, ExplainInput, FuzzDraw, MetricSpec, Quantity, Verdicts, targets
-from ragas_compat.vocabulary import Api
+from ragas_compat.metrics.spec import (
+    ExplainAdapter,
+    ExplainInput,
+    FuzzDraw,
+    MetricSpec,
+    Quantity,
+    RagasTargets,
+    Verdicts,
+)
 
 ASPECT_CRITIC = "aspect_critic"
 SIMPLE_CRITERIA = "simple_criteria"
@@ -53,6 +60,10 @@ FAMILY: dict[str, tuple[str, str, str]] = {
     ASPECT_CRITIC: ("AspectCritic", "verdict", "0/1 verdict"),
     SIMPLE_CRITERIA: ("SimpleCriteriaScore", "score", "integer score"),
 }
+MODULES = {ASPECT_CRITIC: "ragas.metrics._aspect_critic", SIMPLE_CRITERIA: "ragas.metrics._simple_criteria"}
+# the criterion the AspectCritic / SimpleCriteriaScore instances judge (their prompt's instruction names it;
+# the frozen votes stand for the judge's answers, so the reference does not read it)
+CRITERIA_DEFINITION = "Is the response supported by the retrieved contexts and free of errors?"
 
 
 def odd_strictness(strictness: int) -> int:
@@ -170,13 +181,16 @@ def _quantities(reference: ReferenceOutcome, given: ExplainInput) -> tuple[list[
 
 def _spec(key: str, strictness: int) -> MetricSpec:
     name = metric_name(key, strictness)
-    ragas_class = FAMILY[key][0]
-    ragas = targets(Api.LEGACY, ragas_class + ("" if strictness == 1 else f"[strictness={strictness}]"))
+    # legacy only (no collections class at 0.4.3); built with the criterion and strictness 1 unless the
+    # configuration names another strictness
+    ragas = RagasTargets((FAMILY[key][0],), (), MODULES[key], (("strictness", strictness),) if strictness != 1 else (),
+                         settings=(("name", key), ("definition", CRITERIA_DEFINITION), ("strictness", 1)),
+                         judge="votes")
     k = odd_strictness(strictness)
     return MetricSpec(
         name=name,
         reference_on=f"verdicts.{key} (one {FAMILY[key][2]} per strictness sample)",
-        ragas_targets=ragas,
+        ragas=ragas,
         fields_read=("user_input", "response", "retrieved_contexts", "reference"),
         denominator=f"majority vote over the first k = {k} samples (strictness {strictness}, made odd)",
         undefined_policy=("None ('no_votes') with no sample, ('tied_votes') with no unique majority. "
@@ -189,7 +203,7 @@ def _spec(key: str, strictness: int) -> MetricSpec:
         explain=ExplainAdapter(
             command=name.replace("_", "-"), takes="labels",
             inputs_help=f"LABELS (one {FAMILY[key][2]} per strictness sample, in the judge's order)",
-            targets=ragas, case_inputs=_explain_inputs(key), quantities=_quantities))
+            targets=ragas.ids(), case_inputs=_explain_inputs(key), quantities=_quantities))
 
 
 SPECS: tuple[MetricSpec, ...] = tuple(_spec(key, s) for key in FAMILY for s in STRICTNESS)

@@ -41,8 +41,7 @@ from typing import Any
 from ragas_compat.cases.model import Case
 from ragas_compat.metrics import oracles
 from ragas_compat.metrics.outcome import ReferenceOutcome
-from ragas_compat.metrics.spec import ExplainAdapter, ExplainInput, FuzzDraw, MetricSpec, Quantity, targets
-from ragas_compat.vocabulary import Api
+from ragas_compat.metrics.spec import ExplainAdapter, ExplainInput, FuzzDraw, MetricSpec, Quantity, RagasTargets
 
 FIELDS = ("reference", "response")
 REQUIRES = ("table_metrics",)
@@ -340,20 +339,20 @@ def _quantities(reference: ReferenceOutcome, given: ExplainInput) -> tuple[list[
 
 def _spec(mode: str, metric: str) -> MetricSpec:
     name = f"datacompy_{mode}_{metric}"
-    option = f"[mode={mode},metric={metric}]"
-    ragas = targets(Api.LEGACY, "DataCompyScore" + option) + targets(Api.COLLECTIONS, "DataCompyScore" + option)
+    ragas = RagasTargets(("DataCompyScore",), ("DataCompyScore",), "ragas.metrics._datacompy_score",
+                         (("mode", mode), ("metric", metric)))
     unit = "rows (paired by position; cells equal in every shared column)" if mode == "rows" else \
         "columns (in both headers; cells equal in every row both tables have)"
     return MetricSpec(
         name=name,
         reference_on=f"{metric} of matched {unit}, CSV read with the csv module (cells as written); oracle datacompy",
-        ragas_targets=ragas, fields_read=FIELDS, denominator=_unit_denominator(mode, metric),
+        ragas=ragas, fields_read=FIELDS, denominator=_unit_denominator(mode, metric),
         undefined_policy=("None when a text is not a table ('unparseable_csv', 'ragged_csv', 'duplicate_column'; "
                           "Ragas: NaN when pandas cannot read it), when the divided-by table has no "
                           f"{mode} ('empty_response_{mode}' / 'empty_reference_{mode}'), and for F1 when nothing "
                           "matched ('no_match', 0/0)."),
         compute=_outcome(mode, metric), requires=REQUIRES, fuzz_inputs=fuzz_tables,
-        explain=ExplainAdapter(command=name.replace("_", "-"), takes="texts", inputs_help=TEXTS_HELP, targets=ragas,
+        explain=ExplainAdapter(command=name.replace("_", "-"), takes="texts", inputs_help=TEXTS_HELP, targets=ragas.ids(),
                                case_inputs=explain_tables, quantities=_quantities))
 
 

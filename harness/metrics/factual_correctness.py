@@ -53,6 +53,9 @@ from ragas_compat.vocabulary import Api
 KEY = "factual_correctness"
 SIDES = ("response", "reference")
 RAGAS_GUARD = 1e-8
+# The farthest np.round(score, 2) of the guarded formula lies from the exact value: half a hundredth, plus
+# what the 1e-8 guard moves a half-way value (classify: farther is not rounding).
+ROUNDING_BOUND = 0.005 + 1e-7
 
 # metric name -> (mode, beta, target suffix); the suffix names a non-default configuration of the class
 MODES: dict[str, tuple[str, float, str]] = {
@@ -159,6 +162,7 @@ def factual_outcome(metric: str, mode: str, beta: float, claims: Sequence[Any],
         alternatives["rounding"] = plain
         if guarded != plain:
             alternatives["epsilon"] = guarded
+        details["rounding_bound"] = ROUNDING_BOUND
         details["ragas_semantics"] = {
             "rounding": "Ragas rounds its final score to 2 decimals (np.round(score, 2))",
             "epsilon": ("Ragas divides by (TP + FP + 1e-8) / (TP + FN + 1e-8) before rounding to 2 decimals: "

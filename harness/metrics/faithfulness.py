@@ -9,8 +9,7 @@ from __future__ import annotations
 from ragas_compat.cases.model import Case
 from ragas_compat.metrics.claim_coverage import claim_outcome, claim_quantities, explain_claims, share_as_given
 from ragas_compat.metrics.outcome import ReferenceOutcome
-from ragas_compat.metrics.spec import ExplainAdapter, MetricSpec, Verdicts, targets
-from ragas_compat.vocabulary import Api
+from ragas_compat.metrics.spec import ExplainAdapter, MetricSpec, RagasTargets, Verdicts
 
 FAITHFULNESS = "faithfulness"
 
@@ -20,11 +19,13 @@ def _faithfulness(case: Case) -> ReferenceOutcome:
                          "response claims |A|")
 
 
+TARGETS = RagasTargets(("Faithfulness",), ("Faithfulness",), "ragas.metrics._faithfulness", judge="faithfulness")
+
 SPECS: tuple[MetricSpec, ...] = (
     MetricSpec(
         name=FAITHFULNESS,
         reference_on="verdicts.faithfulness (verdict)",
-        ragas_targets=targets(Api.LEGACY, "Faithfulness") + targets(Api.COLLECTIONS, "Faithfulness"),
+        ragas=TARGETS,
         fields_read=("user_input", "response", "retrieved_contexts"),
         denominator="response claims |A|",
         undefined_policy=("None ('zero_claims') when the response yields zero claims; Ragas returns NaN without a "
@@ -37,7 +38,7 @@ SPECS: tuple[MetricSpec, ...] = (
         explain=ExplainAdapter(
             command="faithfulness", takes="labels",
             inputs_help='LABELS (one 0/1 verdict per response claim; "" = zero claims)',
-            targets=targets(Api.LEGACY, "Faithfulness") + targets(Api.COLLECTIONS, "Faithfulness"),
+            targets=TARGETS.ids(),
             case_inputs=explain_claims(FAITHFULNESS, "verdict", "response"),
             quantities=lambda reference, given: claim_quantities(reference, "F", "response"))),
 )

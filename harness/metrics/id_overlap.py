@@ -30,8 +30,15 @@ from fractions import Fraction
 from ragas_compat.cases.model import Case
 from ragas_compat.errors import HarnessInputError
 from ragas_compat.metrics.outcome import ReferenceOutcome
-from ragas_compat.metrics.spec import ExplainAdapter, ExplainInput, FuzzDraw, MetricSpec, Quantity, ratio_text, targets
-from ragas_compat.vocabulary import Api
+from ragas_compat.metrics.spec import (
+    ExplainAdapter,
+    ExplainInput,
+    FuzzDraw,
+    MetricSpec,
+    Quantity,
+    RagasTargets,
+    ratio_text,
+)
 
 RawId = tuple[str, object]  # (type name, value)
 
@@ -206,12 +213,14 @@ def _fuzz_ids(draw: FuzzDraw) -> dict[str, object]:
 
 
 _IDS_HELP = "--retrieved JSON-LIST --reference JSON-LIST (e.g. '[1, \"1\"]')"
+PRECISION_TARGETS = RagasTargets(("IDBasedContextPrecision",), (), "ragas.metrics._context_precision")
+RECALL_TARGETS = RagasTargets(("IDBasedContextRecall",), (), "ragas.metrics._context_recall")
 
 SPECS: tuple[MetricSpec, ...] = (
     MetricSpec(
         name=ID_PRECISION,
         reference_on="retrieved_context_ids vs reference_context_ids",
-        ragas_targets=targets(Api.LEGACY, "IDBasedContextPrecision"),
+        ragas=PRECISION_TARGETS,
         fields_read=_ID_FIELDS,
         denominator="retrieved ID list entries (Ragas: distinct str() of retrieved IDs)",
         undefined_policy=("None ('empty_id_set') when no ID was retrieved; Ragas returns NaN. The reference keeps "
@@ -220,12 +229,12 @@ SPECS: tuple[MetricSpec, ...] = (
         requires=_ID_FIELDS,
         fuzz_inputs=_fuzz_ids,
         explain=ExplainAdapter(command="id-precision", takes="ids", inputs_help=_IDS_HELP,
-                               targets=targets(Api.LEGACY, "IDBasedContextPrecision"),
+                               targets=PRECISION_TARGETS.ids(),
                                case_inputs=_explain_ids, quantities=_id_quantities(precision=True))),
     MetricSpec(
         name=ID_RECALL,
         reference_on="retrieved_context_ids vs reference_context_ids",
-        ragas_targets=targets(Api.LEGACY, "IDBasedContextRecall"),
+        ragas=RECALL_TARGETS,
         fields_read=_ID_FIELDS,
         denominator="reference ID list entries (Ragas: distinct str() of reference IDs)",
         undefined_policy=("None ('empty_id_set') when there are no reference IDs; Ragas returns NaN. The reference "
@@ -234,6 +243,6 @@ SPECS: tuple[MetricSpec, ...] = (
         requires=_ID_FIELDS,
         fuzz_inputs=_fuzz_ids,
         explain=ExplainAdapter(command="id-recall", takes="ids", inputs_help=_IDS_HELP,
-                               targets=targets(Api.LEGACY, "IDBasedContextRecall"),
+                               targets=RECALL_TARGETS.ids(),
                                case_inputs=_explain_ids, quantities=_id_quantities(precision=False))),
 )

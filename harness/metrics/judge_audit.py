@@ -133,7 +133,7 @@ SPECS: tuple[MetricSpec, ...] = (
     MetricSpec(
         name=JUDGE_AUDIT,
         reference_on="judge_audit.human vs judge_audit.judge, aligned by claim ID",
-        ragas_targets=(),
+        ragas=None,
         fields_read=(),
         denominator="audited claims n",
         undefined_policy=("Mean bias (fp - fn) / n is None ('no_audited_claims') when n = 0; sensitivity and "

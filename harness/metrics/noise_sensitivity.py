@@ -40,12 +40,21 @@ from ragas_compat.cases.model import Case
 from ragas_compat.errors import HarnessInputError
 from ragas_compat.metrics.labels import is_binary_label, ragas_int
 from ragas_compat.metrics.outcome import ReferenceOutcome
-from ragas_compat.metrics.spec import ExplainAdapter, ExplainInput, FuzzDraw, MetricSpec, Quantity, Verdicts, targets
-from ragas_compat.vocabulary import Api
+from ragas_compat.metrics.spec import (
+    ExplainAdapter,
+    ExplainInput,
+    FuzzDraw,
+    MetricSpec,
+    Quantity,
+    RagasTargets,
+    Verdicts,
+)
 
 KEY = "noise_sensitivity"
-MODES = {"noise_sensitivity_relevant": ("relevant", ""),
-         "noise_sensitivity_irrelevant": ("irrelevant", "[mode=irrelevant]")}
+# metric name -> (mode, the configuration of the classes: constructor options, named in the target)
+MODES: dict[str, tuple[str, tuple[tuple[str, object], ...]]] = {
+    "noise_sensitivity_relevant": ("relevant", ()),
+    "noise_sensitivity_irrelevant": ("irrelevant", (("mode", "irrelevant"),))}
 
 
 def _statements(items: Sequence[Any], n_contexts: int, field: str) -> tuple[list[dict], list[dict]]:
@@ -171,12 +180,13 @@ def _quantities(reference: ReferenceOutcome, given: ExplainInput) -> tuple[list[
             [formula])
 
 
-def _spec(name: str, mode: str, variant: str) -> MetricSpec:
-    ragas = targets(Api.LEGACY, f"NoiseSensitivity{variant}") + targets(Api.COLLECTIONS, f"NoiseSensitivity{variant}")
+def _spec(name: str, mode: str, options: tuple[tuple[str, object], ...]) -> MetricSpec:
+    ragas = RagasTargets(("NoiseSensitivity",), ("NoiseSensitivity",), "ragas.metrics._noise_sensitivity", options,
+                         judge="noise_sensitivity")
     return MetricSpec(
         name=name,
         reference_on=f"verdicts.{KEY} (statements with per-context support and the reference's verdict)",
-        ragas_targets=ragas,
+        ragas=ragas,
         fields_read=("user_input", "response", "reference", "retrieved_contexts"),
         denominator="response statements |A|",
         undefined_policy=("None ('zero_claims') when the response yields no statement; Ragas returns NaN "
@@ -190,7 +200,7 @@ def _spec(name: str, mode: str, variant: str) -> MetricSpec:
         explain=ExplainAdapter(
             command=name.replace("_", "-"), takes="labels",
             inputs_help="LABELS (one 0/1 per response statement: supported by the reference)",
-            targets=ragas[:1], case_inputs=_explain_inputs, quantities=_quantities))
+            targets=ragas.ids()[:1], case_inputs=_explain_inputs, quantities=_quantities))
 
 
-SPECS: tuple[MetricSpec, ...] = tuple(_spec(name, mode, variant) for name, (mode, variant) in MODES.items())
+SPECS: tuple[MetricSpec, ...] = tuple(_spec(name, mode, options) for name, (mode, options) in MODES.items())

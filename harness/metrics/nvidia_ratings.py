@@ -51,8 +51,15 @@ from typing import Any
 from ragas_compat.cases.model import Case
 from ragas_compat.errors import HarnessInputError
 from ragas_compat.metrics.outcome import ReferenceOutcome
-from ragas_compat.metrics.spec import ExplainAdapter, ExplainInput, FuzzDraw, MetricSpec, Quantity, Verdicts, targets
-from ragas_compat.vocabulary import Api
+from ragas_compat.metrics.spec import (
+    ExplainAdapter,
+    ExplainInput,
+    FuzzDraw,
+    MetricSpec,
+    Quantity,
+    RagasTargets,
+    Verdicts,
+)
 
 TEMPLATES = (1, 2)
 ATTEMPTS = 5  # Ragas 0.4.3: legacy ``retry = 5``, collections ``max_retries=5``
@@ -277,12 +284,12 @@ def _as_given(labels: Sequence[int]) -> float:
 
 
 def _spec(metric: RatingMetric) -> MetricSpec:
-    ragas = targets(Api.LEGACY, metric.ragas_class) + targets(Api.COLLECTIONS, metric.ragas_class)
+    ragas = RagasTargets((metric.ragas_class,), (metric.ragas_class,), "ragas.metrics._nv_metrics", judge="rating")
     scale = ", ".join(map(str, metric.scale))
     return MetricSpec(
         name=metric.key,
         reference_on=f"verdicts.{metric.key} (the judge's replies per template, rating {scale})",
-        ragas_targets=ragas,
+        ragas=ragas,
         fields_read=metric.fields_read,
         denominator="templates with a valid rating (2, or 1 when the other template fails)",
         undefined_policy=(f"None ('{NO_VALID_RATING}') when neither template gives a rating on the scale in "
@@ -296,7 +303,7 @@ def _spec(metric: RatingMetric) -> MetricSpec:
             command=metric.key.replace("_", "-"), takes="labels",
             inputs_help=(f"LABELS (template 1's rating, template 2's rating on the scale {scale}; further labels "
                          f"are retries, alternating templates; a rating off the scale is a failed attempt)"),
-            targets=ragas, case_inputs=_explain_inputs_for(metric), quantities=_quantities))
+            targets=ragas.ids(), case_inputs=_explain_inputs_for(metric), quantities=_quantities))
 
 
 SPECS: tuple[MetricSpec, ...] = tuple(_spec(m) for m in METRICS)

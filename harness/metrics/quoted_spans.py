@@ -32,8 +32,7 @@ from typing import Any
 
 from ragas_compat.cases.model import Case
 from ragas_compat.metrics.outcome import ReferenceOutcome
-from ragas_compat.metrics.spec import ExplainAdapter, ExplainInput, FuzzDraw, MetricSpec, Quantity, targets
-from ragas_compat.vocabulary import Api
+from ragas_compat.metrics.spec import ExplainAdapter, ExplainInput, FuzzDraw, MetricSpec, Quantity, RagasTargets
 
 FIELDS = ("response", "retrieved_contexts")
 REQUIRES = ("quoted_spans",)
@@ -193,14 +192,14 @@ def _quantities(reference: ReferenceOutcome, given: ExplainInput) -> tuple[list[
     return quantities, [formula]
 
 
-_TARGETS = targets(Api.COLLECTIONS, "QuotedSpansAlignment")
+_TARGETS = RagasTargets((), ("QuotedSpansAlignment",))  # collections only (no legacy class at 0.4.3)
 
 SPECS: tuple[MetricSpec, ...] = (MetricSpec(
     name="quoted_spans_alignment",
     reference_on=("quoted spans of >= 3 words in the response (paired quotation marks, apostrophes excluded) found "
                   "in one retrieved context after collapsing whitespace and lower-casing"),
-    ragas_targets=_TARGETS, fields_read=FIELDS, denominator=DENOMINATOR,
+    ragas=_TARGETS, fields_read=FIELDS, denominator=DENOMINATOR,
     undefined_policy=f"None ('{NO_SPANS}') when the response quotes no span of 3 words or more; Ragas returns 1.0.",
     compute=_compute, requires=REQUIRES, fuzz_inputs=fuzz_quotes,
     explain=ExplainAdapter(command="quoted-spans-alignment", takes="texts", inputs_help=TEXTS_HELP,
-                           targets=_TARGETS, case_inputs=explain_quotes, quantities=_quantities)),)
+                           targets=_TARGETS.ids(), case_inputs=explain_quotes, quantities=_quantities)),)

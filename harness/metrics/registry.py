@@ -2,8 +2,9 @@
 
 Each metric family module builds its specs (``SPECS``) and is listed once in ``FAMILIES``; the
 rest of the code (case schema checks, the loader, fuzz, shrink, explain, legacy-vs-collections
-pairing, the probe target list, the evaluate() metric sets, the reports) iterates
-``all_metrics()``. ``register()`` adds a metric at run time (ir-measures style), e.g. a
+pairing, the targets every probe request carries, the evaluate() metric sets, the reports) iterates
+``all_metrics()``. A Ragas target is declared once, in its metric's ``MetricSpec.ragas``;
+``probe_targets()`` is what the probe is sent. ``register()`` adds a metric at run time (ir-measures style), e.g. a
 user's own metric or a test's toy one; ``unregister()`` takes it away again.
 """
 
@@ -30,6 +31,7 @@ from ragas_compat.metrics import (
     text_similarity,
 )
 from ragas_compat.metrics.spec import MetricSpec
+from ragas_compat.probe.protocol import TargetSpec, spec_name
 from ragas_compat.vocabulary import TargetId
 
 FAMILIES = (context_precision, context_recall, id_overlap, faithfulness, judge_audit, factual_correctness, context_entity_recall, noise_sensitivity, text_similarity, semantic_similarity, criteria_votes, rubrics_score, nvidia_ratings, answer_correctness, answer_relevancy, datacompy_score, quoted_spans)
@@ -71,6 +73,19 @@ def metrics_for_target(target: str) -> tuple[MetricSpec, ...]:
     """The metrics a Ragas target (``"legacy:Faithfulness"``) is compared with."""
     target = TargetId(target)
     return tuple(spec for spec in _REGISTRY.values() if target in spec.ragas_targets)
+
+
+def probe_targets() -> dict[str, TargetSpec]:
+    """Every target of the registered metrics by name, as the probe is sent them: all legacy targets,
+    then all collections targets, each in registration order. A target two metrics name (a user's
+    metric compared with a class a built-in one runs already) is scored once, as its first metric
+    declares it; ``metrics_for_target`` gives every metric compared with it."""
+    specs = [target for spec in _REGISTRY.values() for target in spec.probe_targets()]
+    ordered = [t for t in specs if t["api"] == "legacy"] + [t for t in specs if t["api"] != "legacy"]
+    out: dict[str, TargetSpec] = {}
+    for target in ordered:
+        out.setdefault(spec_name(target), target)
+    return out
 
 
 for _family in FAMILIES:

@@ -36,8 +36,15 @@ from typing import Any
 from ragas_compat.cases.model import Case
 from ragas_compat.errors import HarnessInputError
 from ragas_compat.metrics.outcome import ReferenceOutcome
-from ragas_compat.metrics.spec import ExplainAdapter, ExplainInput, FuzzDraw, MetricSpec, Quantity, Verdicts, targets
-from ragas_compat.vocabulary import Api
+from ragas_compat.metrics.spec import (
+    ExplainAdapter,
+    ExplainInput,
+    FuzzDraw,
+    MetricSpec,
+    Quantity,
+    RagasTargets,
+    Verdicts,
+)
 
 RUBRICS_SCORE = "rubrics_score"
 INSTANCE_RUBRICS = "instance_rubrics"
@@ -150,18 +157,20 @@ def _quantities(reference: ReferenceOutcome, given: ExplainInput) -> tuple[list[
 
 
 _SPECS = {
-    RUBRICS_SCORE: (("RubricsScore",), ("DomainSpecificRubrics",), FIELDS, "RubricsScore's default 1..5 rubric"),
-    INSTANCE_RUBRICS: (("InstanceRubrics",), ("InstanceSpecificRubrics",), (*FIELDS, "rubrics"), "the case's rubrics"),
+    RUBRICS_SCORE: (("RubricsScore",), ("DomainSpecificRubrics",), "ragas.metrics._domain_specific_rubrics", FIELDS,
+                    "RubricsScore's default 1..5 rubric"),
+    INSTANCE_RUBRICS: (("InstanceRubrics",), ("InstanceSpecificRubrics",), "ragas.metrics._instance_specific_rubrics",
+                       (*FIELDS, "rubrics"), "the case's rubrics"),
 }
 
 
 def _spec(metric: str) -> MetricSpec:
-    legacy, collections, fields, scale = _SPECS[metric]
-    ragas = targets(Api.LEGACY, *legacy) + targets(Api.COLLECTIONS, *collections)
+    legacy, collections, module, fields, scale = _SPECS[metric]
+    ragas = RagasTargets(legacy, collections, module, judge="rubrics")
     return MetricSpec(
         name=metric,
         reference_on=f"verdicts.{metric} (the judge's score on {scale})",
-        ragas_targets=ragas,
+        ragas=ragas,
         fields_read=fields,
         denominator=f"none: the judge's level on {scale}",
         undefined_policy=("None ('no_rubric_levels') for a rubric with no level; a score that is not an integer "
@@ -175,7 +184,7 @@ def _spec(metric: str) -> MetricSpec:
         explain=ExplainAdapter(
             command=metric.replace("_", "-"), takes="labels",
             inputs_help="LABELS (the judge's score: the first label)",
-            targets=ragas[:1], case_inputs=_explain_inputs(metric), quantities=_quantities))
+            targets=ragas.ids()[:1], case_inputs=_explain_inputs(metric), quantities=_quantities))
 
 
 SPECS: tuple[MetricSpec, ...] = (_spec(RUBRICS_SCORE), _spec(INSTANCE_RUBRICS))

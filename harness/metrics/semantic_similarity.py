@@ -23,9 +23,8 @@ from typing import Any
 
 from ragas_compat.cases.model import Case
 from ragas_compat.metrics.outcome import ReferenceOutcome
-from ragas_compat.metrics.spec import ExplainAdapter, ExplainInput, FuzzDraw, MetricSpec, Quantity, targets
+from ragas_compat.metrics.spec import ExplainAdapter, ExplainInput, FuzzDraw, MetricSpec, Quantity, RagasTargets
 from ragas_compat.metrics.text_similarity import shared_texts
-from ragas_compat.vocabulary import Api
 
 FIELDS = ("reference", "response")
 THRESHOLD = Fraction(1, 2)
@@ -133,18 +132,18 @@ def _quantities(reference: ReferenceOutcome, given: ExplainInput) -> tuple[list[
 
 def _spec(threshold: bool) -> MetricSpec:
     name = "semantic_similarity_threshold" if threshold else "semantic_similarity"
-    suffix = "[threshold=0.5]" if threshold else ""
-    ragas = targets(Api.LEGACY, "SemanticSimilarity" + suffix) + targets(Api.COLLECTIONS, "SemanticSimilarity" + suffix)
+    ragas = RagasTargets(("SemanticSimilarity",), ("SemanticSimilarity",), "ragas.metrics._answer_similarity",
+                         (("threshold", float(THRESHOLD)),) if threshold else (), embeddings=True)
     return MetricSpec(
         name=name,
         reference_on=("cosine of the frozen embeddings of reference and response" + (", >= 0.5 (1 or 0)" if threshold
                                                                                      else "")),
-        ragas_targets=ragas, fields_read=FIELDS,
+        ragas=ragas, fields_read=FIELDS,
         denominator="none (1 if the cosine is >= 0.5, else 0)" if threshold else "|e_reference| |e_response|",
         undefined_policy=("None ('zero_embedding') for a zero vector (Ragas: NaN); a text without a frozen embedding "
                           "is refused (Ragas: LookupError from the frozen model)."),
         compute=lambda case: _outcome(case, threshold), requires=("embeddings",), fuzz_inputs=fuzz_embeddings,
-        explain=ExplainAdapter(command=name.replace("_", "-"), takes="ids", inputs_help=IDS_HELP, targets=ragas,
+        explain=ExplainAdapter(command=name.replace("_", "-"), takes="ids", inputs_help=IDS_HELP, targets=ragas.ids(),
                                case_inputs=explain_vectors, quantities=_quantities))
 
 

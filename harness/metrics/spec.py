@@ -9,8 +9,10 @@ Traits:
   ``"verdicts.faithfulness"``, ``"reference_contexts"``), ``reads`` (optional further inputs),
   ``fields_read`` (the sample fields the Ragas classes read), ``verdicts`` (the verdict key and
   whether it holds one label per retrieved context or a claim list);
-- the Ragas side: ``ragas_targets`` (``TargetId``s of the legacy and collections classes the
-  probe scores it with) and ``as_given`` (the value with verdicts taken as given, no coercion:
+- the Ragas side: ``ragas`` (:class:`RagasTargets`: the legacy and collections classes the probe
+  scores it with, their module, configuration, judge script and embeddings; THE one declaration of
+  a Ragas target, sent to the probe as data: ``probe_targets``), ``ragas_targets`` (their
+  ``TargetId``s, derived) and ``as_given`` (the value with verdicts taken as given, no coercion:
   how the legacy-vs-collections pairing recognises a path that does not coerce);
 - the tools: ``fuzz_inputs`` (the case inputs for one fuzz draw) and ``explain`` (how
   ``ragas-compat explain`` builds a one-case input and which quantities it shows).
@@ -18,6 +20,7 @@ Traits:
 
 from __future__ import annotations
 
+import dataclasses
 import random
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -27,6 +30,7 @@ from typing import Any, Literal
 from ragas_compat.cases.model import Case
 from ragas_compat.errors import HarnessInputError
 from ragas_compat.metrics.outcome import ReferenceOutcome
+from ragas_compat.probe.protocol import TargetSpec, target_name
 from ragas_compat.vocabulary import Api, TargetId
 
 # Case texts every case carries; they are not inputs whose presence or size matters.
@@ -107,12 +111,41 @@ class FuzzDraw:
 
 
 @dataclass(frozen=True)
+class RagasTargets:
+    """The Ragas classes one metric is compared with, as the probe scores them: every target is
+    declared here and nowhere else (the probe receives them as data, ``MetricSpec.probe_targets``).
+
+    Each class of ``legacy`` and ``collections`` is one target, named ``target_name(api, class,
+    options)`` (``legacy:FactualCorrectness[mode=precision]``); all of them read the metric's
+    ``fields_read``, apply when its ``requires`` are present and are asked the same prompts."""
+
+    legacy: tuple[str, ...] = ()         # ragas.metrics classes (scored with single_turn_ascore)
+    collections: tuple[str, ...] = ()    # ragas.metrics.collections classes (scored with ascore(**inputs))
+    legacy_module: str = ""              # where the legacy classes live when ragas.metrics does not export them
+    options: tuple[tuple[str, Any], ...] = ()   # the configuration: constructor keywords, named in the target
+    settings: tuple[tuple[str, Any], ...] = ()  # further constructor keywords, not named (options win)
+    judge: str | None = None             # the probe's judge script (a key of its judge.script_table.SCRIPTS);
+                                         # None: the classes need no LLM
+    embeddings: bool = False             # the classes take the frozen, content-keyed embedding model
+
+    def ids(self) -> tuple[TargetId, ...]:
+        """The targets' names: the legacy classes, then the collections classes."""
+        return tuple(TargetId(target_name(api.value, ragas_class, self.options))
+                     for api, classes in ((Api.LEGACY, self.legacy), (Api.COLLECTIONS, self.collections))
+                     for ragas_class in classes)
+
+
+# Case inputs that are flags: a target requiring one applies when it is true (the others: when present).
+FLAG_FIELDS = tuple(f.name for f in dataclasses.fields(Case) if str(f.type).replace(" ", "") == "bool|None")
+
+
+@dataclass(frozen=True)
 class MetricSpec:
     """One metric (see the module docstring for the traits)."""
 
     name: str
     reference_on: str                        # the case input the reference reads, in words
-    ragas_targets: tuple[TargetId, ...]      # legacy and collections classes; () = reference only
+    ragas: RagasTargets | None               # the Ragas classes it is compared with; None = reference only
     fields_read: tuple[str, ...]             # SingleTurnSample fields the Ragas classes read
     denominator: str                         # what the value is divided by, in words
     undefined_policy: str                    # what happens on an empty denominator, both sides
@@ -142,19 +175,39 @@ class MetricSpec:
         keys = [f for f in self.fields_read if f not in TEXT_FIELDS] + list(self.requires) + list(self.reads)
         return tuple(dict.fromkeys(keys))
 
+    @property
+    def ragas_targets(self) -> tuple[TargetId, ...]:
+        """Its targets' names, legacy then collections; () = reference only."""
+        return self.ragas.ids() if self.ragas is not None else ()
+
     def targets_of(self, api: Api) -> tuple[TargetId, ...]:
         return tuple(t for t in self.ragas_targets if t.api is api)
+
+    def probe_targets(self) -> tuple[TargetSpec, ...]:
+        """Each of its targets as a probe request carries it (``protocol.TargetSpec``), in
+        ``ragas_targets`` order."""
+        if self.ragas is None:
+            return ()
+        ragas = self.ragas
+        requires = {"verdicts": [name.removeprefix("verdicts.") for name in self.requires
+                                 if name.startswith("verdicts.")],
+                    "fields": [name for name in self.requires
+                               if not name.startswith("verdicts.") and name not in FLAG_FIELDS],
+                    "flags": [name for name in self.requires if name in FLAG_FIELDS]}
+        return tuple({"api": target.api.value, "ragas_class": ragas_class,
+                      "module": ragas.legacy_module if target.api is Api.LEGACY else "",
+                      "options": [list(pair) for pair in ragas.options],
+                      "settings": [list(pair) for pair in ragas.settings],
+                      "metric": self.name, "fields_read": list(self.fields_read), "judge": ragas.judge,
+                      "verdict_key": self.verdicts.key if self.verdicts is not None else None,
+                      "embeddings": ragas.embeddings, "requires": requires}  # type: ignore[typeddict-item]
+                     for target, ragas_class in zip(self.ragas_targets, (*ragas.legacy, *ragas.collections), strict=True))
 
 
 def _present(case: Case, name: str) -> bool:
     if name.startswith("verdicts."):
         return name.removeprefix("verdicts.") in case.verdicts
     return getattr(case, name) is not None
-
-
-def targets(api: Api, *ragas_classes: str) -> tuple[TargetId, ...]:
-    """``targets(Api.LEGACY, "A", "B")`` -> ``(TargetId("legacy:A"), TargetId("legacy:B"))``."""
-    return tuple(TargetId.of(api, name) for name in ragas_classes)
 
 
 def ratio_text(num: int, den: int, undefined: str) -> str:

@@ -24,8 +24,7 @@ from ragas_compat.cases.model import Case
 from ragas_compat.metrics import oracles
 from ragas_compat.metrics import text_reference as tr
 from ragas_compat.metrics.outcome import ReferenceOutcome
-from ragas_compat.metrics.spec import ExplainAdapter, ExplainInput, FuzzDraw, MetricSpec, Quantity, targets
-from ragas_compat.vocabulary import Api
+from ragas_compat.metrics.spec import ExplainAdapter, ExplainInput, FuzzDraw, MetricSpec, Quantity, RagasTargets
 
 FIELDS = ("reference", "response")
 REQUIRES = ("string_metrics",)
@@ -34,13 +33,13 @@ TEXTS_HELP = ("--retrieved JSON-LIST --reference JSON-LIST: the response and the
 EMPTY_TEXT = "empty_text"
 
 
-def _variant_name(options: tuple[tuple[str, str], ...]) -> str:
-    return "[" + ",".join(f"{k}={v}" for k, v in options) + "]" if options else ""
+_STRING_MODULE = "ragas.metrics._string"
 
 
-def _targets(legacy: str, collections: str, options: tuple[tuple[str, str], ...] = ()) -> tuple:
-    suffix = _variant_name(options)
-    return targets(Api.LEGACY, legacy + suffix) + targets(Api.COLLECTIONS, collections + suffix)
+def _targets(legacy: str, collections: str, module: str = _STRING_MODULE,
+             options: tuple[tuple[str, str], ...] = ()) -> RagasTargets:
+    """One legacy and one collections class (no LLM), in one configuration."""
+    return RagasTargets((legacy,), (collections,), module, options)
 
 
 def _outcome(metric: str, value: Fraction | None, details: dict[str, Any], denominator: str,
@@ -218,13 +217,13 @@ def _quantities(reference: ReferenceOutcome, given: ExplainInput) -> tuple[list[
     return quantities, formulas
 
 
-def _spec(name: str, reference_on: str, ragas: tuple, compute: Callable[[Case], ReferenceOutcome],
+def _spec(name: str, reference_on: str, ragas: RagasTargets, compute: Callable[[Case], ReferenceOutcome],
           denominator: str, undefined_policy: str) -> MetricSpec:
     return MetricSpec(
-        name=name, reference_on=reference_on, ragas_targets=ragas, fields_read=FIELDS, denominator=denominator,
+        name=name, reference_on=reference_on, ragas=ragas, fields_read=FIELDS, denominator=denominator,
         undefined_policy=undefined_policy, compute=compute, requires=REQUIRES, fuzz_inputs=fuzz_texts,
         explain=ExplainAdapter(command=name.replace("_", "-"), takes="texts", inputs_help=TEXTS_HELP,
-                               targets=ragas, case_inputs=explain_texts, quantities=_quantities))
+                               targets=ragas.ids(), case_inputs=explain_texts, quantities=_quantities))
 
 
 _NEVER_UNDEFINED = "Always defined (two empty strings are identical: 1)."
@@ -243,22 +242,22 @@ SPECS: tuple[MetricSpec, ...] = (
           _targets("StringPresence", "StringPresence"), _string_presence,
           "none (1 if the reference occurs in the response, else 0)", "Always defined."),
     *(_spec(f"string_similarity_{m}", f"{_MEASURE_TEXT[m]}; oracle rapidfuzz",
-            _targets("NonLLMStringSimilarity", "NonLLMStringSimilarity", (("distance_measure", m),)),
+            _targets("NonLLMStringSimilarity", "NonLLMStringSimilarity", options=(("distance_measure", m),)),
             _similarity(m), "the longer text's length" if m in ("levenshtein", "hamming") else "none",
             _NEVER_UNDEFINED)
       for m in ("levenshtein", "hamming", "jaro", "jaro_winkler")),
     _spec("bleu", "BLEU-4 of response vs reference: 13a tokens, case kept, brevity penalty, exp smoothing (sacrebleu's "
           "corpus_bleu defaults); oracle sacrebleu.corpus_bleu([response], [[reference]])",
-          _targets("BleuScore", "BleuScore"), _bleu, "none (geometric mean of n-gram precisions times the brevity "
+          _targets("BleuScore", "BleuScore", "ragas.metrics._bleu_score"), _bleu, "none (geometric mean of n-gram precisions times the brevity "
           "penalty)", "None ('empty_response') when the response has no token; Ragas returns 0.0."),
     _spec("chrf", "chrF2 of response vs reference: character 1-6-grams without whitespace, case kept, precision and "
           "recall averaged over the orders both texts have (sacrebleu's defaults); oracle sacrebleu.corpus_chrf",
-          _targets("ChrfScore", "CHRFScore"), _chrf, "character n-grams of each order",
+          _targets("ChrfScore", "CHRFScore", "ragas.metrics._chrf_score"), _chrf, "character n-grams of each order",
           "None ('empty_text') when either text has no non-space character; Ragas returns 0.0."),
     *(_spec(f"rouge_{'1' if t == 'rouge1' else 'l'}_{mode}",
             f"{t} {mode} ({_ROUGE_TEXT[t]}) over rouge-score's tokens (lowercase ASCII [a-z0-9]+ runs), no stemming; "
             f"oracle rouge-score with use_stemmer=False",
-            _targets("RougeScore", "RougeScore", (("rouge_type", t), ("mode", mode))), _rouge(t, mode),
+            _targets("RougeScore", "RougeScore", "ragas.metrics._rouge_score", (("rouge_type", t), ("mode", mode))), _rouge(t, mode),
             {"precision": "response tokens", "recall": "reference tokens",
              "fmeasure": "precision + recall (harmonic mean)"}[mode],
             "None ('empty_response_tokens' / 'empty_reference_tokens') when a text has no token; Ragas returns 0.0.")

@@ -5,12 +5,13 @@ the package run as ``__main__`` under its own name). With ``--wait``
 the probe starts ahead of its request: it writes ``located.json`` (where Ragas is, from
 ``locate``) beside REQUEST.json, imports Ragas, then waits for REQUEST.json to appear
 (while the host that started it is alive).
-REQUEST: ``{"cases": [raw case dicts], "targets": null | ["legacy:ClassName",
-"collections:ClassName", ...], "output": "result.json"}``; without "output" the result goes to
-stdout. ``targets`` null runs every legacy and every collections target whose inputs a case has.
+REQUEST: ``{"cases": [raw case dicts], "targets": [target objects], "output": "result.json"}``
+(``protocol.ProbeRequest``); without "output" the result goes to stdout. Each target is a
+``protocol.TargetSpec`` the host built from its registry (the probe has no target list of its own);
+each case is scored by every target that applies to it, case by case, targets in request order.
 Optional ``"evaluate": true | {settings}`` also runs Ragas's ``evaluate()``/``aevaluate()`` on
-the whole suite (``evaluate``; with a ``targets`` list, only the legacy targets it
-names) and adds an ``"evaluate"`` section to the output.
+the whole suite (``evaluate``; the request's legacy targets) and adds an ``"evaluate"`` section to
+the output.
 Optional ``"workers": N`` forks N-1 more processes after the import (``workers``); the
 cases and the evaluation runs are dealt among them and the output is the same as with one.
 Optional ``"next_request": PATH`` chains requests: once this request's output is written, the
@@ -25,8 +26,7 @@ installs a guard that blocks and records every network attempt.
 
 Exit status (``protocol``): 0 results written (per-result errors included); 2 bad request
 (stderr says why); 3 Ragas could not be imported (output written, ``ragas.import_error`` set).
-The request and output documents are ``ProbeRequest`` and ``ProbeOutput`` there; the targets
-are those of ``targets``.
+The request and output documents are ``ProbeRequest`` and ``ProbeOutput`` there.
 """
 
 from __future__ import annotations
@@ -51,6 +51,7 @@ import warnings
 from . import network_guard
 from .locate import locate_ragas
 from .protocol import (
+    API_SELFTEST,
     EXIT_BAD_REQUEST,
     EXIT_OK,
     EXIT_RAGAS_IMPORT,
@@ -66,6 +67,7 @@ from .protocol import (
     ProbeResult,
     encode_warnings,
 )
+from .targets import BadTargets, Target, targets_from_request
 from .workers import WorkerFailed, run_forked, split
 
 
@@ -86,10 +88,6 @@ def read_request(path: str) -> ProbeRequest:
         raise BadRequest(f"{path}: request must be an object with a 'cases' list")
     if not all(isinstance(c, dict) for c in request["cases"]):
         raise BadRequest(f"{path}: every item of 'cases' must be an object")
-    targets = request.get("targets")
-    if targets is not None and not (isinstance(targets, list)
-                                    and all(isinstance(x, str) for x in targets)):
-        raise BadRequest(f"{path}: 'targets' must be null or a list of strings")
     workers = request.get("workers", 1)
     if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
         raise BadRequest(f"{path}: 'workers' must be a positive integer")
@@ -191,13 +189,9 @@ def flush_telemetry() -> None:
 Pair = tuple[int, str]  # (case index, target name)
 
 
-def scored_pairs(cases: list[dict], targets: list[str] | None) -> list[Pair]:
-    """Every (case, chosen target) to score, in output order: case by case, targets in table order."""
-    from .targets import TARGETS, TARGETS_BY_NAME
-
-    chosen = [t.name for t in TARGETS] if targets is None else targets
-    return [(i, name) for i, case in enumerate(cases) for name in chosen
-            if name.startswith(SELFTEST_PREFIX) or TARGETS_BY_NAME[name].applies(case)]
+def scored_pairs(cases: list[dict], targets: t.Sequence[Target]) -> list[Pair]:
+    """Every (case, target) to score, in output order: case by case, targets in request order."""
+    return [(i, target.name) for i, case in enumerate(cases) for target in targets if target.applies(case)]
 
 
 def first_uses(pairs: list[Pair]) -> list[Pair]:
@@ -208,19 +202,18 @@ def first_uses(pairs: list[Pair]) -> list[Pair]:
     return [pair for pair in pairs if first[pair[1]] == pair]
 
 
-async def run_pairs(cases: list[dict], pairs: list[Pair],
+async def run_pairs(cases: list[dict], pairs: list[Pair], by_name: dict[str, Target],
                     case_done: t.Callable[[], None] = lambda: None) -> list[ProbeResult]:
     """The result of each pair, in the given order (``case_done`` after the last pair of each case)."""
     from .scoring import run_target
     from .selftest import run_selftest_target
-    from .targets import TARGETS_BY_NAME
 
     results = []
     for number, (i, name) in enumerate(pairs):
         if name.startswith(SELFTEST_PREFIX):
             results.append(run_selftest_target(name, cases[i]))
         else:
-            results.append(await run_target(TARGETS_BY_NAME[name], cases[i]))
+            results.append(await run_target(by_name[name], cases[i]))
         if number + 1 == len(pairs) or pairs[number + 1][0] != i:
             case_done()
     return results
@@ -254,16 +247,18 @@ def score(document: ProbeOutput, request: ProbeRequest, attempts: list[dict], pr
     fork, on the rows where a serial run meets it, so the output does not depend on ``workers``
     and the workers do not repeat it. The other pairs are dealt to the workers case by case."""
     cases = request["cases"]
-    pairs = scored_pairs(cases, request.get("targets"))
+    targets = targets_from_request(request["targets"])
+    by_name = {target.name: target for target in targets}
+    pairs = scored_pairs(cases, targets)
     settings, runs = None, []
     if request.get("evaluate"):
         from .evaluate import planned_runs, run_group
 
-        settings, runs = planned_runs(cases, request["evaluate"], request.get("targets"))
+        settings, runs = planned_runs(cases, request["evaluate"], targets)
     warm = first_uses(pairs)
     warm_runs = runs[:1]
     progress = Progress(progress_files, "first", len({i for i, _ in warm}) + len(warm_runs))
-    results: dict[Pair, ProbeResult] = dict(zip(warm, asyncio.run(run_pairs(cases, warm, progress.step))))
+    results: dict[Pair, ProbeResult] = dict(zip(warm, asyncio.run(run_pairs(cases, warm, by_name, progress.step))))
     by_run: dict[int, dict] = {}
     for j, run in enumerate(warm_runs):
         by_run[j] = run_group(*run, settings)
@@ -281,7 +276,7 @@ def score(document: ProbeOutput, request: ProbeRequest, attempts: list[dict], pr
         progress = Progress(progress_files, str(index), len(case_indices) + len(run_indices))
         mine = set(case_indices)
         chosen = [pair for pair in rest if pair[0] in mine]
-        scored = asyncio.run(run_pairs(cases, chosen, progress.step)) if chosen else []
+        scored = asyncio.run(run_pairs(cases, chosen, by_name, progress.step)) if chosen else []
         done = []
         for j in run_indices:
             done.append(run_group(*runs[j], settings))
@@ -301,17 +296,17 @@ def score(document: ProbeOutput, request: ProbeRequest, attempts: list[dict], pr
         document["evaluate"] = {"settings": settings, "runs": [by_run[j] for j in range(len(runs))]}
 
 
-def check_targets(targets: list[str] | None) -> None:
-    if targets is None:
-        return
+def check_targets(raw: object) -> None:
+    """The request's targets are well-formed, name judge scripts the probe has and known selftests."""
     from .selftest import SELFTEST_TARGETS
-    from .targets import TARGETS_BY_NAME
 
-    known = TARGETS_BY_NAME
-    unknown = [t for t in targets if t not in known and t not in SELFTEST_TARGETS]
+    try:
+        targets = targets_from_request(raw)
+    except BadTargets as exc:
+        raise BadRequest(str(exc)) from None
+    unknown = [t.name for t in targets if t.api == API_SELFTEST and t.name not in SELFTEST_TARGETS]
     if unknown:
-        # the unknown names last: the host keeps the tail of a long message (the table has many targets)
-        raise BadRequest(f"known targets: {', '.join(sorted(known))}; unknown targets {unknown}")
+        raise BadRequest(f"known selftest targets: {', '.join(SELFTEST_TARGETS)}; unknown targets {unknown}")
 
 
 def write(document: ProbeOutput, output: str | None) -> None:

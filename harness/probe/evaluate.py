@@ -1,9 +1,8 @@
 """Ragas's own ``evaluate()`` / ``aevaluate()`` on the whole suite, with scripted judges.
 
-One evaluation run per (metric set, API, group of cases): the legacy targets of the target
-table (``targets``) are split into metric sets (``METRIC_SETS``: classes of one table row
-are aliases and share a metric name, and they cannot share a run, because ``evaluate()`` keys its
-scores by name); within a set, targets that apply to the same cases run together on exactly
+One evaluation run per (metric set, API, group of cases): the request's legacy targets are split
+into metric sets (``metric_sets``: the classes of one metric are aliases and share a metric name,
+and they cannot share a run, because ``evaluate()`` keys its scores by name); within a set, targets that apply to the same cases run together on exactly
 those cases, so no row is scored without frozen verdicts.
 
 Each metric instance gets its own ``FrozenJudgeLLM`` whose PromptBook holds the frozen replies
@@ -30,25 +29,25 @@ import warnings
 from .judge.prompt_book import PromptBook
 from .protocol import API_LEGACY, encode_score, encode_warnings
 from .scoring import constructor_options, frozen_embeddings, legacy_judge_class, resolve_legacy_class
-from .targets import TARGET_ROWS, TARGETS_BY_NAME, Target, TargetRow
+from .targets import Target
+
+MetricSets = tuple[tuple[str, tuple[Target, ...]], ...]
 
 
-def metric_sets(rows: tuple[TargetRow, ...]) -> tuple[tuple[str, tuple[str, ...]], ...]:
-    """The legacy targets of ``rows`` in metric sets: the first class of every LLM row
-    ("legacy_llm"), the other classes of the LLM rows ("legacy_llm_aliases": a row's classes
-    share a metric name), and the classes of the rows that need no LLM ("legacy_non_llm")."""
-    def legacy(row: TargetRow) -> list[str]:
-        # target names carry a row's configuration (legacy:FactualCorrectness[mode=precision]); such an
-        # instance is renamed the same way in evaluate() (_metrics_with_judges), so names stay unique
-        return [target.name for target in row.targets() if target.api == API_LEGACY]
-
-    llm = [legacy(row) for row in rows if row.needs_judge and row.legacy_classes]
-    return (("legacy_llm", tuple(names[0] for names in llm)),
-            ("legacy_llm_aliases", tuple(n for names in llm for n in names[1:])),
-            ("legacy_non_llm", tuple(n for row in rows if not row.needs_judge for n in legacy(row))))
-
-
-METRIC_SETS: tuple[tuple[str, tuple[str, ...]], ...] = metric_sets(TARGET_ROWS)
+def metric_sets(targets: t.Sequence[Target]) -> MetricSets:
+    """The legacy ``targets`` in metric sets: the first class of every LLM metric ("legacy_llm"), the
+    other classes of the LLM metrics ("legacy_llm_aliases": a metric's classes share a metric name),
+    and the classes of the metrics that need no LLM ("legacy_non_llm"). Target names carry a
+    configuration (legacy:FactualCorrectness[mode=precision]); such an instance is renamed the same
+    way in evaluate() (_metrics_with_judges), so names stay unique."""
+    by_metric: dict[str, list[Target]] = {}
+    for target in targets:
+        if target.api == API_LEGACY:
+            by_metric.setdefault(target.metric, []).append(target)
+    llm = [group for group in by_metric.values() if group[0].needs_judge]
+    return (("legacy_llm", tuple(group[0] for group in llm)),
+            ("legacy_llm_aliases", tuple(t for group in llm for t in group[1:])),
+            ("legacy_non_llm", tuple(t for group in by_metric.values() if not group[0].needs_judge for t in group)))
 
 DEFAULT_SETTINGS: dict[str, t.Any] = {
     "apis": ["evaluate", "aevaluate"],
@@ -81,17 +80,14 @@ def settings_from_request(value: t.Any) -> dict[str, t.Any]:
     return settings
 
 
-def evaluation_groups(cases: list[dict], chosen: t.Collection[str] | None = None
+def evaluation_groups(cases: list[dict], targets: t.Sequence[Target]
                       ) -> list[tuple[str, tuple[Target, ...], tuple[dict, ...]]]:
-    """``(metric set, targets, cases)``: targets of a set that apply to the same cases, with them
-    (only the ``chosen`` targets when given)."""
+    """``(metric set, targets, cases)``: the legacy ``targets`` of a set that apply to the same cases,
+    with them."""
     groups = []
-    for set_name, names in METRIC_SETS:
+    for set_name, members in metric_sets(targets):
         by_cases: dict[tuple[int, ...], list[Target]] = {}
-        for name in names:
-            if chosen is not None and name not in chosen:
-                continue
-            target = TARGETS_BY_NAME[name]
+        for target in members:
             applicable = tuple(i for i, case in enumerate(cases) if target.applies(case))
             if applicable:
                 by_cases.setdefault(applicable, []).append(target)
@@ -122,23 +118,23 @@ def _metrics_with_judges(targets: tuple[Target, ...], cases: tuple[dict, ...]
         cls = resolve_legacy_class(target)
         if not target.needs_judge:
             options = constructor_options(cls, target.options)
-            if target.row.embeddings:  # one frozen model answering for every case's texts
+            if target.embeddings:  # one frozen model answering for every case's texts
                 options["embeddings"] = frozen_embeddings(
                     {"embeddings": {k: v for c in cases for k, v in (c.get("embeddings") or {}).items()}})
             metric = cls(**options)
-            if target.row.variant:
-                metric.name = f"{metric.name}{target.row.variant}"
+            if target.variant:
+                metric.name = f"{metric.name}{target.variant}"
             metrics.append(metric)
             books.append(None)
             continue
         book = PromptBook()
         options = constructor_options(cls, target.options)
-        if target.row.embeddings:  # a judged class that also embeds (AnswerCorrectness, ResponseRelevancy)
+        if target.embeddings:  # a judged class that also embeds (AnswerCorrectness, ResponseRelevancy)
             options["embeddings"] = frozen_embeddings(
                 {"embeddings": {k: v for c in cases for k, v in (c.get("embeddings") or {}).items()}})
         metric = cls(llm=judge_cls(book), **options)
-        if target.row.variant:  # one name per configuration: evaluate() keys its columns by name
-            metric.name = f"{metric.name}{target.row.variant}"
+        if target.variant:  # one name per configuration: evaluate() keys its columns by name
+            metric.name = f"{metric.name}{target.variant}"
         for case in cases:
             target.expect_prompts(metric, case, book)
         metrics.append(metric)
@@ -231,18 +227,12 @@ def run_group(api: str, set_name: str, targets: tuple[Target, ...], cases: tuple
 PlannedRun = tuple[str, str, tuple[Target, ...], tuple[dict, ...]]  # (api, metric set, targets, cases)
 
 
-def planned_runs(cases: list[dict], request_value: t.Any, chosen: t.Collection[str] | None = None
+def planned_runs(cases: list[dict], request_value: t.Any, targets: t.Sequence[Target]
                  ) -> tuple[dict[str, t.Any], list[PlannedRun]]:
-    """The settings and every evaluation run they ask for on ``cases`` (raw case dicts; only the
-    ``chosen`` targets when given), in report order; ``run_group(*run, settings)`` runs one (the
+    """The settings and every evaluation run they ask for on ``cases`` (raw case dicts) with the
+    request's legacy ``targets``, in report order; ``run_group(*run, settings)`` runs one (the
     probe may run them in several workers)."""
     settings = settings_from_request(request_value)
-    return settings, [(api, set_name, targets, group_cases)
-                      for set_name, targets, group_cases in evaluation_groups(cases, chosen)
+    return settings, [(api, set_name, group, group_cases)
+                      for set_name, group, group_cases in evaluation_groups(cases, targets)
                       for api in settings["apis"]]
-
-
-def run_evaluations(cases: list[dict], request_value: t.Any) -> dict[str, t.Any]:
-    """Every evaluation run the settings ask for, on ``cases`` (raw case dicts), one after another."""
-    settings, runs = planned_runs(cases, request_value)
-    return {"settings": settings, "runs": [run_group(*run, settings) for run in runs]}

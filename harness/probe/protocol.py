@@ -96,9 +96,92 @@ COLLECTIONS_PREFIX = API_COLLECTIONS + ":"
 SELFTEST_PREFIX = API_SELFTEST + ":"
 
 
-def target_name(api: str, class_name: str) -> str:
-    """``legacy:Faithfulness``, ``collections:ContextRecall``, ..."""
-    return f"{api}:{class_name}"
+Options = t.Sequence[t.Sequence[t.Any]]  # a configuration: (keyword, value) pairs, in naming order
+
+
+def option_text(value: object) -> str:
+    """An option value as a target name spells it: a sequence joined by commas (``1.0,0.0``), else ``str``."""
+    return ",".join(str(v) for v in value) if isinstance(value, (list, tuple)) else str(value)
+
+
+def target_name(api: str, class_name: str, options: Options = ()) -> str:
+    """THE target name: ``legacy:Faithfulness``, ``collections:ContextRecall``; a non-default
+    configuration follows the class, ``legacy:FactualCorrectness[mode=precision]``,
+    ``legacy:RougeScore[rouge_type=rougeL,mode=fmeasure]``. Both sides name targets with this only."""
+    suffix = "[" + ",".join(f"{key}={option_text(value)}" for key, value in options) + "]" if options else ""
+    return f"{api}:{class_name}{suffix}"
+
+
+# -- the targets of a request ---------------------------------------------------------------
+class TargetRequirements(t.TypedDict):
+    """When a target applies to a case: every listed input is present."""
+
+    verdicts: list[str]   # keys of the case's "verdicts" object
+    fields: list[str]     # case keys whose value is not null
+    flags: list[str]      # case keys whose value is true ("string_metrics", ...)
+
+
+class TargetSpec(t.TypedDict):
+    """One Ragas class of one API, configured, for one of the host's metrics: all the probe knows of it.
+
+    The probe names it ``target_name(api, ragas_class, options)``; selftest targets need only ``api``
+    (``"selftest"``) and ``ragas_class`` (the selftest's name)."""
+
+    api: str                      # "legacy" | "collections" | "selftest"
+    ragas_class: str              # the class name
+    module: str                   # legacy: the private module it lives in when ragas.metrics does not
+                                  # export it; collections: "" (ragas.metrics.collections)
+    options: list[list[t.Any]]    # [keyword, value] pairs: the configuration, named in the target
+    settings: list[list[t.Any]]   # further constructor [keyword, value] pairs, not named (options win)
+    metric: str                   # the host's metric name, copied into each result
+    fields_read: list[str]        # sample fields / ascore keyword arguments the class reads
+    judge: str | None             # the judge script driving its LLM, by name (judge.script_table); null: no LLM
+    verdict_key: str | None       # verdicts.<key> holds the judge's frozen replies
+    embeddings: bool              # it takes the frozen, content-keyed embedding model
+    requires: TargetRequirements
+
+
+TARGET_SPEC_KEYS = frozenset(TargetSpec.__annotations__)
+
+
+def _strings(value: object) -> bool:
+    return isinstance(value, list) and all(isinstance(v, str) for v in value)
+
+
+def _pairs(value: object) -> bool:
+    return isinstance(value, list) and all(isinstance(p, list) and len(p) == 2 and isinstance(p[0], str)
+                                           for p in value)
+
+
+def target_problem(raw: object) -> str | None:
+    """What is wrong with one item of a request's ``targets`` (None: it is a ``TargetSpec``)."""
+    if not isinstance(raw, dict):
+        return f"a target must be an object, not {type(raw).__name__}"
+    if raw.get("api") == API_SELFTEST:
+        return None if isinstance(raw.get("ragas_class"), str) else "a selftest target needs its 'ragas_class'"
+    missing = sorted(TARGET_SPEC_KEYS - set(raw))
+    if missing:
+        return f"target {raw.get('ragas_class')!r} lacks {missing}"
+    requires = raw["requires"]
+    checks = {
+        "api": raw["api"] in (API_LEGACY, API_COLLECTIONS),
+        "ragas_class": isinstance(raw["ragas_class"], str) and bool(raw["ragas_class"]),
+        "module": isinstance(raw["module"], str),
+        "options": _pairs(raw["options"]), "settings": _pairs(raw["settings"]),
+        "metric": isinstance(raw["metric"], str), "fields_read": _strings(raw["fields_read"]),
+        "judge": raw["judge"] is None or isinstance(raw["judge"], str),
+        "verdict_key": raw["verdict_key"] is None or isinstance(raw["verdict_key"], str),
+        "embeddings": isinstance(raw["embeddings"], bool),
+        "requires": isinstance(requires, dict) and set(requires) == set(TargetRequirements.__annotations__)
+        and all(_strings(v) for v in requires.values()),
+    }
+    bad = [key for key, ok in checks.items() if not ok]
+    return f"target {raw.get('ragas_class')!r}: malformed {bad}" if bad else None
+
+
+def spec_name(spec: TargetSpec) -> str:
+    """The name of a requested target."""
+    return target_name(spec["api"], spec["ragas_class"], spec.get("options") or ())
 
 
 # -- the documents -------------------------------------------------------------------------
@@ -132,12 +215,12 @@ EncodedScore = t.Union[float, str, ErrorValue]  # float | "NaN" | "Infinity" | "
 
 class _ProbeRequestRequired(t.TypedDict):
     cases: list[dict[str, t.Any]]  # raw case dicts (the case-file format)
+    targets: list[TargetSpec]      # what to score (each case by each target that applies to it), in output order
 
 
 class ProbeRequest(_ProbeRequestRequired, total=False):
     """The JSON file named on the probe's command line."""
 
-    targets: list[str] | None  # None: every legacy and collections target whose inputs a case has
     output: str                # where to write the ProbeOutput; absent: stdout
     evaluate: bool | dict[str, t.Any]  # also run Ragas's evaluate()/aevaluate() (the probe's evaluate module)
     workers: int               # processes forked after the import to score the cases (default 1)

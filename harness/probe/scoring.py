@@ -241,10 +241,10 @@ async def run_legacy_target(target: Target, case: dict) -> ProbeResult:
             result["ragas_class"] = f"{cls.__module__}.{cls.__qualname__}"
             sample_cls, judge_cls = _single_turn_sample(), legacy_judge_class()
             options = constructor_options(cls, target.options)
-            if target.row.embeddings:
+            if target.embeddings:
                 options["embeddings"] = frozen_embeddings(case)
             metric = cls(llm=judge_cls(book), **options) if target.needs_judge else cls(**options)
-            if target.row.embeddings and target.needs_judge:
+            if target.embeddings and target.needs_judge:
                 # as evaluate() does: AnswerCorrectness builds its AnswerSimilarity only in init(); scored
                 # without it, it raises "AnswerSimilarity must be set" (ragas#1336)
                 metric.init(_probe_module("stubs.legacy_llm").NO_RETRY)
@@ -321,7 +321,7 @@ async def run_collections_target(target: Target, case: dict) -> ProbeResult:
             result["ragas_class"] = f"{cls.__module__}.{cls.__qualname__}"
             judge = collections_judge_class()(book)
             options = constructor_options(cls, target.options)
-            if target.row.embeddings:
+            if target.embeddings:
                 options["embeddings"] = frozen_embeddings(case)
             metric = cls(llm=judge, **options) if target.needs_judge else cls(**options)
             try:

@@ -45,6 +45,7 @@ from pathlib import Path
 
 from ragas_compat.metrics.context_precision import context_precision_profile, ragas_float_average_precision
 from ragas_compat.probe.protocol import ENTRY_BENCHMARK, probe_command
+from ragas_compat.runner import request_targets
 from ragas_compat.tools.bench_rows import BenchRow, summarize
 from ragas_compat.tools.scale_bench import measure_scale
 
@@ -192,7 +193,8 @@ def measure_probe_overhead(invocations: int, *, cases: int, contexts: int, round
     reports = []
     for _ in range(invocations):
         try:
-            _, proc = _timed(probe_command(python, ENTRY_BENCHMARK, "--cases", str(cases),
+            target = json.dumps(request_targets(["legacy:LLMContextPrecisionWithReference"])[0])
+            _, proc = _timed(probe_command(python, ENTRY_BENCHMARK, "--target", target, "--cases", str(cases),
                                            "--contexts", str(contexts), "--rounds", str(rounds)))
         except (subprocess.TimeoutExpired, OSError) as exc:
             return BenchRow(row.id, row.measurement, reason=f"bench.benchmark: {exc}")

@@ -1,6 +1,7 @@
 """Benchmark: the probe's cost per retrieved context vs a minimal hand-written stub loop.
 
-Usage: ``ragas_compat_probe.bench.benchmark [--cases 40] [--contexts 5] [--rounds 5]`` (``protocol.probe_command``)
+Usage: ``ragas_compat_probe.bench.benchmark --target SPEC [--cases 40] [--contexts 5] [--rounds 5]``
+(``protocol.probe_command``; SPEC: the host's target ``legacy:LLMContextPrecisionWithReference`` as JSON)
 (prints JSON). Both sides score the same synthetic cases with Ragas's
 LLMContextPrecisionWithReference in the same process after one Ragas import:
 
@@ -38,11 +39,12 @@ def synthetic_cases(n_cases: int, n_contexts: int) -> list[dict]:
             for i in range(n_cases)]
 
 
-def probe_scorer():
+def probe_scorer(spec: dict):
+    """The probe's runner on the target ``spec`` (the host's ``legacy:LLMContextPrecisionWithReference``)."""
     from ..scoring import run_legacy_target
-    from ..targets import TARGETS_BY_NAME
+    from ..targets import targets_from_request
 
-    target = TARGETS_BY_NAME["legacy:LLMContextPrecisionWithReference"]
+    [target] = targets_from_request([spec])
 
     async def score(case: dict) -> object:
         result = await run_legacy_target(target, case)
@@ -60,10 +62,10 @@ def minimal_scorer():
     return context_precision_scorer(LLMContextPrecisionWithReference, "context_precision_with_reference")
 
 
-async def timed_rounds(cases: list[dict], rounds: int) -> tuple[list[float], list[float]]:
+async def timed_rounds(cases: list[dict], rounds: int, spec: dict) -> tuple[list[float], list[float]]:
     """Per round: total seconds of each side. The two are interleaved case by case in
     alternating order, so load drift, cache and garbage-collection effects hit both."""
-    probe, minimal = probe_scorer(), minimal_scorer()
+    probe, minimal = probe_scorer(spec), minimal_scorer()
     for case in cases[:3]:  # warm-up
         assert await probe(case) == await minimal(case)
     probe_totals, minimal_totals = [], []
@@ -85,6 +87,9 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--cases", type=int, default=40)
     parser.add_argument("--contexts", type=int, default=5)
     parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--target", type=json.loads, required=True,
+                        help="the target as the host requests it (protocol.TargetSpec, JSON): "
+                             "legacy:LLMContextPrecisionWithReference")
     args = parser.parse_args(argv[1:])
     attempts: list[dict] = []
     network_guard.install(attempts)
@@ -95,7 +100,7 @@ def main(argv: list[str]) -> int:
     import_seconds = time.perf_counter() - start
     cases = synthetic_cases(args.cases, args.contexts)
     contexts = args.cases * args.contexts
-    probe, minimal = asyncio.run(timed_rounds(cases, args.rounds))
+    probe, minimal = asyncio.run(timed_rounds(cases, args.rounds, args.target))
     best_probe, best_minimal = min(probe), min(minimal)
     ratios = sorted(p / m for p, m in zip(probe, minimal))
     print(json.dumps({

@@ -7,7 +7,8 @@ REQUEST (JSON)::
 
     {"samples": [{"id", "user_input", "response", "reference", "retrieved_contexts",
                   "reference_contexts", "retrieved_context_ids", "reference_context_ids"}, ...],
-     "metrics": ["context_precision_with_reference", ...],   # our metric names (``targets`` rows)
+     "metrics": ["context_precision_with_reference", ...],   # our metric names
+     "targets": [{target}, ...],        # every target of those metrics (protocol.TargetSpec), host's order
      "judge": {"kind": "openai", "base_url", "model", "api_key_env", "timeout", "max_retries",
                "settings": {...}, "api": "legacy" | "collections"}
             | {"kind": "factory", "spec": "package.module:factory", "api": ...},
@@ -16,13 +17,13 @@ REQUEST (JSON)::
      "concurrency": 4,                  # samples scored at once
      "output": "result.json"}
 
-Each sample is scored by the first legacy class of each requested metric's row in
-``targets`` (``LLMContextPrecisionWithReference``, ``LLMContextRecall``, ``Faithfulness``,
+Each sample is scored by the first legacy target the request gives for each requested metric
+(``LLMContextPrecisionWithReference``, ``LLMContextRecall``, ``Faithfulness``,
 ``IDBasedContextPrecision`` ...) exactly as a user runs it: ``await metric.single_turn_ascore(
 SingleTurnSample(...))`` with the judge wrapped in ``recorder.RecordingLLM``.
 
-With ``"api": "collections"`` the judged metrics are scored by the first collections class of
-their row instead (``ragas.metrics.collections.ContextPrecisionWithReference`` ...), as a user runs
+With ``"api": "collections"`` the judged metrics are scored by the first collections target of
+the metric instead (``ragas.metrics.collections.ContextPrecisionWithReference`` ...), as a user runs
 it: ``await metric.ascore(**inputs)`` with an instructor LLM (``llm_factory(model,
 client=AsyncOpenAI(...))``, or the factory's own) wrapped in ``recorder.RecordingInstructorLLM``;
 the raw replies are read from the OpenAI client's HTTP responses (``recorder.observe_http``).
@@ -80,22 +81,38 @@ def read_request(path: str) -> dict:
         raise Refused(f"cannot read request {path}: {exc}") from None
     if not isinstance(request, dict) or not isinstance(request.get("samples"), list):
         raise Refused("request must be an object with a 'samples' list")
+    _REQUESTED.clear()
+    _REQUESTED.update(_metric_targets(request.get("targets", [])))
     if not isinstance(request.get("judge"), dict) and any(_needs_judge(m) for m in request.get("metrics", [])):
         raise Refused("request has LLM metrics but no 'judge'")
     return request
 
 
-def _row(metric: str):
-    from ..targets import TARGET_ROWS
+_REQUESTED: dict[str, tuple] = {}  # metric -> its targets, from the request being served (read_request)
 
-    for row in TARGET_ROWS:
-        if row.metric == metric:
-            return row
-    raise Refused(f"unknown metric {metric!r}; known: {', '.join(r.metric for r in TARGET_ROWS)}")
+
+def _metric_targets(raw: object) -> dict[str, tuple]:
+    from ..targets import BadTargets, targets_from_request
+
+    try:
+        targets = targets_from_request(raw)
+    except BadTargets as exc:
+        raise Refused(str(exc)) from None
+    out: dict[str, list] = {}
+    for target in targets:
+        out.setdefault(target.metric, []).append(target)
+    return {metric: tuple(group) for metric, group in out.items()}
+
+
+def _first(metric: str, api: str):
+    """The metric's first requested target of ``api`` (None when it has none)."""
+    if metric not in _REQUESTED:
+        raise Refused(f"unknown metric {metric!r}; the request's targets are for: {', '.join(_REQUESTED)}")
+    return next((target for target in _REQUESTED[metric] if target.api == api), None)
 
 
 def _needs_judge(metric: str) -> bool:
-    return _row(metric).needs_judge
+    return _REQUESTED[metric][0].needs_judge if metric in _REQUESTED else False
 
 
 # -- the judge -----------------------------------------------------------------------------
@@ -223,20 +240,17 @@ async def score_sample(sample: dict, metrics: list[str], judge, api: str = "lega
         resolve_collections_class,
         resolve_legacy_class,
     )
-    from ..targets import COLLECTIONS_MODULE, Target
     from . import recorder
 
     out: dict = {"id": sample.get("id"), "metrics": {}}
     for metric_name in metrics:
-        row = _row(metric_name)
-        collections = api == "collections" and row.needs_judge
-        target = Target("collections", row.collections_classes[0], COLLECTIONS_MODULE, row) if collections \
-            else Target("legacy", row.legacy_classes[0], row.legacy_module, row)
+        collections = api == "collections" and _needs_judge(metric_name)
+        target = _first(metric_name, "collections" if collections else "legacy")
         record: dict = {"target": target.name, "ragas_class": None, "value": None, "calls": []}
         out["metrics"][metric_name] = record
-        if not all(sample.get(f) is not None for f in row.fields_read):
+        if not all(sample.get(f) is not None for f in target.fields_read):
             record["value"] = error_record(Refused("the sample lacks " + ", ".join(
-                f for f in row.fields_read if sample.get(f) is None)), "MissingInput")
+                f for f in target.fields_read if sample.get(f) is None)), "MissingInput")
             record["skipped"] = True
             continue
         started = time.perf_counter()
@@ -245,15 +259,15 @@ async def score_sample(sample: dict, metrics: list[str], judge, api: str = "lega
         try:
             cls = resolve_collections_class(target) if collections else resolve_legacy_class(target)
             record["ragas_class"] = f"{cls.__module__}.{cls.__qualname__}"
-            metric = cls(llm=judge) if row.needs_judge else cls()
+            metric = cls(llm=judge) if target.needs_judge else cls()
             kinds = {id(getattr(metric, attribute)): kind
                      for attribute, kind in PROMPT_KINDS.items() if hasattr(metric, attribute)}
             scoring = recorder.start_scoring(kinds)
             if collections:
-                value = _metric_value(await metric.ascore(**{f: sample[f] for f in row.fields_read}))
+                value = _metric_value(await metric.ascore(**{f: sample[f] for f in target.fields_read}))
             else:
                 built, _, _ = adapt_inputs(_single_turn_sample(),
-                                           {f: sample[f] for f in row.fields_read if f in sample})
+                                           {f: sample[f] for f in target.fields_read if f in sample})
                 value = encode_score(await metric.single_turn_ascore(built))
         except Exception as exc:
             raised = exc
@@ -356,7 +370,8 @@ def main(argv: list[str]) -> int:
     metrics = [str(m) for m in request.get("metrics") or []]
     try:
         for name in metrics:
-            _row(name)
+            if _first(name, "legacy") is None and _first(name, "collections") is None:
+                raise Refused(f"metric {name!r} has no target in the request")
         judge = None
         if any(_needs_judge(m) for m in metrics):
             from . import recorder
