@@ -3,7 +3,11 @@
 Every pair gets exactly one ``Classification`` (ragas_compat.vocabulary), with an explanation. The checks run in a fixed
 order and each one recomputes the semantics it names (the epsilon value, the
 de-duplicated value, the truthiness-coerced value) instead of relying on a tolerance;
-the only tolerance is ``ROUNDING_ULPS``, used solely for ``rounding``.
+the only tolerances are those of ``rounding``: ``ROUNDING_ULPS`` units in the last place of the
+exact value, or the absolute bound the metric states (``ROUNDING_BOUND``: FactualCorrectness's
+two decimals; ``FLOAT_TOLERANCE``: a cosine's float evaluation). A recomputed float evaluation
+bit-equal to Ragas but farther than that from the exact value (an overflow to inf, an underflow
+to 0.0 of a value that is not 0) is a divergence, never rounding.
 """
 
 from __future__ import annotations
@@ -40,6 +44,11 @@ def _semantics(reference: ReferenceOutcome, name: str, default: str) -> str:
     own = reference.details.get("ragas_semantics")
     return own.get(name, default) if isinstance(own, dict) else default
 
+
+# A metric whose Ragas class rounds its score to a fixed number of decimals states the largest distance
+# that rounding puts between its score and the exact value (details["rounding_bound"]: 0.005 and a hair
+# for np.round(score, 2)); without it, and without FLOAT_TOLERANCE, rounding means ROUNDING_ULPS.
+ROUNDING_BOUND = "rounding_bound"
 
 # A metric whose Ragas side evaluates irrational quantities in doubles (cosines) may state an absolute
 # tolerance (details["float_tolerance"]): within it of the exact value is rounding, even where a result
@@ -94,6 +103,29 @@ def ulps_between(a: float, b: float) -> int:
 def same_float(a: float, b: float) -> bool:
     """Bit-equal, with 0.0 and -0.0 kept apart and NaN equal to NaN."""
     return struct.pack("<d", a) == struct.pack("<d", b)
+
+
+def rounding_excess(value: float, exact: Fraction, reference: ReferenceOutcome) -> str | None:
+    """None when ``value`` is within what rounding can do to the exact value (``ROUNDING_ULPS`` ulps,
+    or the metric's stated ``ROUNDING_BOUND`` / ``FLOAT_TOLERANCE``); else why it is not: a value that
+    is not 0 read as 0.0 (underflow), an infinite or NaN float (overflow), or a distance beyond the bound."""
+    as_float = float(exact)
+    if not math.isfinite(value):
+        return f"{value!r} is not a finite number (an overflow), the exact value is {short_fraction_text(exact)}"
+    distance = ulps_between(value, as_float)
+    if distance <= ROUNDING_ULPS and (value != 0.0 or exact == 0):
+        return None
+    bounds = [b for b in (reference.details.get(ROUNDING_BOUND), reference.details.get(FLOAT_TOLERANCE))
+              if isinstance(b, float)]
+    gap = abs(Fraction(value) - exact)
+    if any(gap <= Fraction(bound) for bound in bounds):
+        return None
+    stated = " or ".join(f"{b:.3g}" for b in bounds)
+    if value == 0.0:
+        return (f"0.0 where the exact value is {short_fraction_text(exact)}: an underflow to zero (or a lost term), "
+                f"beyond the rounding bound of {ROUNDING_ULPS} ulps" + (f" and the metric's stated {stated}" if stated else ""))
+    return (f"{float(gap):.3g} ({distance} ulps) from the exact {short_fraction_text(exact)}, beyond the rounding bound "
+            f"of {ROUNDING_ULPS} ulps" + (f" and the metric's stated {stated}" if stated else ""))
 
 
 def _as_float(value: float | Fraction | None) -> float | None:
@@ -174,16 +206,21 @@ def classify(ragas: RagasValue, reference: ReferenceOutcome) -> Diagnosis:
                 f"{closeness}, against the exact {short_fraction_text(reference.value)}",
             )
 
+    beyond_rounding = None
     for name, semantics in RECOMPUTED_SEMANTICS.items():
         alternative = _as_float(reference.alternatives.get(name))
         if alternative is not None and same_float(ragas, alternative):
+            if name == "rounding":
+                beyond_rounding = rounding_excess(alternative, Fraction(reference.value), reference)
+                if beyond_rounding is not None:
+                    continue
             return Diagnosis(
                 Classification(name), f"{_semantics(reference, name, semantics)}: recomputed {alternative!r}, "
                 f"bit-equal to Ragas, against {short_fraction_text(reference.value)}"
             )
 
     distance = ulps_between(ragas, exact)
-    if distance <= ROUNDING_ULPS:
+    if distance <= ROUNDING_ULPS and rounding_excess(ragas, Fraction(reference.value), reference) is None:
         return Diagnosis(Classification.ROUNDING,
             f"{distance} ulp(s) from the exact {short_fraction_text(reference.value)}: float summation order, not meaning",
         )
@@ -201,5 +238,9 @@ def classify(ragas: RagasValue, reference: ReferenceOutcome) -> Diagnosis:
         return Diagnosis(Classification.VARIANT,
                          f"{variant_description(reference, variant)}: recomputed {value!r}, {closeness}, "
                          f"against the textbook {short_fraction_text(reference.value)} ({exact!r})")
+    if beyond_rounding is not None:
+        return Diagnosis(Classification.DIVERGENCE,
+                         f"Ragas {ragas!r} equals the recomputed float evaluation, but that is not rounding: "
+                         f"{beyond_rounding}")
     return Diagnosis(Classification.DIVERGENCE, f"Ragas {ragas!r} against reference {short_fraction_text(reference.value)} ({exact!r})"
     )
