@@ -47,8 +47,15 @@ from typing import Any
 from ragas_compat.errors import HarnessInputError
 from ragas_compat.metrics.labels import is_binary_label, ragas_labels
 from ragas_compat.metrics.outcome import ReferenceOutcome
-from ragas_compat.metrics.spec import ExplainAdapter, ExplainInput, FuzzDraw, MetricSpec, Quantity, Verdicts, targets
-from ragas_compat.vocabulary import Api
+from ragas_compat.metrics.spec import (
+    ExplainAdapter,
+    ExplainInput,
+    FuzzDraw,
+    MetricSpec,
+    Quantity,
+    RagasTargets,
+    Verdicts,
+)
 
 KEY = "factual_correctness"
 SIDES = ("response", "reference")
@@ -57,12 +64,12 @@ RAGAS_GUARD = 1e-8
 # what the 1e-8 guard moves a half-way value (classify: farther is not rounding).
 ROUNDING_BOUND = 0.005 + 1e-7
 
-# metric name -> (mode, beta, target suffix); the suffix names a non-default configuration of the class
-MODES: dict[str, tuple[str, float, str]] = {
-    "factual_correctness_f1": ("f1", 1.0, ""),
-    "factual_correctness_precision": ("precision", 1.0, "[mode=precision]"),
-    "factual_correctness_recall": ("recall", 1.0, "[mode=recall]"),
-    "factual_correctness_fbeta": ("f1", 0.5, "[beta=0.5]"),
+# metric name -> (mode, beta, the non-default configuration of the classes: constructor options, named in the target)
+MODES: dict[str, tuple[str, float, tuple[tuple[str, object], ...]]] = {
+    "factual_correctness_f1": ("f1", 1.0, ()),
+    "factual_correctness_precision": ("precision", 1.0, (("mode", "precision"),)),
+    "factual_correctness_recall": ("recall", 1.0, (("mode", "recall"),)),
+    "factual_correctness_fbeta": ("f1", 0.5, (("beta", 0.5),)),
 }
 
 
@@ -215,14 +222,15 @@ def _quantities(reference: ReferenceOutcome, given: ExplainInput) -> tuple[list[
              "Ragas: np.round(score, 2), precision/recall denominators + 1e-8"])
 
 
-def _spec(name: str, mode: str, beta: float, suffix: str) -> MetricSpec:
-    ragas = targets(Api.LEGACY, f"FactualCorrectness{suffix}") + targets(Api.COLLECTIONS, f"FactualCorrectness{suffix}")
+def _spec(name: str, mode: str, beta: float, options: tuple[tuple[str, object], ...]) -> MetricSpec:
+    ragas = RagasTargets(("FactualCorrectness",), ("FactualCorrectness",), "ragas.metrics._factual_correctness",
+                         options, judge="factual_correctness")
     denominator = {"precision": "response claims TP + FP", "recall": "TP + FN (supported response claims + "
                    "unsupported reference claims)", "f1": "(1 + b^2) TP + b^2 FN + FP"}[mode]
     return MetricSpec(
         name=name,
         reference_on=f"verdicts.{KEY} (claims from response/reference with verdict)",
-        ragas_targets=ragas,
+        ragas=ragas,
         fields_read=("response", "reference"),
         denominator=denominator,
         undefined_policy=("None ('zero_claims') when the denominator is 0 (no response claim for precision; "
@@ -237,7 +245,7 @@ def _spec(name: str, mode: str, beta: float, suffix: str) -> MetricSpec:
             command=name.replace("_", "-"), takes="labels",
             inputs_help=("LABELS (one 0/1 verdict per response claim; the same labels are used for the "
                          "reference claims)"),
-            targets=ragas[:1], case_inputs=_explain_inputs, quantities=_quantities))
+            targets=ragas.ids()[:1], case_inputs=_explain_inputs, quantities=_quantities))
 
 
 SPECS: tuple[MetricSpec, ...] = tuple(_spec(name, *config) for name, config in MODES.items())
