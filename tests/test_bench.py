@@ -98,6 +98,7 @@ def test_quick_plan_is_smaller_than_the_full_plan():
     assert max(full.ragas_ks) == 10_000 and max(full.reference_large_ks) == 1_000_000
 
 
+@pytest.mark.slow
 def test_bench_quick_prints_every_row_and_writes_json(tmp_path):
     """Runs the real command (Ragas only in its subprocesses); checks rows, not times."""
     out = tmp_path / "bench.json"
@@ -126,6 +127,7 @@ def test_a_floor_target_is_met_from_above():
     assert "target_is_floor" not in BenchRow("z", "z", samples=[1.0], ratios=[0.5], target=1.0).to_json()
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(importlib.util.find_spec("ragas") is None, reason="Ragas is not installed in this interpreter")
 def test_fuzz_throughput_rows_have_their_shape():
     """The two fuzz rows at the end of ROW_IDS, measured on a few cases: shape only, no timing."""
@@ -144,6 +146,7 @@ def test_fuzz_throughput_rows_have_their_shape():
     assert rows[0].baseline == rows[1].baseline  # one stub loop per repetition, shared by both ratios
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(importlib.util.find_spec("ragas") is None, reason="Ragas is not installed in this interpreter")
 def test_the_minimal_stub_loop_scores_every_case_by_every_class(tmp_path):
     """harness/probe/bench/stub_loop.py, run as the fuzz bench runs it (``probe_command``): no errors, and the
@@ -196,11 +199,13 @@ def _top_level_imports(importtime: str, after: str) -> dict[str, int]:
     return found
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(importlib.util.find_spec("ragas") is None, reason="Ragas is not installed in this interpreter")
-def test_audit_imports_name_every_slow_import_the_probe_makes_after_ragas(tmp_path):
-    """The floor of ``run_vs_import_floor`` is what the default audit's probe really imports: every
-    module that takes 20 ms or more after ``import ragas`` (the probe's own modules aside) is in
-    AUDIT_IMPORTS. Measured with ``-X importtime`` on the probe scoring the bundled suite."""
+def test_audit_imports_are_what_the_probe_imports_after_ragas(tmp_path):
+    """The floor of ``run_vs_import_floor`` is what the default audit's probe really imports: each of
+    AUDIT_IMPORTS beyond Ragas's own modules is a top-level import the probe makes after ``import ragas``
+    (``-X importtime`` on the probe scoring the bundled suite), RougeScore's rouge_score among them.
+    Which imports are slow is a measurement, not a pass/fail condition: ``ragas-compat bench`` reports it."""
     import ragas_compat
     from ragas_compat.cases.loader import DEFAULT_SUITE
     from ragas_compat.probe.protocol import ENTRY_PROBE, PACKAGE, probe_command
@@ -215,6 +220,6 @@ def test_audit_imports_name_every_slow_import_the_probe_makes_after_ragas(tmp_pa
                           env={**os.environ, "RAGAS_DO_NOT_TRACK": "true"})
     assert proc.returncode == 0, proc.stderr[-2000:]
     later = _top_level_imports(proc.stderr, after="ragas")
-    assert "rouge_score.rouge_scorer" in later  # RougeScore's first use: the slowest of them
-    slow = {name for name, micros in later.items() if micros >= 20_000 and not name.startswith(PACKAGE)}
-    assert slow <= set(AUDIT_IMPORTS), later
+    assert "rouge_score.rouge_scorer" in later  # RougeScore's first use (about a second)
+    assert not any(name.startswith(PACKAGE) for name in AUDIT_IMPORTS)
+    assert {name for name in AUDIT_IMPORTS if not name.startswith("ragas.")} <= set(later), sorted(later)

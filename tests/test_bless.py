@@ -10,6 +10,7 @@ import json
 import tomllib
 from pathlib import Path
 
+import pytest
 from typer.testing import CliRunner
 from user_cases import write_suite
 
@@ -82,6 +83,7 @@ def test_a_moved_row_is_exactly_what_drifts():
     assert "case entry" in found[0].message
 
 
+@pytest.mark.slow
 def test_bless_round_trip_end_to_end(tmp_path: Path):
     cases = write_suite(tmp_path / "acme.json")
     expectations = tmp_path / "expectations.toml"

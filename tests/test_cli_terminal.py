@@ -95,6 +95,7 @@ def test_explain_covers_every_target_of_the_metric():
     assert any(t.startswith("collections:") for t in by_name["faithfulness"].targets)
 
 
+@pytest.mark.slow
 def test_run_at_80_columns_in_a_pipe(tmp_path: Path, tables):
     result = CliRunner().invoke(app, ["run", "--out", str(tmp_path / "r")], env={"COLUMNS": "80"})
     assert result.exit_code == 0, result.output
@@ -107,6 +108,7 @@ def test_run_at_80_columns_in_a_pipe(tmp_path: Path, tables):
     assert (tmp_path / "r" / "report.html").exists()
 
 
+@pytest.mark.slow
 def test_run_piped_quiet_and_formats(tmp_path: Path):
     quiet = piped("run", "--quiet", "--out", str(tmp_path / "q"), "--metric", "id_context_precision")
     assert quiet.returncode == 0, quiet.stderr
@@ -121,6 +123,7 @@ def test_run_piped_quiet_and_formats(tmp_path: Path):
     assert "hint:" in piped("run", "--quiet", "--out", str(tmp_path / "h"), "--metric", "id-context-precision").stderr
 
 
+@pytest.mark.slow
 def test_explain_at_80_columns_in_a_pipe(tables):
     runner = CliRunner()
     for args in (["context_precision_with_reference", "1,0,1", "--corpus-relevant", "4"],
@@ -138,6 +141,7 @@ def test_explain_at_80_columns_in_a_pipe(tables):
     assert quiet == ["legacy:Faithfulness 0.5 identical", "collections:Faithfulness 0.5 identical"]
 
 
+@pytest.mark.slow
 def test_fuzz_at_80_columns_in_a_pipe(tmp_path: Path, tables):
     result = CliRunner().invoke(app, ["fuzz", "--n", "6", "--seed", "1", "--workers", "1", "--out", str(tmp_path),
                                       "--metric", "context_precision_with_reference",

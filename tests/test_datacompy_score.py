@@ -177,6 +177,7 @@ def tables(draw):
     return dc._csv(columns, rows)
 
 
+@pytest.mark.slow
 @settings(max_examples=150, deadline=None)
 @given(tables(), tables(), st.sampled_from(dc.MODES), st.sampled_from(dc.SCORES))
 def test_the_typed_reading_matches_datacompy(reference, response, mode, score):

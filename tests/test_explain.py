@@ -30,6 +30,7 @@ def invoke(*args: str):
     return runner.invoke(app, ["explain", *args], env=WIDE)
 
 
+@pytest.mark.slow
 def test_context_precision_worked_example_shows_ragas_beside_exact_values():
     result = invoke("context-precision", "1,0,1", "--corpus-relevant", "4")
     assert result.exit_code == 0, result.output
@@ -51,6 +52,7 @@ def test_context_precision_worked_example_shows_ragas_beside_exact_values():
     assert "corpus AP = 5/3 / R = 5/3 / 4 = 5/12" in out
 
 
+@pytest.mark.slow
 def test_id_lists_keep_int_and_string_ids_apart():
     result = invoke("id_context_precision", "--retrieved", '[1, "1"]', "--reference", '["1"]', "--json")
     assert result.exit_code == 0, result.output
@@ -69,6 +71,7 @@ def _no_bare_constants(name: str):
     raise AssertionError(f"bare {name} in --json output")
 
 
+@pytest.mark.slow
 def test_empty_faithfulness_labels_are_undefined_nan_in_report_encoding():
     result = invoke("faithfulness", "", "--json")
     assert result.exit_code == 0, result.output

@@ -3,8 +3,6 @@ row; report.md opens with the verdict and the findings; every classification's r
 
 from __future__ import annotations
 
-import sys
-
 import pytest
 
 from ragas_compat.compare.audit import build_audit
@@ -12,16 +10,12 @@ from ragas_compat.compare.expectations import Expectations
 from ragas_compat.compare.findings import findings
 from ragas_compat.compare.headlines import headlines
 from ragas_compat.compare.verdict import verdict
-from ragas_compat.pin import resolve_ragas_source
-from ragas_compat.pipeline import load_run_expectations, load_suite, run_audit
 from ragas_compat.report.markdown.document import render_markdown
 
 
 @pytest.fixture(scope="module")
-def default_run():
-    suite = load_suite([])
-    source = resolve_ragas_source(python=sys.executable)
-    return run_audit(suite, load_run_expectations(None), source, python=sys.executable)
+def default_run(default_audit_run):
+    return default_audit_run.result  # tests/conftest.py: the default audit, run once per session
 
 
 def _by_key(audit):

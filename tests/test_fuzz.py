@@ -45,6 +45,7 @@ def _app() -> typer.Typer:
 
 # --------------------------------------------------------------------------- generator
 
+@pytest.mark.slow
 def test_same_seed_same_cases_and_other_seed_other_cases():
     assert generate_cases(150, 7) == generate_cases(150, 7)
     assert generate_cases(150, 7) != generate_cases(150, 8)
@@ -58,6 +59,7 @@ def test_a_case_does_not_depend_on_n_or_on_the_metrics():
     assert "verdicts" not in only_ids and "reference_contexts" not in only_ids
 
 
+@pytest.mark.slow
 def test_every_generated_case_passes_the_loader():
     for seed in (0, 1, 2):
         suite = parse_suite(fuzz_suite_document(generate_cases(120, seed), seed), source="fuzz")
@@ -282,6 +284,7 @@ def test_every_text_a_case_ends_with_has_a_vector():
 
 # --------------------------------------------------------------------------- the real Ragas path
 
+@pytest.mark.slow
 @pytest.mark.skipif(not HAS_RAGAS, reason="Ragas is not installed in this interpreter")
 def test_end_to_end_real_probe_classifies_every_pair(tmp_path):
     result = CliRunner().invoke(_app(), ["fuzz", "--n", "60", "--seed", "5", "--workers", "1", "--batch-size", "60",
@@ -312,6 +315,7 @@ def _row_keys(run):
             for row in run.rows]
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(not HAS_RAGAS, reason="Ragas is not installed in this interpreter")
 def test_rows_do_not_depend_on_workers_or_batches():
     """One probe forking 1 worker, against batches of 7 through a series of warm probes forking 2."""

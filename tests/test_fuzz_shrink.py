@@ -330,6 +330,7 @@ REAL_CASES = [
 ]
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(not HAS_RAGAS, reason="Ragas is not installed in this interpreter")
 def test_real_findings_shrink_to_cases_no_single_removal_of_which_keeps_the_finding():
     results = shrink_cases(REAL_CASES, python=sys.executable, max_rounds=12)
@@ -363,6 +364,7 @@ def test_real_findings_shrink_to_cases_no_single_removal_of_which_keeps_the_find
     assert shows == {case_id: is_shrunk for case_id, (_, is_shrunk) in expected.items()}
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(not HAS_RAGAS, reason="Ragas is not installed in this interpreter")
 def test_probe_ahead_hands_each_round_to_the_probe_started_at_the_round_before():
     targets = [ID_FINDING.target]

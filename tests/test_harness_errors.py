@@ -66,6 +66,7 @@ def test_the_row_texts_name_the_harness_not_ragas():
     assert missing.label == "not scored (not in this Ragas): TargetUnavailable" and not missing.raised_by_harness
 
 
+@pytest.mark.slow
 @needs_ragas
 def test_the_probe_marks_the_harnesss_errors_and_leaves_ragass_unmarked():
     """Through the real probe: the scripted judge without a vote to give (StubMismatch) and the frozen

@@ -13,15 +13,12 @@ from __future__ import annotations
 import os
 import re
 import shutil
-import sys
 import time
 from collections import Counter
 from pathlib import Path
 
 import pytest
 
-from ragas_compat.pin import resolve_ragas_source
-from ragas_compat.pipeline import load_run_expectations, load_suite, run_audit
 from ragas_compat.report.html_report import render_html
 
 CHROMIUM = os.environ.get("RAGAS_COMPAT_CHROMIUM") or shutil.which("chromium") or "/usr/bin/chromium"
@@ -30,10 +27,8 @@ CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-backg
 
 
 @pytest.fixture(scope="module")
-def default_audit():
-    suite = load_suite([])
-    source = resolve_ragas_source(python=sys.executable)
-    return run_audit(suite, load_run_expectations(None), source, python=sys.executable).audit
+def default_audit(default_audit_run):
+    return default_audit_run.audit  # tests/conftest.py: the default audit, run once per session
 
 
 @pytest.fixture(scope="module")

@@ -101,6 +101,7 @@ def test_verdicts_from_human(tmp_path):
     assert not (tmp_path / "never.json").exists()
 
 
+@pytest.mark.slow
 def test_run_audits_the_imported_file(tmp_path):
     """The imported file goes through `ragas-compat run` (Ragas's classes on the imported verdicts,
     the reference, the judge audit)."""

@@ -181,6 +181,7 @@ def cells(matrix, case_id: str, target: str):
     return next(r for r in matrix.rows if (r.case_id, r.target) == (case_id, target))
 
 
+@pytest.mark.slow
 def test_the_installed_ragas_reads_the_scripts():
     from ragas_compat.tools.matrix.environments import Environment
 

@@ -74,6 +74,7 @@ def test_junit_parses_with_control_characters_and_markup_in_ids_and_suite_names(
     assert "[red]x[/red]" in root.get("name") and "<&>" in root.get("name")  # markup and specials kept literally
 
 
+@pytest.mark.slow
 def test_the_loader_refuses_or_the_whole_run_writes_a_junit_that_parses(tmp_path: Path):
     """The full command line path. Whether the case loader accepts control characters in ids is its own
     decision: if it refuses them, that is a clean exit 2 naming the problem; if it accepts them, junit.xml

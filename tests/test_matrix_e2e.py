@@ -24,6 +24,8 @@ from ragas_compat.tools.matrix.drift import build_matrix
 from ragas_compat.tools.matrix.environments import Environment, default_cache_dir, ensure_environments, parse_entries
 from ragas_compat.tools.matrix.run import run_matrix
 
+pytestmark = pytest.mark.slow  # builds a real Ragas release's virtualenv
+
 E2E_RELEASE = "0.2.15"
 CASES = ("cp-worked-example", "edge-empty-retrieval")
 

@@ -11,7 +11,8 @@ packages, not this virtualenv's, and installing Ragas itself takes minutes. Set
 
 From an empty folder, the installed ``ragas-compat run``, ``pin show`` and ``explain`` work, and a
 user's test using the ``ragas_compat`` fixture passes with and without an expectations file.
-Marked ``wheel`` (runs by default, as in CI; deselect with ``-m 'not wheel'``).
+Marked ``wheel`` and ``slow`` (runs by default, as in CI; deselect with ``-m 'not wheel'`` or ``-m 'not slow'``).
+Also: ``python -m pytest`` in a project that has its own ``harness/`` package starts and passes.
 """
 
 from __future__ import annotations
@@ -93,7 +94,7 @@ def run(args: list[str], cwd: Path, timeout: float = 600) -> subprocess.Complete
     return subprocess.run(args, cwd=cwd, capture_output=True, text=True, timeout=timeout, env=env)
 
 
-pytestmark = pytest.mark.wheel
+pytestmark = [pytest.mark.wheel, pytest.mark.slow]
 
 
 def test_the_wheel_carries_the_runtime_data(wheel):
@@ -188,7 +189,6 @@ def a_project_with_its_own_harness(folder: Path) -> Path:
     return folder
 
 
-@pytest.mark.slow
 def test_pytest_starts_in_a_project_with_its_own_harness_package(installed, empty):
     """The ``pytest11`` entry loads ``ragas_compat.pytest_plugin``: a project's own ``harness/`` package
     neither hides the plugin (pytest would not start) nor is hidden by it."""

@@ -13,6 +13,8 @@ from ragas_compat.cases import load_default_suite
 from ragas_compat.runner import run_probe
 from ragas_compat.values import decode_ragas_value
 
+pytestmark = pytest.mark.slow  # the module's fixtures run the real probe (Ragas imported in a subprocess)
+
 IDS = ("ac-worked-example", "ac-zero-statements", "ac-no-reference-statements", "ac-zero-vector", "ac-empty-inputs")
 TARGETS = [f"{api}:AnswerCorrectness{suffix}" for api in ("legacy", "collections") for suffix in ("", "[weights=1.0,0.0]")]
 

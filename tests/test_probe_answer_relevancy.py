@@ -15,6 +15,8 @@ from ragas_compat.probe.judge.prompt_book import INPUT_MARKER, OUTPUT_SUFFIX, Pr
 from ragas_compat.runner import run_probe
 from ragas_compat.values import RagasError, decode_ragas_value
 
+pytestmark = pytest.mark.slow  # the module's fixtures run the real probe (Ragas imported in a subprocess)
+
 IDS = ("ar-worked-example", "ar-some-noncommittal", "ar-first-sample-noncommittal", "ar-all-noncommittal",
        "ar-empty-question", "ar-zero-vector", "ar-empty-inputs")
 LEGACY = ("ResponseRelevancy", "AnswerRelevancy")

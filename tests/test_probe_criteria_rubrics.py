@@ -20,6 +20,8 @@ from ragas_compat.probe.judge.scripts import LEGACY_PROMPTS
 from ragas_compat.runner import run_probe
 from ragas_compat.values import RagasError, decode_ragas_value
 
+pytestmark = pytest.mark.slow  # the module's fixtures run the real probe (Ragas imported in a subprocess)
+
 IDS = ("criteria-unanimous", "criteria-split-votes", "criteria-even-strictness", "criteria-tied-votes",
        "criteria-no-votes", "criteria-empty-inputs", "rubric-out-of-scale")
 VOTES = [f"legacy:{cls}{suffix}" for cls in ("AspectCritic", "SimpleCriteriaScore")

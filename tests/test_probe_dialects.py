@@ -689,6 +689,7 @@ def run_column(version: str):
     return build_matrix(columns, {"name": suite.name, "source": suite.source, "cases": len(suite.cases)})
 
 
+@pytest.mark.slow
 @pytest.mark.matrix_e2e
 @pytest.mark.parametrize("version", ["0.1.21", "0.2.0", "0.2.2", "0.2.3", "0.2.4", "0.2.6", "0.2.15", "0.3.9", "0.4.0"])
 def test_every_judged_cell_of_a_release_is_driven_by_the_frozen_verdicts(version):

@@ -57,6 +57,7 @@ def test_probe_timeout_is_a_run_level_error():
     assert run == ProbeRun(False, "probe timed out after 0.5 s", {}, run.stderr, run.seconds)
 
 
+@pytest.mark.slow
 def test_unknown_target_is_a_rejected_request():
     run = run_probe(ONE_CASE, targets=["legacy:NoSuchMetric"])
     assert not run.ok and "unknown targets ['legacy:NoSuchMetric']" in run.error

@@ -7,6 +7,8 @@ from __future__ import annotations
 import pytest
 from bundled_probe import bundled_values
 
+pytestmark = pytest.mark.slow  # the module's fixtures run the real probe (Ragas imported in a subprocess)
+
 IDS = ("fc-worked-example", "fc-half-way-precision", "fc-zero-claims", "cer-repeated-entity",
        "ns-worked-example", "ns-zero-response-statements", "ns-zero-reference-statements")
 TARGETS = [f"{api}:{cls}" for api in ("legacy", "collections") for cls in (

@@ -14,6 +14,8 @@ from ragas_compat.probe.judge.prompt_book import PromptBook, StubMismatch
 from ragas_compat.probe.judge.ratings import reply_text
 from ragas_compat.values import RagasError
 
+pytestmark = pytest.mark.slow  # the module's fixtures run the real probe (Ragas imported in a subprocess)
+
 CLASSES = ("AnswerAccuracy", "ContextRelevance", "ResponseGroundedness")
 TARGETS = [f"{api}:{cls}" for api in ("legacy", "collections") for cls in CLASSES]
 

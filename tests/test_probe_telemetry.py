@@ -16,6 +16,8 @@ from ragas_compat.cli.app import app
 from ragas_compat.runner import run_probe
 from ragas_compat.tools.matrix.environments import Environment
 
+pytestmark = pytest.mark.slow  # the module's fixtures run the real probe (Ragas imported in a subprocess)
+
 TARGETS = ["legacy:Faithfulness", "legacy:IDBasedContextPrecision"]
 
 

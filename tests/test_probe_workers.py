@@ -13,6 +13,8 @@ from ragas_compat.probe import workers as probe_workers
 from ragas_compat.probe.protocol import LOCATED_FILE
 from ragas_compat.runner import StartedProbe, run_probe
 
+pytestmark = pytest.mark.slow  # the module's fixtures run the real probe (Ragas imported in a subprocess)
+
 ID_TARGETS = ["legacy:IDBasedContextPrecision", "legacy:IDBasedContextRecall"]
 
 

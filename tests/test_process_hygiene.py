@@ -26,6 +26,9 @@ ID_CASE = [{"id": "c", "category": "edge", "user_input": "q", "reference": "r", 
             "retrieved_contexts": [], "retrieved_context_ids": [1], "reference_context_ids": [1]}]
 ID_TARGETS = ["legacy:IDBasedContextRecall"]
 EXPLAIN_ID = ["explain", "id-recall", "--retrieved", "[1]", "--reference", "[1]"]
+# "At once", as a bound and not a measurement: far below the fake probe's 300 s sleep, so a pass means
+# the harness ended it, and high enough that a loaded machine never fails a correct harness.
+PROMPTLY = 30.0
 
 
 def alive(pid: int) -> bool:
@@ -43,7 +46,7 @@ def alive(pid: int) -> bool:
     return state not in ("Z", "X")
 
 
-def wait_dead(pids: list[int], within: float = 5.0) -> float:
+def wait_dead(pids: list[int], within: float = PROMPTLY) -> float:
     """Seconds until every pid is dead; fails after ``within``."""
     started = time.monotonic()
     while any(alive(pid) for pid in pids):
@@ -97,10 +100,10 @@ def test_a_timeout_kills_the_probe_and_its_grandchild_and_removes_the_temp_folde
     run = run_probe(ID_CASE, python="./" + script.name, targets=ID_TARGETS, timeout=1)  # relative, too
     elapsed = time.monotonic() - started
     assert run.error == "probe timed out after 1 s" and not run.ok
-    assert 1 <= elapsed < 3
+    assert 1 <= elapsed < PROMPTLY
     [(grandchild, child, cwd)] = recorded(tmp_path)
     assert cwd.name.startswith("ragas-compat-probe-")
-    assert wait_dead([grandchild, child], within=1.0) < 1.0
+    wait_dead([grandchild, child])
     assert not cwd.exists()
 
 
@@ -109,7 +112,7 @@ def test_grandchildren_left_by_a_probe_that_exits_are_killed(tmp_path):
     run = run_probe(ID_CASE, python=str(script), targets=ID_TARGETS, timeout=30)
     assert not run.ok and run.error.startswith("probe exited without a result (is ")
     [(grandchild, _, cwd)] = recorded(tmp_path)
-    wait_dead([grandchild], within=1.0)
+    wait_dead([grandchild])
     assert not cwd.exists()
 
 
@@ -117,7 +120,7 @@ def test_run_in_own_group_reports_output_exit_code_and_timeout(tmp_path):
     done = run_in_own_group(["/bin/sh", "-c", "echo out; echo err >&2; exit 3"], timeout=10)
     assert (done.returncode, done.stdout, done.stderr, done.timed_out) == (3, "out\n", "err\n", False)
     late = run_in_own_group(["/bin/sh", "-c", "sleep 30"], timeout=0.2)
-    assert late.returncode is None and late.timed_out and late.seconds < 2
+    assert late.returncode is None and late.timed_out and late.seconds < PROMPTLY
 
 
 def test_an_exception_in_the_harness_kills_the_group(tmp_path, monkeypatch):
@@ -125,15 +128,15 @@ def test_an_exception_in_the_harness_kills_the_group(tmp_path, monkeypatch):
 
     script = fake_python(tmp_path)
 
-    def interrupted(proc, timeout):
+    def interrupted(self, done, on_progress):  # Ctrl-C while the harness waits for the probe's answer
         wait_recorded(tmp_path)
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(runner, "_wait_for_exit", interrupted)
-    with pytest.raises(KeyboardInterrupt):
-        run_probe(ID_CASE, python=str(script), targets=ID_TARGETS, timeout=60)
+    monkeypatch.setattr(runner.StartedProbe, "_wait", interrupted)
+    with pytest.raises(KeyboardInterrupt):  # at once: the probe's timeout (10 s) is never reached
+        run_probe(ID_CASE, python=str(script), targets=ID_TARGETS, timeout=10)
     [(grandchild, child, cwd)] = recorded(tmp_path)
-    wait_dead([grandchild, child], within=1.0)
+    wait_dead([grandchild, child])
     assert not cwd.exists()
 
 
@@ -162,7 +165,7 @@ def test_a_signal_to_the_harness_ends_the_probe_group_and_removes_its_temp_folde
     out, err = harness.communicate(timeout=10)
     assert harness.returncode == code, out + err
     assert err.strip().splitlines()[-1] == line and "Traceback" not in err
-    wait_dead([grandchild, child], within=2.0)
+    wait_dead([grandchild, child])
     assert not cwd.exists()
 
 
@@ -177,10 +180,10 @@ def test_sigterm_during_a_chain_of_batches_kills_the_probe_group_and_starts_no_m
     harness.send_signal(signal.SIGTERM)
     out, err = harness.communicate(timeout=20)
     assert harness.returncode == ExitCode.TERMINATED, out + err
-    assert time.monotonic() - started < 5
+    assert time.monotonic() - started < PROMPTLY
     assert "Traceback" not in err
     assert len(recorded(tmp_path)) == 1  # one probe for the whole chain, and none started after the signal
-    wait_dead([pid for grandchild, child, _ in running for pid in (grandchild, child)], within=2.0)
+    wait_dead([pid for grandchild, child, _ in running for pid in (grandchild, child)])
     assert not any(cwd.exists() for _, _, cwd in running)
     assert not (tmp_path / "out" / "fuzz.json").exists()
 
@@ -229,10 +232,10 @@ def test_the_locating_step_honours_the_timeout_and_kills_its_group(tmp_path):
     started = time.monotonic()
     with pytest.raises(PythonUnusable, match=r"did not say where Ragas is within 1 s") as raised:
         resolve_installed(load_manifest(), python=str(script), timeout=1)
-    assert 1 <= time.monotonic() - started < 3
+    assert 1 <= time.monotonic() - started < PROMPTLY
     assert raised.value.exit_code == ExitCode.NO_RAGAS
     [(grandchild, child, _)] = recorded(tmp_path)
-    wait_dead([grandchild, child], within=1.0)
+    wait_dead([grandchild, child])
 
 
 def test_run_applies_its_timeout_to_the_locating_step(tmp_path, monkeypatch):
@@ -242,4 +245,4 @@ def test_run_applies_its_timeout_to_the_locating_step(tmp_path, monkeypatch):
     result = CliRunner().invoke(app, ["run", "--python", str(script), "--timeout", "1", "--out", "out"])
     assert result.exit_code == ExitCode.NO_RAGAS, result.output
     assert "Ragas could not be run: " in result.output and "within 1 s" in result.output
-    assert time.monotonic() - started < 5
+    assert time.monotonic() - started < PROMPTLY

@@ -10,6 +10,8 @@ import json
 import subprocess
 import sys
 
+import pytest
+
 # ID metrics only: Ragas's legacy IDBased* classes, no judge (fast, and the same rows whatever
 # other target families the probe gains). Precision: [d1, d1, d2] vs [d1] is 2/3 on the list as
 # retrieved and 1/2 under Ragas's str() + set semantics ("dedup"); recall is 1 on both.
@@ -78,6 +80,7 @@ def test_missing_expectations(ragas_compat):
 """
 
 
+@pytest.mark.slow
 def test_plugin_passes_on_matching_and_fails_clearly_on_changed_expectations(pytester):
     pytester.makefile(".json", cases=json.dumps(CASES))
     pytester.makefile(".toml", matching=MATCHING, changed=CHANGED)
@@ -101,6 +104,7 @@ def test_plugin_module_imports_neither_ragas_nor_the_harness():
     assert out.strip() == "['ragas_compat.pytest_plugin']"
 
 
+@pytest.mark.slow
 def test_one_item_per_case_and_target_with_the_classification_in_its_name(pytester):
     pytester.makefile(".json", cases=json.dumps(CASES))
     pytester.makefile(".toml", changed=CHANGED)

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from fractions import Fraction
 
+import pytest
+
 from ragas_compat.cases import parse_suite
 from ragas_compat.compare.audit import build_audit
 from ragas_compat.compare.classify import classify
@@ -29,6 +31,7 @@ def test_unchanged_inputs_stay_identical():
     assert classify(0.5, _outcome()).name is Classification.IDENTICAL
 
 
+@pytest.mark.slow
 def test_real_ragas_float_id_against_string_ids_is_not_identical():
     """[1.0, "2.0"] vs ["1.0", "2.0"]: both sides give 1/2, but SingleTurnSample turned 1.0 into 1,
     so Ragas compared "1" with "1.0" (no match) where the reference compared 1.0 with "1.0" (no

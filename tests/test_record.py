@@ -32,6 +32,8 @@ from ragas_compat.values import decode_ragas_value
 sys.path.insert(0, str(Path(__file__).parent))
 from record_judge_server import JudgeServer
 
+pytestmark = pytest.mark.slow  # recordings against a local judge server, replays, kills and resumes
+
 CLI = [sys.executable, "-m", "ragas_compat"]
 EPOCH = "1767225600"  # SOURCE_DATE_EPOCH: 2026-01-01, so two recordings can be compared byte for byte
 KEY_ENV = "RAGAS_COMPAT_TEST_JUDGE_KEY"

@@ -24,12 +24,10 @@ def suite():
 
 
 @pytest.fixture(scope="module")
-def runs(suite):
+def runs(suite, default_audit_run):
     source = resolve_ragas_source(python=sys.executable)
-    expectations = load_run_expectations(None)
-    full = run_audit(suite, expectations, source, python=sys.executable)
-    chosen = run_audit(suite, expectations, source, python=sys.executable, metrics=CHOSEN)
-    return full, chosen
+    chosen = run_audit(suite, load_run_expectations(None), source, python=sys.executable, metrics=CHOSEN)
+    return default_audit_run.result, chosen  # the full run: tests/conftest.py, once per session
 
 
 def _counting(monkeypatch) -> list[tuple[str, str]]:

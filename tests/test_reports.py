@@ -34,6 +34,7 @@ def test_committed_report_json_is_what_the_code_produces(default_run):
             "`ragas-compat run --out reports --golden` (from the repository root) and commit them")
 
 
+@pytest.mark.slow
 def test_results_classified_as_they_are_read_give_the_same_reports(default_run):
     """``run`` reads the probe's results one at a time (``keep_output=False``): same audit, same reports."""
     _, files = default_run

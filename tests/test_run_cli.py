@@ -67,6 +67,7 @@ def drift_and_match(tmp_path_factory):
     return tmp, drift, match
 
 
+@pytest.mark.slow
 def test_drift_exits_1_and_junit_fails(drift_and_match):
     tmp, drift, _ = drift_and_match
     assert drift.exit_code == 1, drift.output
@@ -77,6 +78,7 @@ def test_drift_exits_1_and_junit_fails(drift_and_match):
     assert report["summary"]["drift"] is True and report["summary"]["unexpected"] > 0
 
 
+@pytest.mark.slow
 def test_matching_expectations_exit_0_with_all_reports(drift_and_match):
     tmp, _, match = drift_and_match
     assert match.exit_code == 0, match.output

@@ -22,7 +22,11 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from ragas_compat.tools.scale_bench import copied_suite
+
+pytestmark = pytest.mark.slow  # a 10,000-case run measured for memory
 
 SUITE_BYTES_PER_FILE_BYTE = 10
 HOST_BYTES_PER_ROW = 2048

@@ -7,7 +7,6 @@ memory allocated while the reports are written, beyond what the audit already ho
 from __future__ import annotations
 
 import json
-import sys
 import tracemalloc
 from pathlib import Path
 
@@ -15,9 +14,10 @@ import pytest
 
 from ragas_compat.cases import load_cases
 from ragas_compat.compare.audit import build_audit
-from ragas_compat.pin import resolve_ragas_source
-from ragas_compat.pipeline import load_run_expectations, load_suite, render_reports, run_audit, write_reports
+from ragas_compat.pipeline import load_run_expectations, load_suite, render_reports, write_reports
 from ragas_compat.tools.scale_bench import copied_suite
+
+pytestmark = pytest.mark.slow  # audits of thousands of copied rows, measured for memory
 
 # The stated bounds. Writing the four reports of N rows allocates at most a constant plus
 # WRITING_BYTES_PER_ROW per row at its peak (a row's reports take about 1,850 bytes: a writer that
@@ -27,11 +27,8 @@ WRITING_SHARE_BOUND = 0.10
 
 
 @pytest.fixture(scope="module")
-def bundled():
-    suite = load_suite([])
-    result = run_audit(suite, load_run_expectations(None), resolve_ragas_source(python=sys.executable),
-                       python=sys.executable)
-    return result.probe.output
+def bundled(default_audit_run):
+    return default_audit_run.probe.output  # tests/conftest.py: the default audit, run once per session
 
 
 def copied_output(output: dict, copies: int) -> dict:

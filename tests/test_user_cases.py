@@ -17,6 +17,8 @@ from user_cases import JUDGE_SAID_TWO, write_suite
 from ragas_compat.cli.app import app
 from ragas_compat.report.json_report import expanded_rows
 
+pytestmark = pytest.mark.slow  # each test runs whole audits through the CLI
+
 runner = CliRunner()
 
 
