@@ -107,6 +107,7 @@ def test_a_gateway_key_header_is_used_but_never_written(dataset, tmp_path):
     ('default_headers={"a": [[[[', "not valid JSON"),
     ("model=other", "model"),
 ], ids=["not-a-number", "headers-not-a-map", "unknown-but-accepted", "bad-name", "bad-json", "model-given-twice"])
+@pytest.mark.slow
 def test_a_bad_judge_setting_is_exit_2_in_one_line_before_any_probe(dataset, tmp_path, setting, expected):
     out = tmp_path / "recorded.json"
     with JudgeServer() as server:

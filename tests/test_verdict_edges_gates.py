@@ -39,6 +39,7 @@ def _inner(pytester, ini: str, *args: str):
     return pytester.runpytest_subprocess("-p", "no:cacheprovider", *args)
 
 
+@pytest.mark.slow
 def test_a_missing_case_file_fails_the_session(pytester):
     result = _inner(pytester, "[pytest]\nragas_compat_cases =\n    missing.json\n")
     result.assert_outcomes(passed=1, failed=1)
@@ -46,6 +47,7 @@ def test_a_missing_case_file_fails_the_session(pytester):
     assert result.ret == 1
 
 
+@pytest.mark.slow
 def test_a_case_file_with_an_upper_case_suffix_fails_the_session(pytester):
     pytester.path.joinpath("cases.JSON").write_text(suite_text(ID_CASE))
     result = _inner(pytester, "[pytest]\nragas_compat_cases =\n    cases.JSON\n")
@@ -53,6 +55,7 @@ def test_a_case_file_with_an_upper_case_suffix_fails_the_session(pytester):
     result.stdout.fnmatch_lines(["*cases.JSON does not end in .json*"])
 
 
+@pytest.mark.slow
 def test_a_case_file_outside_testpaths_fails_the_session(pytester):
     pytester.path.joinpath("cases.json").write_text(suite_text(ID_CASE))
     pytester.mkdir("tests")
@@ -63,6 +66,7 @@ def test_a_case_file_outside_testpaths_fails_the_session(pytester):
     result.stdout.fnmatch_lines(["*cases.json was not collected*testpaths*"])
 
 
+@pytest.mark.slow
 def test_an_unreadable_case_file_fails_the_session(pytester):
     pytester.path.joinpath("cases.json").mkdir()  # a folder where the file should be
     result = _inner(pytester, "[pytest]\nragas_compat_cases =\n    cases.json\n")
@@ -70,6 +74,7 @@ def test_an_unreadable_case_file_fails_the_session(pytester):
     result.stdout.fnmatch_lines(["*cases.json is not a regular file*"])
 
 
+@pytest.mark.slow
 def test_a_case_file_that_scores_no_row_fails_the_session(pytester):
     pytester.path.joinpath("cases.json").write_text(suite_text(NO_ROW_CASE))
     result = _inner(pytester, "[pytest]\nragas_compat_cases =\n    cases.json\n")
@@ -85,6 +90,7 @@ def test_a_narrowed_command_line_does_not_fail_on_files_it_left_out(pytester):
     result.assert_outcomes(passed=1)
 
 
+@pytest.mark.slow
 def test_the_fixture_fails_on_a_suite_that_scores_no_row(pytester):
     pytester.path.joinpath("cases.json").write_text(suite_text(NO_ROW_CASE))
     pytester.makepyfile(test_fixture="def test_check(ragas_compat):\n    ragas_compat.check('cases.json')\n")
@@ -93,6 +99,7 @@ def test_the_fixture_fails_on_a_suite_that_scores_no_row(pytester):
     result.stdout.fnmatch_lines(["*no (case, Ragas target) row was scored*"])
 
 
+@pytest.mark.slow
 def test_run_refuses_a_suite_that_scores_no_row(tmp_path):
     cases = tmp_path / "cases.json"
     cases.write_text(suite_text(NO_ROW_CASE))

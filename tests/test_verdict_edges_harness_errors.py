@@ -84,6 +84,7 @@ def test_the_pin_rules_explain_no_harness_error():
     assert [f.kind for f in findings(audit)] == ["harness_error"]
 
 
+@pytest.mark.slow
 @needs_ragas
 def test_a_misspelled_embedding_key_exits_1_naming_the_harness_error(tmp_path: Path):
     case = {"id": "typo", "category": "single_source", "user_input": "What is the capital of France?",

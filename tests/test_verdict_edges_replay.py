@@ -78,6 +78,7 @@ def _run(tmp_path: Path, case: dict) -> tuple[int, dict]:
     return run.returncode, json.loads(run.stdout)
 
 
+@pytest.mark.slow
 @needs_ragas
 def test_a_recording_whose_live_scores_all_replay_says_so(tmp_path):
     code, summary = _run(tmp_path, RECORDED)
@@ -85,6 +86,7 @@ def test_a_recording_whose_live_scores_all_replay_says_so(tmp_path):
     assert summary["replay"]["line"] == "replay: 2 live scores, 2 reproduced bit for bit, 0 not replayable, 0 unchecked"
 
 
+@pytest.mark.slow
 @needs_ragas
 def test_a_recording_whose_one_live_score_has_no_replayed_row_exits_1_naming_it(tmp_path):
     live = {**RECORDED["recording"]["live"], "legacy:Faithfulness": 1.0}  # no faithfulness verdict to replay
