@@ -6,6 +6,10 @@ never 1 there. It measures support by the retrieved contexts, not completeness.
 
 from __future__ import annotations
 
+import json
+import math
+from fractions import Fraction
+
 from ragas_compat.cases.model import Case
 from ragas_compat.metrics.claim_coverage import claim_outcome, claim_quantities, explain_claims, share_as_given
 from ragas_compat.metrics.outcome import ReferenceOutcome
@@ -14,9 +18,41 @@ from ragas_compat.metrics.spec import ExplainAdapter, MetricSpec, RagasTargets, 
 FAITHFULNESS = "faithfulness"
 
 
+VERDICTS_RETURNED = "verdicts_returned"
+VERDICTS_RETURNED_TEXT = ("the judge's NLI reply returned a verdict for fewer (or more) statements than the response "
+                          "has; Ragas divides the supported verdicts by the verdicts returned, not by the statements")
+
+
+def returned_verdicts(case: Case, key: str, prompt_kind: str) -> list[object] | None:
+    """The verdicts a per-call script's first ``prompt_kind`` reply returns (case key ``judge_calls``), or
+    None when the case scripts no such call or its reply is not a JSON object with a ``statements`` list."""
+    calls = case.judge_calls.get(key, {}).get(prompt_kind, ())
+    if not calls:
+        return None
+    reply = calls[0]
+    if isinstance(reply, str):
+        try:
+            reply = json.loads(reply)
+        except ValueError:
+            return None
+    statements = reply.get("statements") if isinstance(reply, dict) else None
+    if not isinstance(statements, list) or not all(isinstance(s, dict) and "verdict" in s for s in statements):
+        return None
+    return [s["verdict"] for s in statements]
+
+
 def _faithfulness(case: Case) -> ReferenceOutcome:
-    return claim_outcome(FAITHFULNESS, case.verdicts[FAITHFULNESS], "verdict", f"verdicts.{FAITHFULNESS}",
-                         "response claims |A|")
+    outcome = claim_outcome(FAITHFULNESS, case.verdicts[FAITHFULNESS], "verdict", f"verdicts.{FAITHFULNESS}",
+                            "response claims |A|")
+    returned = returned_verdicts(case, FAITHFULNESS, "nli_statements")
+    if outcome.value is None or returned is None or len(returned) == len(case.verdicts[FAITHFULNESS]):
+        return outcome
+    # Ragas: sum(1 if verdict else 0) / len(verdicts returned); NaN when none is returned
+    share = Fraction(sum(1 for v in returned if v), len(returned)) if returned else math.nan
+    outcome.alternatives["variant:" + VERDICTS_RETURNED] = share
+    outcome.details["variants"] = {VERDICTS_RETURNED: VERDICTS_RETURNED_TEXT}
+    outcome.details["verdicts_returned"] = len(returned)
+    return outcome
 
 
 TARGETS = RagasTargets(("Faithfulness",), ("Faithfulness",), "ragas.metrics._faithfulness", judge="faithfulness")
