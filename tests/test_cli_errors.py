@@ -160,7 +160,7 @@ def _bad_inputs(tmp_path: Path) -> dict[tuple[str, ...], tuple[list[str], int, s
                             "[red]no\\x1bsuch.toml"),
         ("explain",): (["explain", "[red]x"], 2, "unknown metric '[red]x'"),
         ("fuzz",): (["fuzz", "--n", "2", "--metric", "[red]x", "--out", str(tmp_path / "fuzz")], 2,
-                    "cannot fuzz '[red]x'"),
+                    "unknown metric '[red]x'"),
         ("matrix",): (["matrix", "--versions", "latest", "--out", str(tmp_path / "m")], 2,
                       "neither a Ragas release"),
         ("bisect",): (["bisect", "--ragas-checkout", str(tmp_path), "--good", "a", "--bad", "b", "--case",

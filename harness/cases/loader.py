@@ -33,6 +33,10 @@ Inconsistent inputs are refused here, so every command (run, explain, fuzz --che
 plugin) refuses them the same way: ``corpus_relevant_count`` R smaller than the number of contexts
 labelled relevant (``1`` or ``true``) in ``verdicts.context_precision_with_reference``.
 
+A Ragas EvaluationDataset given as a case file (JSONL, a JSON list of samples, ``{"samples": [...]}``,
+CSV: samples with ``user_input``, ``response``, ``retrieved_contexts`` ... or the old column names) is
+refused with the commands that turn it into cases, ``record`` and ``import`` (``dataset_problem``).
+
 Limits (``ragas_compat.input_limits``): a case file is read as a regular file or ``-`` (stdin) of at most
 64 MiB, parsed with bounded nesting and number length; it holds at most 10,000 cases (``max_cases``;
 also the total over several files) and every list of a case at most 5,000 items (``MAX_LIST_ITEMS``).
@@ -406,14 +410,81 @@ def _locate(document: Any, path: tuple[Any, ...]) -> str:
     return f"{_where(document, path)}{json_path(path)}: "
 
 
+# --------------------------------------------------------------------------- not a case file: a dataset
+
+# The columns of a Ragas EvaluationDataset's single-turn sample (and their old names): a file whose
+# samples carry them is a dataset that ``ragas-compat record`` or ``ragas-compat import`` turns into cases.
+DATASET_COLUMNS = frozenset({"user_input", "response", "retrieved_contexts", "reference", "reference_contexts",
+                             "retrieved_context_ids", "reference_context_ids", "multi_responses", "rubrics",
+                             "question", "contexts", "answer", "ground_truth"})
+CASE_FILE_KEYS = frozenset({"schema_version", "suite", "cases"})
+
+
+def _is_sample(value: Any) -> bool:
+    return isinstance(value, dict) and bool(DATASET_COLUMNS & value.keys()) and not CASE_FILE_KEYS & value.keys()
+
+
+def _dataset_form(obj: Any) -> tuple[str, dict[str, Any]] | None:
+    """How a parsed JSON document holds a Ragas EvaluationDataset's samples, and its first sample (None:
+    it is no dataset)."""
+    if _is_sample(obj):
+        return "JSONL, one sample", obj
+    if isinstance(obj, list) and obj and all(_is_sample(item) for item in obj[:20]):
+        return "a JSON list of samples", obj[0]
+    if (isinstance(obj, dict) and "cases" not in obj and isinstance(obj.get("samples"), list)
+            and obj["samples"] and all(_is_sample(item) for item in obj["samples"][:20])):
+        return 'a {"samples": [...]} document', obj["samples"][0]
+    return None
+
+
+def _jsonl_dataset(text: str) -> dict[str, Any] | None:
+    """The first sample when the text's first lines are JSON objects of sample columns, one per line (JSONL)."""
+    lines = [line for line in text.split("\n", 21)[:20] if line.strip()]
+    try:
+        samples = [json.loads(line) for line in lines]
+    except (ValueError, RecursionError):
+        return None
+    return samples[0] if samples and all(_is_sample(sample) for sample in samples) else None
+
+
+def _csv_dataset(text: str) -> dict[str, Any] | None:
+    """The header's sample columns (as an empty first sample) when the text is a CSV of samples (what
+    ``EvaluationDataset.to_csv`` writes): two or more of its header's cells are sample columns."""
+    header = text.lstrip("\ufeff").split("\n", 1)[0].strip()
+    cells = [cell.strip().strip('"') for cell in header.split(",")]
+    found = {cell: None for cell in cells if cell in DATASET_COLUMNS}
+    return found if len(found) >= 2 else None
+
+
+def dataset_problem(source: str, form: str, sample: Mapping[str, Any]) -> str:
+    """What ``run --cases`` says about a Ragas EvaluationDataset: which command turns it into cases."""
+    columns = ", ".join(key for key in sample if key in DATASET_COLUMNS)
+    name = "DATASET" if source.startswith("<") else source
+    return (f"{source} is a Ragas EvaluationDataset ({form}; columns {columns}), not a case file. Turn it into "
+            f"cases first: `ragas-compat record {name} --out cases.json` (a live judge scores it; its verdicts and "
+            f"Ragas's scores are recorded and replayed offline) or `ragas-compat import {name} LABELS.csv --out "
+            "cases.json` (judge or human labels you already have); then `ragas-compat run --cases cases.json`")
+
+
 def parse_suite_text(text: str, source: str, limits: Limits | None = None) -> Suite:
     """Parse JSON text (strict: no NaN/Infinity; nesting, number length and unicode checked by
-    ``ragas_compat.input_limits.loads_json``) and validate it as a case file (at most ``max_cases`` cases)."""
+    ``ragas_compat.input_limits.loads_json``) and validate it as a case file (at most ``max_cases`` cases).
+    A Ragas EvaluationDataset (JSONL, a JSON list of samples, ``{"samples": [...]}``, CSV) is refused
+    with the command that turns it into cases (``dataset_problem``)."""
     limits = limits or Limits.current()
     try:
         obj = loads_json(text, source, limits=limits, locate=_locate, field="case file")
     except HarnessInputError as err:
+        first = _jsonl_dataset(text)
+        if first is not None:
+            _raise(source, [dataset_problem(source, "JSONL", first)], "case file")
+        header = _csv_dataset(text)
+        if header is not None:
+            _raise(source, [dataset_problem(source, "CSV", header)], "case file")
         _raise(source, [str(err)], err.field)
+    dataset = _dataset_form(obj)
+    if dataset is not None:
+        _raise(source, [dataset_problem(source, *dataset)], "case file")
     cases = obj.get("cases") if isinstance(obj, dict) else None
     if isinstance(cases, list):
         check_case_count(len(cases), source, limits)

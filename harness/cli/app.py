@@ -4,18 +4,105 @@ Each command module has a ``register(app)`` that adds its command(s); every comm
 ``ragas_compat.errors.HarnessError`` into its exit code through ``ragas_compat.cli.common.exits_on_harness_errors``
 (0 OK, 1 drift, 2 bad input or usage, 3 Ragas could not be run; 4 internal error, traceback saved; 130/143
 interrupted by SIGINT/SIGTERM; see ``ragas_compat.errors.ExitCode``).
+
+``ragas-compat --help`` lists every command with one line (``SUMMARIES``; a command's own ``--help`` has
+its full text, e.g. explain's input grammar), and no help shows a ``<bool>`` beside a flag (a flag takes
+no value: ``plain_flags``).
 """
 
 from __future__ import annotations
 
+from typing import Any
+
 import typer
+from typer.core import TyperCommand, TyperGroup
+from typer.models import CommandInfo, DefaultPlaceholder, TyperInfo
 
 from ragas_compat import __version__
 from ragas_compat.cli import bench, bisect, expect, explain, fuzz, import_cmd, matrix, pin, record, run
 
 COMMAND_MODULES = (run, expect, pin, explain, fuzz, matrix, bisect, bench, record, import_cmd)
 
-app = typer.Typer(add_completion=True, no_args_is_help=True,
+# One line per command in ``ragas-compat --help``.
+SUMMARIES: dict[str, str] = {
+    "run": "Run the audit: Ragas and the reference on the same frozen verdicts, classified and reported.",
+    "explain": "Explain one input: Ragas and the reference side by side, with the formulas.",
+    "fuzz": "Generate cases from a seed, compare Ragas and the reference, shrink each unexplained finding.",
+    "matrix": "Run the frozen cases through several Ragas releases and report what drifted between them.",
+    "bisect": "Name the first Ragas commit between --good and --bad where one cell changes.",
+    "bench": "Measure the harness against its floors (run, probe, reference scaling, matrix).",
+    "record": "Record a live Ragas run on your dataset as a case file that run replays offline.",
+    "import": "Turn your dataset and a CSV of judge or human labels into a case file.",
+    "expect": "Expectations files: bless the current classifications.",
+    "pin": "The Ragas pin: show it against this environment, record a checkout's file hashes.",
+}
+
+
+def plain_flags(params: list[Any]) -> list[Any]:
+    """``params`` with every boolean flag's metavar empty, so help shows ``--quiet  Print ...``, not
+    ``--quiet <bool>``."""
+    for param in params:
+        if getattr(param, "is_flag", False) and getattr(param, "metavar", "") is None:
+            param.metavar = ""
+    return params
+
+
+class PlainFlagsCommand(TyperCommand):
+    def get_params(self, ctx: Any) -> list[Any]:
+        return plain_flags(super().get_params(ctx))
+
+
+class PlainFlagsGroup(TyperGroup):
+    def get_params(self, ctx: Any) -> list[Any]:
+        return plain_flags(super().get_params(ctx))
+
+
+def first_sentence(text: str | None) -> str | None:
+    if not text:
+        return None
+    flat = " ".join(text.split())
+    head, sep, _ = flat.partition(". ")
+    return head + "." if sep else flat
+
+
+def finish(typer_app: typer.Typer) -> None:
+    """Every command and group of ``typer_app`` (recursively) with plain flags; every top-level entry with
+    its one-line summary."""
+    for command in typer_app.registered_commands:
+        _finish_command(command)
+    for group in typer_app.registered_groups:
+        _finish_group(group)
+
+
+def _plain_class(cls: Any, default: type, plain: type) -> Any:
+    """``plain`` where typer would use its own ``default`` class (unset, or typer's placeholder for it)."""
+    value = cls.value if isinstance(cls, DefaultPlaceholder) else cls
+    return plain if value is None or value is default else cls
+
+
+def _finish_command(command: CommandInfo) -> None:
+    command.cls = _plain_class(command.cls, TyperCommand, PlainFlagsCommand)
+    if command.short_help is None and command.name in SUMMARIES:
+        command.short_help = SUMMARIES[command.name]
+    elif command.short_help is None:
+        command.short_help = first_sentence(command.help or (command.callback.__doc__ if command.callback else None))
+
+
+def _finish_group(group: TyperInfo) -> None:
+    sub = group.typer_instance
+    if sub is None:
+        return
+    sub.info.cls = _plain_class(sub.info.cls, TyperGroup, PlainFlagsGroup)
+    group.cls = _plain_class(group.cls, TyperGroup, PlainFlagsGroup)
+    if group.name in SUMMARIES:
+        group.short_help = SUMMARIES[group.name]
+    for command in sub.registered_commands:
+        command.cls = _plain_class(command.cls, TyperCommand, PlainFlagsCommand)
+    for nested in sub.registered_groups:
+        _finish_group(nested)
+
+
+app = typer.Typer(add_completion=True, no_args_is_help=True, cls=PlainFlagsGroup,
                   help="Verify Ragas metric semantics against reference implementations on frozen verdicts.")
 
 
@@ -35,6 +122,7 @@ def _root(
 
 for module in COMMAND_MODULES:
     module.register(app)
+finish(app)
 
 
 def main() -> None:  # pragma: no cover - console entry for python -m ragas_compat

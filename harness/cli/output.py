@@ -6,7 +6,8 @@ rich tables that stay readable at 80 columns and in a pipe.
 - ``narrow_table(...)``: a rich Table whose columns wrap (``overflow="fold"``) instead of truncating
   with "…", and never shrink to nothing (each column keeps ``min_width``).
 - ``resolve_metrics(names, option)``: registry names for what the user typed, with a hint on stderr for
-  another spelling (``ragas_compat.metrics.names``).
+  another spelling and "did you mean" for an unknown name (``ragas_compat.metrics.names``); every
+  ``--metric`` goes through it.
 - ``print_json(doc)``: JSON as the reports encode it (no bare NaN).
 """
 
@@ -22,7 +23,6 @@ from rich.console import Console
 from rich.table import Table
 
 from ragas_compat.cli.common import json_text, shown, stderr
-from ragas_compat.errors import HarnessInputError
 from ragas_compat.metrics.names import resolve
 
 
@@ -59,15 +59,13 @@ def pruned(table: Table) -> Table:
 
 
 def resolve_metrics(names: list[str] | None, option: str = "--metric") -> list[str]:
-    """The registry names of ``names`` (another spelling is accepted with a hint on stderr); an unknown
-    name is passed on unchanged for the command's own check to refuse."""
+    """The registry names of ``names``, for every command's ``--metric`` (and explain's METRIC): another
+    spelling is accepted with a hint on stderr; an unknown name is a usage error (exit 2) that names the
+    closest registered spelling (``did you mean 'faithfulness'?``, ``ragas_compat.metrics.names.resolve``,
+    difflib) and the valid names."""
     out = []
     for name in names or ():
-        try:
-            spec, hint = resolve(name, option=option)
-        except HarnessInputError:
-            out.append(name)  # unknown: the command's own check names it (with its valid names)
-            continue
+        spec, hint = resolve(name, option=option)
         if hint:
             stderr().print(f"[yellow]hint:[/] {shown(hint)}", highlight=False)
         out.append(spec.name)

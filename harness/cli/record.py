@@ -16,6 +16,7 @@ from typing import Optional
 import typer
 
 from ragas_compat.cli.common import exits_on_harness_errors, positive_seconds, shown, stderr, stdout
+from ragas_compat.cli.output import resolve_metrics
 from ragas_compat.errors import ExitCode, HarnessInputError
 from ragas_compat.input_limits import loads_json
 from ragas_compat.tools.record.secrets import REDACTED, looks_secret
@@ -124,7 +125,7 @@ def record_command(
     judge = _judge(llm, openai_base_url, model, api_key_env, judge_setting, request_timeout, max_retries,
                    allow_endpoint, api)
     err = stderr()
-    result = record(dataset, out, judge=judge, metrics=list(metrics or []) or None, python=python, limit=limit,
+    result = record(dataset, out, judge=judge, metrics=resolve_metrics(metrics) or None, python=python, limit=limit,
                     concurrency=concurrency, batch_size=batch_size, timeout=timeout, suite=suite,
                     progress=_progress_line,
                     announce=lambda line: err.print(shown(line), highlight=False, soft_wrap=True))
