@@ -128,6 +128,7 @@ def run_audit(suite: Suite, expectations: Expectations, source: RagasSource, *, 
         probe = own.result(on_progress, streamed=not keep_output)
         if not probe.ok:
             raise RagasUnavailable(probe.error or "the Ragas probe failed")
+        expectations = expectations.at_release_position(source.rules_version)  # a checkout's release position
         audit = build_audit(suite, probe.output, expectations, provenance(probe, source, suite, expectations, metrics),
                             metrics=metrics, references=references)  # before the probe's folder goes
     if not keep_output:

@@ -80,6 +80,14 @@ CLASSIFICATION_NAMES: tuple[str, ...] = tuple(str(c) for c in CLASSIFICATIONS)
 
 
 @lru_cache(maxsize=1024)
+def _is_version(version: str | None) -> bool:
+    try:
+        Version(version or "")
+    except InvalidVersion:
+        return False
+    return True
+
+
 def version_in(specifier: SpecifierSet, version: str) -> bool:
     """Does ``specifier`` contain ``version`` (pre-releases included; an invalid version is in none)?
     Cached: every row asks every rule about the same one or two versions."""
@@ -218,15 +226,28 @@ class Expectations:
     path_cases: tuple[CaseEntry, ...] = ()
     ragas_version: str | None = None
     include_pin_rules: bool = True
+    # the version rules see when the Ragas that ran reports none usable (a checkout: "unknown version"),
+    # derived from its place among the release tags (pin.sources.release_position)
+    release_position: str | None = None
 
     def for_ragas(self, version: str | None) -> Expectations:
+        if self.release_position is not None and not _is_version(version):
+            version = self.release_position
         return replace(self, ragas_version=version)
+
+    def at_release_position(self, version: str | None) -> Expectations:
+        """A copy matching versioned rules as Ragas ``version`` when the run's Ragas reports no version."""
+        return replace(self, release_position=version)
+
+    def applies_versioned_rules(self) -> bool:
+        """False when rules with a ``ragas`` range cannot apply: no usable version is bound."""
+        return _is_version(self.ragas_version)
 
     def layered_over(self, base: Expectations) -> Expectations:
         """This file's entries first, then ``base``'s rules and case entries."""
         return Expectations(f"{self.source} + {base.source}", self.rules + base.rules, self.cases + base.cases,
                             self.path_rules + base.path_rules, self.path_cases + base.path_cases,
-                            self.ragas_version, self.include_pin_rules)
+                            self.ragas_version, self.include_pin_rules, self.release_position)
 
     # rows ---------------------------------------------------------------
 

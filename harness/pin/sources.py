@@ -82,6 +82,10 @@ class RagasSource:
     url: str | None = None
     notes: tuple[str, ...] = ()
     manifest: PinManifest | None = field(default=None, repr=False, compare=False)
+    # a checkout's place among the release tags (``git describe``) and the version versioned rules are
+    # matched against there: the tag's version at a tag, else the next patch's .devN (as a build would say)
+    release_position: str | None = None
+    rules_version: str | None = None
 
     @property
     def files_status(self) -> str:
@@ -116,6 +120,8 @@ class RagasSource:
             "file_comparison": {file: {"blob": entry["blob"], "matches": list(entry["matches"])}
                                 for file, entry in self.file_comparison.items()},
             "notes": list(self.notes),
+            "release_position": self.release_position,
+            "rules_version": self.rules_version,
             "audited_coverage": self.audited_coverage(),
         }
 
@@ -399,6 +405,9 @@ def resolve_checkout(path: str | Path, manifest: PinManifest | None = None, *,
             raise RagasSourceError(f"{option} {path}: no src/ragas/__init__.py at {head[:7]}; "
                                    f"not a Ragas source tree", field=option, value=str(path))
         notes.append(_ensure_version_file(repo, src / "ragas" / "_version.py", option, path))
+        described, rules_version = release_position(repo)
+        if rules_version is None:  # no release tag in this clone: the pin's own reference points may place HEAD
+            described, rules_version = _position_from_manifest(head, manifest) or (described, None)
     blobs = blob_ids_under(root, list(manifest.audited_files))
     comparison = compare_with_reference_points(blobs, manifest)
     identical_to = _fully_matching(comparison, manifest)
@@ -414,12 +423,65 @@ def resolve_checkout(path: str | Path, manifest: PinManifest | None = None, *,
         warning = (f"NOT THE PIN: this run uses Ragas at commit {head} (checkout {name}), not the pinned "
                    f"commit {pin.commit}; its results describe that commit")
     notes.append("a checkout's own version is not used; its identity is the commit")
+    if rules_version is not None:
+        notes.append(f"release position {described}: versioned expectation rules are matched as Ragas {rules_version}")
+    else:
+        warning = f"{warning}; {NO_VERSIONED_RULES}" if warning else NO_VERSIONED_RULES
     return RagasSource(
         kind="checkout", sys_path_prefix=[str(src)], version=None, commit=head, display_path=name,
         is_pin=is_pin, pin_status=status, file_comparison=comparison, pinned_commit=pin.commit,
         audited_vs_pin=vs_pin, identical_to=identical_to, warning=warning,
         version_source="none: a checkout has no generated _version.py; identity is the commit",
-        notes=tuple(notes), manifest=manifest)
+        notes=tuple(notes), manifest=manifest, release_position=described, rules_version=rules_version)
+
+
+NO_VERSIONED_RULES = ("NO VERSIONED RULE APPLIES: this checkout's place among Ragas's release tags is unknown "
+                      "(git describe found no tag v<version> before HEAD), so every expectation rule with a `ragas` "
+                      "range is skipped and rows they would explain read as drift; fetch the tags "
+                      "(git fetch --tags) and rerun")
+
+
+def release_position(repo: git.Repo) -> tuple[str | None, str | None]:
+    """``(git describe of HEAD against the release tags, the version versioned rules see there)``: at a tag
+    v0.4.3 "0.4.3"; 7 commits after it "0.4.4.dev7+g<short>" (setuptools-scm's guess for a build of that
+    commit); (None, None) when no release tag precedes HEAD."""
+    import git
+
+    try:
+        described = repo.git.describe("--tags", "--long", "--match", "v[0-9]*", "HEAD")
+    except git.GitCommandError:
+        return None, None
+    match = re.match(r"^v(.+)-(\d+)-g([0-9a-f]+)$", described.strip())
+    if match is None:
+        return described, None
+    try:
+        tagged = Version(match.group(1))
+    except InvalidVersion:
+        return described, None
+    distance = int(match.group(2))
+    if distance == 0:
+        return described, str(tagged)
+    major, minor, micro = (tagged.release + (0, 0))[:3]
+    return described, f"{major}.{minor}.{micro + 1}.dev{distance}+g{match.group(3)}"
+
+
+def _position_from_manifest(head: str, manifest: PinManifest) -> tuple[str, str] | None:
+    """HEAD placed by the manifest when git cannot: a tag reference point recorded at HEAD ("v0.4.3"), or the
+    pinned commit itself by its nearest release and relation (after 0.4.3: "0.4.4.dev0+g<short>")."""
+    for point in manifest.reference_points:
+        if point.commit == head and point.kind == "tag":
+            try:
+                return f"reference point {point.name}", str(Version(point.name.removeprefix("v")))
+            except InvalidVersion:
+                continue
+    pin = manifest.pin
+    if head != pin.commit:
+        return None
+    nearest = pin.nearest_version
+    major, minor, micro = (nearest.release + (0, 0))[:3]
+    version = {"at": str(nearest), "after": f"{major}.{minor}.{micro + 1}.dev0+g{pin.short}",
+               "before": f"{nearest.base_version}.dev0+g{pin.short}"}[pin.relation]
+    return f"the pinned commit ({pin.relation} {pin.nearest_release}, pin.toml)", version
 
 
 VERSION_FILE_MARKER = "# written by ragas-compat:"
