@@ -19,9 +19,9 @@ from typer.core import TyperCommand, TyperGroup
 from typer.models import CommandInfo, DefaultPlaceholder, TyperInfo
 
 from ragas_compat import __version__
-from ragas_compat.cli import bench, bisect, expect, explain, fuzz, import_cmd, matrix, pin, record, run
+from ragas_compat.cli import bench, bisect, diff, expect, explain, fuzz, import_cmd, matrix, pin, record, run
 
-COMMAND_MODULES = (run, expect, pin, explain, fuzz, matrix, bisect, bench, record, import_cmd)
+COMMAND_MODULES = (run, expect, pin, explain, fuzz, matrix, bisect, bench, record, import_cmd, diff)
 
 # One line per command in ``ragas-compat --help``.
 SUMMARIES: dict[str, str] = {
@@ -35,6 +35,7 @@ SUMMARIES: dict[str, str] = {
     "import": "Turn your dataset and a CSV of judge or human labels into a case file.",
     "expect": "Expectations files: bless the current classifications.",
     "pin": "The Ragas pin: show it against this environment, record a checkout's file hashes.",
+    "diff": "Compare two report.json (or matrix.json) files row by row: values bit for bit, classifications.",
 }
 
 
