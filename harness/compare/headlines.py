@@ -174,7 +174,7 @@ def _unexplained(audit: Audit) -> list[Headline]:
 MEAN_GAP_FLOOR = 0.001  # of the metric's range: below it, a mean gap is a guard constant or float rounding
 
 
-def _span(agg: Any) -> tuple[float, float, bool]:
+def gap_span(agg: Any) -> tuple[float, float, bool]:
     """The range a gap of ``agg``'s metric is measured against: ``value_range`` when finite, else the span
     of this suite's values (Ragas's rows and the reference's); the flag says which."""
     bounds = value_range(agg.metric)
@@ -188,7 +188,7 @@ def _span(agg: Any) -> tuple[float, float, bool]:
 
 
 @dataclass(frozen=True)
-class _Gap:
+class MeanGap:
     agg: Any
     gap: float
     relative: float
@@ -206,10 +206,11 @@ class _Gap:
         return self.relative * max(self.moved, 1)
 
 
-def _gap_of(agg: Any) -> _Gap | None:
+def mean_gap_of(agg: Any) -> MeanGap | None:
+    """The gap of one target's evaluate() mean from the explicit policy's, or None below ``MEAN_GAP_FLOOR``."""
     if agg.classification.name == "identical" or agg.policy.mean is None or math.isnan(agg.ragas_mean):
         return None
-    span = _span(agg)
+    span = gap_span(agg)
     width = span[1] - span[0]
     gap = abs(agg.ragas_mean - float(agg.policy.mean))
     if gap < MEAN_GAP_FLOOR * width:
@@ -219,7 +220,7 @@ def _gap_of(agg: Any) -> _Gap | None:
     dropped = tuple(r for r in agg.dropped_rows if row_status(r.reference)[0] == "defined")
     changed = tuple(r for r in agg.kept if r.reference.value is not None and row_status(r.reference)[0] == "defined"
                     and abs(r.evaluate_value - float(r.reference.value)) > tolerance)
-    return _Gap(agg, gap, gap / width, span, kept, dropped, changed)
+    return MeanGap(agg, gap, gap / width, span, kept, dropped, changed)
 
 
 def _plural(n: int, word: str) -> str:
@@ -252,7 +253,7 @@ def _range_text(span: tuple[float, float, bool]) -> str:
             else f"of the span of its values here, [{low:g}, {high:g}] (the metric has no fixed range)")
 
 
-def _mean_gap_headline(group: list[_Gap]) -> Headline:
+def _mean_gap_headline(group: list[MeanGap]) -> Headline:
     first = group[0]
     agg, policy = first.agg, first.agg.policy
     metrics = list(dict.fromkeys(g.agg.metric for g in group))
@@ -292,9 +293,9 @@ def _mean_gap(audit: Audit) -> list[Headline]:
     level = audit.dataset_level
     if level is None:
         return []
-    groups: dict[tuple[str, float, Fraction], list[_Gap]] = {}
+    groups: dict[tuple[str, float, Fraction], list[MeanGap]] = {}
     for aggregates in level.by_metric().values():
-        gaps = [g for g in map(_gap_of, aggregates) if g is not None]
+        gaps = [g for g in map(mean_gap_of, aggregates) if g is not None]
         if not gaps:
             continue
         best = max(gaps, key=lambda g: g.gap)  # max keeps the first of equal gaps

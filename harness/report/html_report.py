@@ -1,9 +1,13 @@
 """``report.html``: the audit on one self-contained page for a reviewer (no network, no CDN).
 
-Verdict and summary cards first, then the ranked findings (``Audit.headlines``), an inline SVG
-chart of Ragas's ``evaluate()`` mean against the explicit-policy mean per metric, the classification
-counts per metric (one stacked bar each), and every row in a table that sorts (click a header) and
-filters (metric, target, category, classification, free text) with exact values. The rows are
+Verdict and summary cards first, then the first ranked findings (``Audit.headlines``; the rest fold
+under them), an inline SVG chart of Ragas's ``evaluate()`` mean against the explicit-policy mean per
+metric (the metrics with a mean gap first, each on its own range), the classification counts per
+metric (one stacked bar each), and every row in a table that sorts (click a header) and filters
+(metric, target, category, classification, free text) with exact values. At a 1,400 px wide window
+the row table needs no sideways scrolling: the case, then Ragas's value, the reference, the
+classification and the reason (long ones fold), in a fixed layout whose long texts wrap; the case
+column stays in view if a narrower window scrolls. The rows are
 rendered as HTML (the page reads without JavaScript); the small inline script only filters and sorts.
 A Content-Security-Policy forbids every request. Deterministic: no timestamps, no machine paths.
 """
@@ -19,7 +23,7 @@ from typing import Any
 
 from ragas_compat.compare.audit import Audit
 from ragas_compat.compare.classify import CLASSIFICATIONS
-from ragas_compat.compare.headlines import Headline
+from ragas_compat.compare.headlines import Headline, gap_span, mean_gap_of
 from ragas_compat.report.text import ragas_text, reference_texts
 from ragas_compat.values import RagasError
 from ragas_compat.vocabulary import Classification
@@ -41,12 +45,17 @@ h1{font-size:22px;margin:8px 0 4px}h2{font-size:18px;margin:28px 0 8px;border-bo
 ol.findings li{margin:0 0 10px}.example{color:#4a5560;font-size:13px}
 code,.mono{font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;font-size:12.5px}
 table{border-collapse:collapse;background:#fff}th,td{border:1px solid #d5dae0;padding:3px 6px;vertical-align:top;text-align:left}
+#rows{table-layout:fixed;width:100%}#rows td{overflow-wrap:anywhere;word-break:break-word}
+#rows th:first-child,#rows td:first-child{position:sticky;left:0;z-index:1;background:#fff}#rows th:first-child{z-index:2;background:#eef1f4}
+#rows details summary{cursor:pointer}#rows .sub{display:block;color:#6a7580;font-size:12px}
+.rows-scroll{overflow-x:auto;max-width:100%}details.more{margin:4px 0 0}details.more summary{cursor:pointer;color:#3a5f8f}
+#means-chart,#means-chart-equal{max-width:100%;height:auto}
 th{background:#eef1f4;position:sticky;top:0}th.sortable{cursor:pointer;user-select:none}
 th.sortable::after{content:" \\2195";color:#99a}td.num{text-align:right}
 .filters{display:flex;flex-wrap:wrap;gap:10px;align-items:end;margin:8px 0}
 .filters label{font-size:12px;color:#4a5560;display:flex;flex-direction:column}
 .badge{display:inline-block;border-radius:3px;padding:0 5px;color:#fff;font-size:12px;white-space:nowrap}
-.why{max-width:420px;font-size:12.5px}.muted{color:#6a7580}
+.why{font-size:12.5px}.muted{color:#6a7580}
 .scroll{overflow-x:auto;max-width:100%}
 .legend span{margin-right:12px;font-size:12px}.legend i{display:inline-block;width:10px;height:10px;margin-right:4px}
 """
@@ -135,6 +144,9 @@ def _cards(audit: Audit) -> list[str]:
                                       for label, value in cards] + ["</div>"]
 
 
+FINDINGS_SHOWN = 10  # findings shown before the evaluate() mean chart; the rest fold under them
+
+
 def _finding(finding: Headline) -> str:
     e = finding.example
     where = ", ".join(x for x in (f"case {e.case_id}" if e.case_id else "", e.metric or "", e.target or "") if x)
@@ -144,55 +156,74 @@ def _finding(finding: Headline) -> str:
             f'<span class="mono">{_e(e.reference)}</span></div></li>')
 
 
+def _chart_svg(element_id: str, metrics: list[tuple[str, list[tuple[str, float | None, str, str]], tuple[float, float, bool]]]) -> list[str]:
+    """One block per metric: a bar per distinct Ragas evaluate() mean and one for the explicit-policy mean,
+    each on the metric's own range (``gap_span``), with the values written beside the bars."""
+    label_w, bar_w, row_h, text_w = 250, 420, 14, 460
+    height = 8 + sum(18 + row_h * len(bars) + 6 for _, bars, _ in metrics)
+    out = [f'<svg id="{element_id}" role="img" aria-label="Ragas evaluate() mean against the explicit-policy mean '
+           f'per metric" xmlns="http://www.w3.org/2000/svg" width="{label_w + bar_w + text_w}" height="{height}" '
+           f'viewBox="0 0 {label_w + bar_w + text_w} {height}" font-family="system-ui,sans-serif" font-size="12">']
+    y = 4
+    for metric, bars, (low, high, fixed) in metrics:
+        scale = f"[{low:g}, {high:g}]" if fixed else f"[{low:g}, {high:g}] (values' span)"
+        out.append(f'<text x="0" y="{y + 12}" font-weight="bold">{_e(metric)}</text>'
+                   f'<text x="{label_w}" y="{y + 12}" fill="#6a7580">{_e(scale)}</text>')
+        y += 18
+        for label, value, color, note in bars:
+            out.append(f'<text x="12" y="{y + 11}">{_e(label)}</text>')
+            if value is None or not math.isfinite(value):
+                out.append(f'<text x="{label_w}" y="{y + 11}" fill="#6a7580">{"undefined" if value is None else "NaN"}'
+                           f' <tspan>{_e(note)}</tspan></text>')
+            else:
+                share = min(1.0, max(0.0, (value - low) / (high - low)))
+                width = share * bar_w
+                out.append(f'<rect x="{label_w}" y="{y + 2}" width="{width:.1f}" height="{row_h - 4}" fill="{color}">'
+                           f'<title>{_e(label)}: {value!r}</title></rect>')
+                out.append(f'<text x="{label_w + bar_w + 8}" y="{y + 11}" class="mono">{value:.3f} '
+                           f'<tspan fill="#6a7580">{_e(note)}</tspan></text>')
+            y += row_h
+        y += 6
+    return out + ["</svg>"]
+
+
 def means_chart(audit: Audit) -> list[str]:
-    """Horizontal bars per metric: the explicit-policy mean, then each distinct Ragas evaluate() mean."""
+    """Per metric, each distinct Ragas evaluate() mean and the explicit-policy mean, on the metric's range:
+    first the metrics with a mean-gap finding (largest weight first, as the findings rank them), then, folded,
+    the metrics whose two means agree."""
     level = audit.dataset_level
     if level is None or not level.targets:
         return ['<p class="muted">No dataset-level run (evaluate() was not run).</p>']
-    bars: list[tuple[str, str, float | None, str, str]] = []  # (metric, label, value, color, note)
+    gaps, equal = [], []
     for metric, aggs in level.by_metric().items():
         policy = aggs[0].policy
-        bars.append((metric, f"explicit policy ({policy.defined} of {policy.cases} rows)",
-                     None if policy.mean is None else float(policy.mean), "#4a78b0",
-                     "" if policy.mean is None else f"= {policy.mean}"))
         means: dict[str, list[str]] = {}
         for agg in aggs:
             means.setdefault(repr(agg.ragas_mean), []).append(agg.target.split(":", 1)[-1])
-        for value, targets in means.items():
-            bars.append((metric, "Ragas evaluate()", float(value), "#e0a030", f"({', '.join(targets)})"))
-    top = max([1.0] + [b[2] for b in bars if b[2] is not None and math.isfinite(b[2])])
-    label_w, bar_w, row_h = 230, 400, 18
-    height = 20 + sum(row_h + 2 for _ in bars) + 16 * len(level.by_metric()) + 24
-    out = [f'<svg id="means-chart" role="img" aria-label="Ragas mean against explicit-policy mean per metric" '
-           f'xmlns="http://www.w3.org/2000/svg" width="{label_w + bar_w + 600}" height="{height}" '
-           f'font-family="system-ui,sans-serif" font-size="12">']
-    y = 14
-    previous = None
-    for metric, label, value, color, note in bars:
-        if metric != previous:
-            y += 4
-            out.append(f'<text x="0" y="{y + 10}" font-weight="bold">{_e(metric)}</text>')
-            y += 16
-            previous = metric
-        out.append(f'<text x="12" y="{y + 13}">{_e(label)}</text>')
-        if value is None or not math.isfinite(value):
-            out.append(f'<text x="{label_w}" y="{y + 13}" fill="#6a7580">{"NaN" if value is not None else "undefined"}'
-                       f'</text>')
+        bars: list[tuple[str, float | None, str, str]] = [
+            ("Ragas evaluate()", float(value), "#e0a030", f"({', '.join(targets)})") for value, targets in means.items()]
+        exact = "" if policy.mean is None else (str(policy.mean) if len(str(policy.mean)) <= 21 else "exact in report.json")
+        bars.append((f"explicit policy ({policy.defined} of {policy.cases} rows)",
+                     None if policy.mean is None else float(policy.mean), "#4a78b0", f"= {exact}" if exact else ""))
+        found = [g for g in map(mean_gap_of, aggs) if g is not None]
+        if found:
+            gaps.append((max(g.weight for g in found), metric, bars, gap_span(found[0].agg)))
         else:
-            width = max(0.0, value) / top * bar_w
-            out.append(f'<rect x="{label_w}" y="{y + 2}" width="{width:.1f}" height="{row_h - 4}" fill="{color}">'
-                       f'<title>{_e(label)}: {value!r}</title></rect>')
-            out.append(f'<text x="{label_w + width + 6:.1f}" y="{y + 13}" class="mono">{value!r} '
-                       f'<tspan fill="#6a7580">{_e(note)}</tspan></text>')
-        y += row_h + 2
-    axis_y = y + 4
-    out.append(f'<line x1="{label_w}" y1="{axis_y}" x2="{label_w + bar_w}" y2="{axis_y}" stroke="#99a"/>')
-    for tick in (0.0, 0.25, 0.5, 0.75, 1.0):
-        x = label_w + tick / top * bar_w
-        out.append(f'<text x="{x:.1f}" y="{axis_y + 14}" text-anchor="middle" fill="#6a7580">{tick:g}</text>')
-    out.append("</svg>")
-    out.append('<div class="legend"><span><i style="background:#4a78b0"></i>explicit policy: exact mean over '
-               'defined rows</span><span><i style="background:#e0a030"></i>Ragas evaluate() mean</span></div>')
+            span = gap_span(aggs[0]) if policy.mean is not None and not math.isnan(aggs[0].ragas_mean) else (0.0, 1.0, True)
+            equal.append((metric, bars, span))
+    gaps.sort(key=lambda item: -item[0])
+    legend = ('<div class="legend"><span><i style="background:#e0a030"></i>Ragas evaluate() mean</span><span><i '
+              'style="background:#4a78b0"></i>explicit policy: exact mean over defined rows</span><span>bars on each '
+              "metric's range</span></div>")
+    out = [legend]
+    if gaps:
+        out += _chart_svg("means-chart", [(metric, bars, span) for _, metric, bars, span in gaps])
+    else:
+        out.append('<p id="means-chart" class="muted">Every evaluate() mean equals the explicit policy\'s.</p>')
+    if equal:
+        out += [f'<details class="more"><summary>{len(equal)} metric{"" if len(equal) == 1 else "s"} whose '
+                "evaluate() mean equals the explicit policy's (within a guard constant or rounding)</summary>"]
+        out += _chart_svg("means-chart-equal", equal) + ["</details>"]
     return out
 
 
@@ -223,21 +254,40 @@ def counts_chart(audit: Audit) -> list[str]:
     return lines
 
 
+REASON_SHOWN = 100  # characters of a row's reason shown before it folds (the rest on a click)
+
+
+def _reason_cell(reason: str) -> str:
+    if len(reason) <= REASON_SHOWN:
+        return _e(reason)
+    head, sep, _ = reason.partition(". ")
+    summary = head + "." if sep and len(head) < REASON_SHOWN else reason[:REASON_SHOWN].rsplit(" ", 1)[0] + " ..."
+    return f"<details><summary>{_e(summary)}</summary>{_e(reason)}</details>"
+
+
+# (header, sort type, width): the case first (it stays in view when the table scrolls sideways), then what
+# a reviewer compares: Ragas's value, the reference, the classification and why; then where the row is from.
+ROW_COLUMNS = (("case", "text", 13), ("Ragas value (repr)", "number", 11), ("reference (exact, float)", "number", 12),
+               ("classification", "text", 9), ("why", "text", 25), ("explained by", "text", 9),
+               ("metric", "text", 8), ("Ragas target", "text", 8), ("category", "text", 5))
+
+
 def rows_table(audit: Audit) -> Iterator[str]:
-    """The filterable, sortable table of every row, one ``<tr>`` per row as it is written."""
-    header = [("case", "text"), ("category", "text"), ("metric", "text"), ("Ragas target", "text"),
-              ("Ragas value (repr)", "number"), ("reference (exact)", "text"), ("reference (float)", "number"),
-              ("classification", "text"), ("explained by", "text"), ("why", "text")]
+    """The filterable, sortable table of every row, one ``<tr>`` per row as it is written. At a 1,400 px
+    wide window every column is in view (fixed layout, long texts wrap, long reasons fold)."""
     yield '<div class="filters">'
     for key in ("metric", "target", "category", "classification"):
         yield f'<label>{_e(key)}<select id="filter-{key}"><option value="">all</option></select></label>'
     yield ('<label>text<input id="filter-text" type="search" placeholder="case id, value, reason"></label>'
            '<span id="shown" class="muted"></span></div>')
-    yield ('<table id="rows"><thead><tr>' + "".join(
-        f'<th class="sortable" data-type="{kind}">{_e(name)}</th>' for name, kind in header) + "</tr></thead><tbody>")
+    yield ('<div class="rows-scroll"><table id="rows"><colgroup>'
+           + "".join(f'<col style="width:{width}%">' for _, _, width in ROW_COLUMNS) + "</colgroup><thead><tr>"
+           + "".join(f'<th class="sortable" data-type="{kind}">{_e(name)}</th>' for name, kind, _ in ROW_COLUMNS)
+           + "</tr></thead><tbody>")
     for r in audit.rows:
         exact, as_float = reference_texts(r)
         reference_value = None if r.reference.value is None or r.reference.refused else float(r.reference.value)
+        float_line = f'<span class="sub">{_e(as_float)}</span>' if as_float and as_float not in ("—", exact) else ""
         name = r.classification.name
         mark = _badge(name) + ("" if not r.unexpected else f' <b>expected {_e(r.expected.classification)}</b>')
         by = r.expected.label or ("—" if name == "identical" else "nothing (unexplained)")
@@ -246,13 +296,13 @@ def rows_table(audit: Audit) -> Iterator[str]:
         yield (
             f'<tr data-metric="{_e(r.spec.name)}" data-target="{_e(r.target)}" data-category="{_e(r.case.category)}" '
             f'data-classification="{_e(name)}">'
-            f"<td>{_e(r.case.id)}</td><td>{_e(r.case.category)}</td><td>{_e(r.spec.name)}</td>"
-            f'<td class="mono">{_e(r.target)}</td>'
-            f'<td class="mono num" data-sort="{_sort_key(r.ragas_value)}">{_e(ragas_text(r))}</td>'
-            f'<td class="mono">{_e(exact)}</td>'
-            f'<td class="mono num" data-sort="{_sort_key(reference_value)}">{_e(as_float)}</td>'
-            f'<td data-sort="{_e(name)}">{mark}</td><td>{_e(by)}</td><td class="why">{_e(reason)}</td></tr>')
-    yield "</tbody></table>"
+            f'<td data-column="case">{_e(r.case.id)}</td>'
+            f'<td class="mono num" data-column="ragas" data-sort="{_sort_key(r.ragas_value)}">{_e(ragas_text(r))}</td>'
+            f'<td class="mono" data-column="reference" data-sort="{_sort_key(reference_value)}">{_e(exact)}{float_line}'
+            f'</td><td data-column="classification" data-sort="{_e(name)}">{mark}</td>'
+            f'<td class="why" data-column="why">{_reason_cell(reason)}</td><td>{_e(by)}</td>'
+            f'<td>{_e(r.spec.name)}</td><td class="mono">{_e(r.target)}</td><td>{_e(r.case.category)}</td></tr>')
+    yield "</tbody></table></div>"
 
 
 def render_html(audit: Audit) -> str:
@@ -279,7 +329,11 @@ def html_chunks(audit: Audit) -> Iterator[str]:
     parts += _cards(audit)
     parts += ['<h2 id="findings">Findings</h2>',
               '<p class="muted">Most consequential first; each with one example row.</p><ol class="findings">']
-    parts += [_finding(f) for f in audit.headlines] + ["</ol>"]
+    first, rest = audit.headlines[:FINDINGS_SHOWN], audit.headlines[FINDINGS_SHOWN:]
+    parts += [_finding(f) for f in first] + ["</ol>"]
+    if rest:
+        parts += [f'<details class="more"><summary>{len(rest)} more findings</summary>'
+                  f'<ol class="findings" start="{len(first) + 1}">'] + [_finding(f) for f in rest] + ["</ol></details>"]
     parts += ['<h2 id="means">Dataset level: Ragas evaluate() mean vs explicit-policy mean</h2>']
     parts += means_chart(audit)
     parts += ['<h2 id="classifications">Classifications per metric</h2>']
