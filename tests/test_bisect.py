@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import sys
 from pathlib import Path
 
@@ -203,7 +204,9 @@ def test_cli_prints_the_first_bad_commit_and_exits_by_fail_on(history, monkeypat
     assert bad_target.exit_code == 2 and "--target" in bad_target.output
 
 
-def test_release_env_nearest_uses_the_environment_of_the_tag_before_bad(history, monkeypatch):
+def test_release_env_nearest_tries_the_good_environment_then_the_bad_one(history, monkeypatch):
+    """The release before --good (0.2.15) scores what it can import; a commit it cannot (a dependency
+    dropped there, as pysbd at 0.2.11) is scored in the release before --bad (0.3.0)."""
     from typer.testing import CliRunner
 
     import ragas_compat.cli.bisect as cli_bisect
@@ -212,28 +215,160 @@ def test_release_env_nearest_uses_the_environment_of_the_tag_before_bad(history,
 
     root, shas = history
     assert nearest_release(root, shas[-1]) == "0.3.0" and nearest_release(root, shas[3]) == "0.2.15"
-    asked: dict = {}
+    asked: dict = {"located": [], "scored": []}
 
     def environments(entries, **kwargs):
         asked["versions"] = [e.exact_version for e in entries]
-        return [Environment(e.text, "release", e.exact_version, "/envs/0.3.0/bin/python", status="reused")
-                for e in entries]
+        return [Environment(e.text, "release", e.exact_version, f"/envs/{e.exact_version}/bin/python",
+                            status="reused") for e in entries]
 
     def scorer(case, target, *, python, timeout):
-        asked["python"] = python
-        return fake_scorer({HONEST: Cell("value", 1.0), STRIPPED: Cell("value", 1.0), BROKEN: Cell("value", 0.5)},
-                           root)
+        good_env = python == "/envs/0.2.15/bin/python"
+        cannot_import = Cell("unavailable", error_message="ModuleNotFoundError: No module named 'newdep'")
+        values = {HONEST: Cell("value", 1.0), STRIPPED: Cell("value", 1.0),
+                  BROKEN: cannot_import if good_env else Cell("value", 0.5)}
+        inner = fake_scorer(values, root)
+
+        def score(prefix):
+            asked["scored"].append(python)
+            return inner(prefix)
+        return score
 
     monkeypatch.setattr(cli_bisect, "ensure_environments", environments)
-    monkeypatch.setattr(cli_bisect, "locate_installed", lambda python, timeout: asked.setdefault("located", python))
+    monkeypatch.setattr(cli_bisect, "locate_installed", lambda python, timeout: asked["located"].append(python))
     monkeypatch.setattr(cli_bisect, "probe_scorer", scorer)
     monkeypatch.setattr(cli_bisect, "prepare_checkout", prepare)
     result = CliRunner().invoke(app, ["bisect", "--ragas-checkout", str(root), "--good", "v0.2.15", "--bad",
                                       shas[-1], "--case", CASE, "--target", TARGET, "--release-env", "nearest",
                                       "--format", "json", "--fail-on", "none"])
     assert result.exit_code == 0, result.output
-    assert asked == {"versions": ["0.3.0"], "python": "/envs/0.3.0/bin/python", "located": "/envs/0.3.0/bin/python"}
+    assert asked["versions"] == ["0.2.15", "0.3.0"]
+    assert asked["located"] == ["/envs/0.2.15/bin/python", "/envs/0.3.0/bin/python"]
+    assert asked["scored"][0] == "/envs/0.2.15/bin/python"  # --good in the good environment
+    assert "/envs/0.3.0/bin/python" in asked["scored"]        # the later commits fall back to the bad one
+    doc = json.loads(result.stdout)
+    assert doc["first_bad"]["hexsha"] == shas[5] and doc["first_bad_cell"]["value"] == 0.5
+
+
+def _monorepo_history(root: Path) -> list[str]:
+    """The monorepo years in small: src/ragas (0-1), moved to ragas/src/ragas (2), the change (4)."""
+    repo = git.Repo.init(root)
+    with repo.config_writer() as config:
+        config.set_value("user", "name", "test").set_value("user", "email", "test@example.org")
+    shas = [commit(repo, "initial fake ragas", {**FAKE_RAGAS, "src/ragas/metrics/_string.py": HONEST})]
+    shas.append(commit(repo, "docs", {"README.md": "fake ragas\n"}))
+    moved = {("ragas/" + name if name.startswith("src/") else name): text for name, text in FAKE_RAGAS.items()}
+    moved[".gitignore"] = "ragas/src/ragas/_version.py\n__pycache__/\n"
+    repo.index.remove([name for name in FAKE_RAGAS if name.startswith("src/")] + ["src/ragas/metrics/_string.py"],
+                      working_tree=True)
+    shas.append(commit(repo, "monorepo: move the package under ragas/",
+                       {**moved, "ragas/src/ragas/metrics/_string.py": HONEST}))
+    shas.append(commit(repo, "monorepo: docs", {"docs/more.md": "x\n"}))
+    shas.append(commit(repo, "scale exact match", {"ragas/src/ragas/metrics/_string.py": BROKEN}))
+    shas.append(commit(repo, "later", {"docs/later.md": "y\n"}))
+    repo.create_tag("v0.2.15", ref=shas[0])
+    repo.create_tag("v0.3.0", ref=shas[2])
+    return shas
+
+
+@pytest.mark.slow
+def test_the_monorepo_layout_is_found_and_scored_by_the_real_probe(tmp_path):
+    """Commits that keep the package under ragas/src/ragas (tags v0.3.0-v0.3.2 of the real history) are
+    prepared and scored like src/ragas ones, and their audited files are named as the manifest names them."""
+    root = tmp_path / "ragas"
+    shas = _monorepo_history(root)
+    case = load_default_suite().case(CASE)
+    result = bisect_cell(root, "v0.2.15", shas[-1], case, TARGET, audited=AUDITED,
+                         score=probe_scorer(case, TARGET, python=sys.executable, timeout=120))
+    assert result.status == "found", result
+    assert result.first_bad.hexsha == shas[4]
+    assert result.first_bad.files_touched == ("ragas/src/ragas/metrics/_string.py",)
+    assert result.first_bad.audited_touched == ("ragas/src/ragas/metrics/_string.py",)
+    assert result.first_bad_cell.value == 0.9999999999
+    assert all(step.verdict in ("good", "bad") for step in result.steps)  # no commit skipped for its layout
+    assert {s.hexsha for s in result.steps if s.verdict == "good"} & set(shas[2:4])  # a monorepo commit scored
+
+
+def test_prepare_checkout_finds_either_layout(tmp_path):
+    from ragas_compat.tools.bisect import package_root, prepare_checkout
+
+    root = tmp_path / "ragas"
+    _monorepo_history(root)
+    assert package_root(root) == "ragas/src"
+    [prefix] = prepare_checkout(root)
+    assert prefix == str(root / "ragas" / "src")
+    assert (root / "ragas/src/ragas/_version.py").read_text().startswith("# written by ragas-compat")
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    assert package_root(empty) is None
+    with pytest.raises(HarnessInputError, match=re.escape("no src/ragas/__init__.py nor ragas/src/ragas/__init__.py")):
+        prepare_checkout(empty)
+
+
+def _bisect_cli(repository_args: list[str], shas: list[str], root: Path, monkeypatch, *extra: str):
+    from typer.testing import CliRunner
+
+    import ragas_compat.cli.bisect as cli_bisect
+    from ragas_compat.cli.app import app
+
+    values = {HONEST: Cell("value", 1.0), STRIPPED: Cell("value", 1.0), BROKEN: Cell("value", 0.5)}
+    monkeypatch.setattr(cli_bisect, "probe_scorer", lambda *a, **k: fake_scorer(values, root))
+    monkeypatch.setattr(cli_bisect, "prepare_checkout", prepare)
+    monkeypatch.setattr(cli_bisect, "_audited_files", lambda: AUDITED)
+    return CliRunner().invoke(app, ["bisect", *repository_args, "--good", shas[0], "--bad", shas[-1],
+                                    "--case", CASE, "--target", TARGET, "--fail-on", "none", *extra])
+
+
+def test_a_bare_repository_without_a_config_file_bisects(history, tmp_path, monkeypatch):
+    root, shas = history
+    bare = tmp_path / "mirror.git"
+    git.Repo.clone_from(str(root), str(bare), bare=True).close()
+    (bare / "config").unlink()  # as a mirror that keeps only HEAD, objects, refs and packed-refs
+    result = _bisect_cli(["--ragas-checkout", str(bare)], shas, root, monkeypatch, "--format", "json")
+    assert result.exit_code == 0, result.output
     assert json.loads(result.stdout)["first_bad"]["hexsha"] == shas[5]
+    assert nearest_release(bare, shas[-1]) == "0.3.0"
+
+
+def test_an_unreadable_repository_is_exit_2_never_4(history, tmp_path, monkeypatch):
+    root, shas = history
+    not_a_repo = tmp_path / "plain"
+    not_a_repo.mkdir()
+    for folder in (not_a_repo, tmp_path / "absent"):
+        result = _bisect_cli(["--ragas-checkout", str(folder)], shas, root, monkeypatch)
+        assert result.exit_code == 2, result.output
+        assert str(folder) in " ".join(result.stderr.split()) and "internal error" not in result.output
+    if os.geteuid() != 0:
+        return  # only root can hand a repository to another user here
+    import pwd
+    import shutil
+
+    foreign = tmp_path / "foreign"
+    shutil.copytree(root, foreign)
+    nobody = pwd.getpwnam("nobody")
+    for folder, _, names in os.walk(foreign):
+        for name in [".", *names]:
+            os.chown(Path(folder) / name, nobody.pw_uid, nobody.pw_gid)
+    result = _bisect_cli(["--ragas-checkout", str(foreign)], shas, root, monkeypatch)
+    assert result.exit_code == 2, result.output
+    assert "cannot read the git repository" in result.stderr and "dubious ownership" in result.stderr
+
+
+def test_a_url_is_cloned_into_the_cache_and_bisected(history, tmp_path, monkeypatch):
+    root, shas = history
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    url = root.as_uri()
+    result = _bisect_cli(["--ragas-git", url], shas, root, monkeypatch, "--format", "json")
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.stdout)["first_bad"]["hexsha"] == shas[5]
+    [cached] = list((tmp_path / "cache" / "ragas-compat" / "git").iterdir())
+    assert git.Repo(cached).head.commit.hexsha == shas[-1]
+    again = _bisect_cli(["--ragas-git", url], shas, root, monkeypatch, "--format", "json")  # reuses it
+    assert again.exit_code == 0, again.output
+    missing = _bisect_cli(["--ragas-git", (tmp_path / "nowhere").as_uri()], shas, root, monkeypatch)
+    assert missing.exit_code == 2 and "cannot clone" in missing.stderr
+    both = _bisect_cli(["--ragas-git", url, "--ragas-checkout", str(root)], shas, root, monkeypatch)
+    assert both.exit_code == 2 and "one of them" in both.stderr
 
 
 def test_only_src_is_checked_out_so_a_clone_missing_large_doc_blobs_still_bisects(tmp_path):

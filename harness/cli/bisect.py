@@ -3,7 +3,8 @@
 Exit codes: 0 the cell is unchanged between --good and --bad, or it changed but no finding of a
 ``--fail-on`` kind shows (``ragas_compat.tools.bisect.finding_kinds``); 1 it changed with such a finding
 (the first bad commit, or the candidates, are printed either way); 2 bad input or usage (a bad ref,
---good not an ancestor of --bad, a cell that cannot be scored at --good or --bad).
+--good not an ancestor of --bad, a cell that cannot be scored at --good or --bad, a repository git
+cannot read or a URL it cannot clone).
 """
 
 from __future__ import annotations
@@ -26,7 +27,9 @@ from ragas_compat.tools.bisect import (
     CommitInfo,
     bisect_cell,
     finding_kinds,
-    nearest_release,
+    first_scorable,
+    mirror_git,
+    nearest_releases,
     prepare_checkout,
     probe_scorer,
     result_json,
@@ -93,21 +96,36 @@ def _print_table(result: BisectResult, kinds: list[str], fails: bool) -> None:
                   highlight=False)
 
 
-def _release_python(checkout: Path, bad: str, release: str, cache_dir: Path | None) -> str:
-    """The interpreter of the matrix environment of ``release`` ("nearest": the tag before ``bad``)."""
-    version = nearest_release(checkout, bad) if release == "nearest" else release
-    [env] = ensure_environments(parse_entries(version), cache_dir=cache_dir or default_cache_dir(), jobs=1)
-    if not env.available:
-        raise HarnessInputError(f"--release-env {release}: the environment of Ragas {version} is unavailable "
-                                f"({env.error})", field="--release-env", value=release)
-    stderr().print(f"[dim]dependencies from the Ragas {shown(version)} environment ({env.status})[/]",
-                   highlight=False)
-    return env.python
+def _release_pythons(checkout: Path, good: str, bad: str, release: str,
+                     cache_dir: Path | None) -> list[tuple[str, str]]:
+    """(version, interpreter) of the matrix environments of ``release``; "nearest": the release tag
+    before ``--good``, then the one before ``--bad`` (a commit is tried in them in that order). An
+    environment that cannot be built is left out; none: exit 2."""
+    versions = nearest_releases(checkout, good, bad) if release == "nearest" else [release]
+    envs = ensure_environments(parse_entries(",".join(versions)), cache_dir=cache_dir or default_cache_dir(),
+                               jobs=1)
+    chosen = []
+    for version, env in zip(versions, envs, strict=True):
+        if env.available:
+            stderr().print(f"[dim]dependencies from the Ragas {shown(version)} environment ({env.status})[/]",
+                           highlight=False)
+            chosen.append((version, env.python))
+        else:
+            stderr().print(f"[yellow]the environment of Ragas {shown(version)} is unavailable:[/] "
+                           f"{shown(env.error)}", highlight=False)
+    if not chosen:
+        raise HarnessInputError(f"--release-env {release}: no environment of Ragas {', '.join(versions)} is "
+                                f"available", field="--release-env", value=release)
+    return chosen
 
 
 @exits_on_harness_errors()
 def bisect_command(
-    ragas_checkout: Path = typer.Option(..., "--ragas-checkout", help="A Ragas git repository (left untouched)."),
+    ragas_checkout: Optional[Path] = typer.Option(None, "--ragas-checkout",
+                                                  help="A Ragas git repository, bare or not (left untouched)."),
+    ragas_git: Optional[str] = typer.Option(None, "--ragas-git",
+                                            help="Instead of --ragas-checkout: a Ragas repository URL, cloned "
+                                                 "once into the cache run --ragas-git uses."),
     good: str = typer.Option(..., "--good", help="A commit (or tag, branch) where the cell is as expected."),
     bad: str = typer.Option(..., "--bad", help="A later commit where the cell has changed."),
     case: str = typer.Option(..., "--case", help="The case id."),
@@ -118,7 +136,8 @@ def bisect_command(
     release_env: Optional[str] = typer.Option(None, "--release-env",
                                               help="Instead of --python: the matrix environment of this Ragas "
                                                    "release (built once, cached), or 'nearest' (the release tag "
-                                                   "nearest before --bad)."),
+                                                   "nearest before --good, then the one before --bad for a "
+                                                   "commit that cannot be scored in the first)."),
     cache_dir: Optional[Path] = typer.Option(None, "--cache-dir",
                                              help="Virtualenv cache for --release-env (default "
                                                   "~/.cache/ragas-compat/envs)."),
@@ -141,14 +160,20 @@ def bisect_command(
         raise HarnessInputError(f"--target {target!r}: not a Ragas target the harness compares "
                                 f"(API:CLASS such as legacy:Faithfulness)", field="--target", value=target)
     chosen = load_suite(list(cases or [])).case(case)
-    if release_env:
-        python = _release_python(ragas_checkout, bad, release_env, cache_dir)
-    locate_installed(python, timeout=min(timeout, 60.0))  # an unusable interpreter: exit 3 before any git work
+    if (ragas_checkout is None) == (ragas_git is None):
+        raise HarnessInputError("pass --ragas-checkout PATH or --ragas-git URL (one of them)",
+                                field="--ragas-checkout", value=None)
     progress = (lambda message: None) if output == OutputFormat.JSON else \
         (lambda message: stderr().print(f"[dim]{shown(message)}[/]", highlight=False))
-    result = bisect_cell(ragas_checkout, good, bad, chosen, target, audited=_audited_files(), progress=progress,
-                         score=probe_scorer(chosen, target, python=python, timeout=timeout),
-                         prepare=prepare_checkout, ignore=frozenset(ignore_cause or ()))
+    repository = ragas_checkout if ragas_git is None else mirror_git(ragas_git, timeout=timeout, progress=progress)
+    pythons = _release_pythons(repository, good, bad, release_env, cache_dir) if release_env else [("--python", python)]
+    for _, interpreter in pythons:  # an unusable interpreter: exit 3 before any git work
+        locate_installed(interpreter, timeout=min(timeout, 60.0))
+    scorers = [(label, probe_scorer(chosen, target, python=interpreter, timeout=timeout))
+               for label, interpreter in pythons]
+    result = bisect_cell(repository, good, bad, chosen, target, audited=_audited_files(), progress=progress,
+                         score=first_scorable(scorers, progress), prepare=prepare_checkout,
+                         ignore=frozenset(ignore_cause or ()))
     kinds = finding_kinds(result, specs[0].name)
     doc = result_json(result, kinds, kinds_failing)
     if output == OutputFormat.JSON:

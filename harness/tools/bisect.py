@@ -1,11 +1,17 @@
 """Find the first Ragas commit where one matrix cell (case, target) changes, with ``git bisect``.
 
-The user's checkout is never touched: it is cloned into a temporary folder (a local clone shares its
-object files by hard link, read-only), and ``git bisect`` runs in that clone, so the commits are
-visited in git's own bisection order. At each commit the clone is prepared exactly as
-``run --ragas-checkout`` prepares a checkout (``ragas_compat.pin.resolve_checkout``: ``src/`` first on the
-probe's import path, the ``_version.py`` stand-in written when absent), the probe scores the one cell,
-and the cell is compared with the cell at ``--good``:
+The user's repository is never touched and never opened in place: git clones it into a temporary
+folder (a local clone shares its object files by hard link, read-only; a bare repository, one without a
+``config`` file, works), refs are resolved and ``git bisect`` runs in that clone, so the commits are
+visited in git's own bisection order. A repository git cannot read (no repository there, owned by
+another user) is a ``HarnessInputError`` with git's reason (exit 2). A URL (``--ragas-git``) is cloned
+once into the cache ``run --ragas-git`` uses (``mirror_git``) and bisected from there.
+
+At each commit the Ragas package is found where that commit keeps it (``PACKAGE_ROOTS``: ``src/ragas``,
+or ``ragas/src/ragas`` in the monorepo years, v0.2.15..v0.3.5 on and off): with ``src/ragas`` the clone is
+prepared exactly as ``run --ragas-checkout`` prepares a checkout (``ragas_compat.pin.resolve_checkout``),
+with ``ragas/src/ragas`` that folder goes first on the probe's import path with the same ``_version.py``
+stand-in; the probe scores the one cell, and the cell is compared with the cell at ``--good``:
 
 * the same value bit for bit (or the same exception type and message) -> ``good``;
 * anything else Ragas did -> ``bad`` (the cell changed);
@@ -45,6 +51,9 @@ if TYPE_CHECKING:
 Scorer = Callable[[Sequence[str]], Cell]
 Progress = Callable[[str], None]
 
+# Where a commit keeps the Ragas package (the folder that goes first on the probe's path), in order.
+PACKAGE_ROOTS = ("src", "ragas/src")
+MONOREPO_PREFIX = "ragas/"  # ragas/src/ragas/x.py is the audited src/ragas/x.py of the monorepo years
 FIRST_BAD = re.compile(r"^([0-9a-f]{40}) is the first bad commit", re.MULTILINE)
 ONLY_SKIPPED = "only 'skip'ped commits left"
 MAX_STEPS = 64  # 2**64 commits; a guard against a bisection that does not end
@@ -113,35 +122,63 @@ def commit_info(repo: git.Repo, rev: str, audited: Sequence[str]) -> CommitInfo:
         touched = sorted(item.path for item in commit.tree.traverse() if item.type == "blob")
     date = _dt.datetime.fromtimestamp(commit.committed_date, tz=_dt.UTC).isoformat()
     subject = (commit.message if isinstance(commit.message, str) else commit.message.decode()).splitlines()
+    audited_set = set(audited)
     return CommitInfo(commit.hexsha, date, subject[0] if subject else "", tuple(touched),
-                      tuple(path for path in touched if path in set(audited)))
+                      tuple(path for path in touched if _audited_path(path) in audited_set))
 
 
-def _resolve(repo: git.Repo, ref: str, option: str) -> str:
+def _audited_path(path: str) -> str:
+    """``path`` as the manifest names audited files: a monorepo path ``ragas/src/ragas/...`` as ``src/ragas/...``."""
+    if path.startswith(MONOREPO_PREFIX + "src/ragas/"):
+        return path[len(MONOREPO_PREFIX):]
+    return path
+
+
+def _resolve(repo: git.Repo, ref: str, option: str, source: str) -> str:
+    """``ref`` in the clone: as given, as the source's branch (``origin/<ref>``), or fetched from the
+    source (a commit no branch or tag reaches)."""
     import git
 
+    for candidate in (ref, f"origin/{ref}"):
+        try:
+            return repo.commit(candidate).hexsha
+        except (git.BadName, git.BadObject, ValueError):
+            continue
     try:
-        return repo.commit(ref).hexsha
-    except (git.BadName, git.BadObject, ValueError) as exc:
-        raise HarnessInputError(f"{option} {ref!r}: no such commit in the checkout ({exc})", field=option,
+        repo.git.fetch("--quiet", source, ref, env=NO_PROMPT)
+        return repo.commit("FETCH_HEAD").hexsha
+    except (git.GitCommandError, git.BadName, git.BadObject, ValueError) as exc:
+        detail = _git_reason(exc) if isinstance(exc, git.GitCommandError) else str(exc)
+        raise HarnessInputError(f"{option} {ref!r}: no such commit in the repository ({detail})", field=option,
                                 value=ref) from None
 
 
-def _clone(checkout: Path, into: Path, shas: Sequence[str]) -> git.Repo:
-    """A local clone of ``checkout`` (objects hard-linked) with ``shas`` present, checking out only the
-    top-level files and ``src/``; nothing is written in ``checkout``."""
+NO_PROMPT = {"GIT_TERMINAL_PROMPT": "0", "GIT_ASKPASS": "", "SSH_ASKPASS": ""}
+
+
+def _git_reason(exc: Exception) -> str:
+    """git's own reason (its first ``fatal:``/``error:`` line), or the exception's last line."""
+    text = str(getattr(exc, "stderr", "") or exc)
+    lines = [line.strip().strip("'").strip() for line in text.splitlines() if line.strip()]
+    fatal = [line for line in lines if line.startswith(("fatal:", "error:"))]
+    return fatal[0] if fatal else (lines[-1] if lines else type(exc).__name__)
+
+
+def _clone(source: str, into: Path, option: str) -> git.Repo:
+    """A clone of ``source`` (a local repository: objects hard-linked; bare or not) without a checkout,
+    checking out only the top-level files and the package folders of ``PACKAGE_ROOTS``; nothing is
+    written in ``source``. A repository git cannot read is a HarnessInputError with git's reason."""
     import git
 
-    clone = git.Repo.clone_from(str(checkout), str(into), no_checkout=True)
-    for sha in shas:
-        try:
-            clone.commit(sha)
-        except (git.BadName, git.BadObject, ValueError):
-            clone.git.fetch("--quiet", str(checkout), sha)
+    try:
+        clone = git.Repo.clone_from(source, str(into), no_checkout=True, env=NO_PROMPT)
+    except (git.GitCommandError, OSError) as exc:
+        raise HarnessInputError(f"{option} {source}: cannot read the git repository ({_git_reason(exc)})",
+                                field=option, value=source) from None
     clone.git.config("advice.detachedHead", "false")
-    # Only the top-level files and src/ are materialised: all the probe imports, and far less to
-    # check out at each commit (docs' large binaries need not even be present in the clone).
-    clone.git.sparse_checkout("set", "--no-cone", "/*", "!/*/", "/src/")
+    # Only the top-level files and the package folders are materialised: all the probe imports, and far
+    # less to check out at each commit (docs' large binaries need not even be present in the clone).
+    clone.git.sparse_checkout("set", "--no-cone", "/*", "!/*/", *(f"/{root}/" for root in PACKAGE_ROOTS))
     return clone
 
 
@@ -179,27 +216,22 @@ def bisect_cell(checkout: str | Path, good: str, bad: str, case: Case, target: s
     ``resolve_checkout``, as ``run --ragas-checkout`` does). HarnessInputError for bad refs, for
     ``good`` not an ancestor of ``bad``, and for a ``good`` cell the harness cannot score.
     """
-    import git
-
     progress = progress or (lambda message: None)
     prepare = prepare or prepare_checkout
     root = Path(checkout).expanduser()
-    try:
-        user_repo = git.Repo(root)
-    except (git.InvalidGitRepositoryError, git.NoSuchPathError):
-        raise HarnessInputError(f"--ragas-checkout {checkout}: not a git repository", field="--ragas-checkout",
-                                value=str(checkout)) from None
-    with user_repo:
-        good_sha, bad_sha = _resolve(user_repo, good, "--good"), _resolve(user_repo, bad, "--bad")
-        if good_sha == bad_sha:
-            raise HarnessInputError("--good and --bad are the same commit", field="--bad", value=bad)
-        if not user_repo.is_ancestor(good_sha, bad_sha):
-            raise HarnessInputError(f"--good {good} ({good_sha[:10]}) is not an ancestor of --bad {bad} "
-                                    f"({bad_sha[:10]})", field="--good", value=good)
+    option = "--ragas-checkout"
+    if not root.exists():
+        raise HarnessInputError(f"{option} {checkout}: no such directory", field=option, value=str(checkout))
     scratch = Path(tempfile.mkdtemp(prefix="ragas-compat-bisect-"))
     try:
-        clone = _clone(root, scratch / "ragas", (good_sha, bad_sha))
-        with clone:
+        with _clone(str(root), scratch / "ragas", option) as clone:
+            good_sha = _resolve(clone, good, "--good", str(root))
+            bad_sha = _resolve(clone, bad, "--bad", str(root))
+            if good_sha == bad_sha:
+                raise HarnessInputError("--good and --bad are the same commit", field="--bad", value=bad)
+            if not clone.is_ancestor(good_sha, bad_sha):
+                raise HarnessInputError(f"--good {good} ({good_sha[:10]}) is not an ancestor of --bad {bad} "
+                                        f"({bad_sha[:10]})", field="--good", value=good)
             return _run_bisection(clone, good_sha, bad_sha, case, target, score, prepare, audited, progress,
                                   frozenset(ignore))
     finally:
@@ -281,11 +313,28 @@ def _run_bisection(clone: git.Repo, good_sha: str, bad_sha: str, case: Case, tar
 
 # ---------------------------------------------------------------- the real scorer
 
-def prepare_checkout(tree: Path) -> Sequence[str]:
-    """The clone's tree at this commit made importable as ``run --ragas-checkout`` makes a checkout."""
-    from ragas_compat.pin import resolve_checkout
+def package_root(tree: Path) -> str | None:
+    """The folder of ``PACKAGE_ROOTS`` that holds ``ragas/__init__.py`` in ``tree`` (None: neither)."""
+    return next((root for root in PACKAGE_ROOTS if (tree / root / "ragas" / "__init__.py").is_file()), None)
 
-    return tuple(resolve_checkout(tree, allow_other_commit=True, option="--ragas-checkout").sys_path_prefix)
+
+def prepare_checkout(tree: Path) -> Sequence[str]:
+    """The clone's tree at this commit made importable: with ``src/ragas`` as ``run --ragas-checkout``
+    makes a checkout; with the monorepo's ``ragas/src/ragas`` that folder, with the same ``_version.py``
+    stand-in when the commit has none. HarnessInputError when the commit holds neither."""
+    from ragas_compat.pin import resolve_checkout
+    from ragas_compat.pin.sources import _VERSION_FILE
+
+    root = package_root(tree)
+    if root is None:
+        raise HarnessInputError(f"no {' nor '.join(f'{r}/ragas/__init__.py' for r in PACKAGE_ROOTS)} at this "
+                                f"commit", field="--ragas-checkout", value=str(tree))
+    if root == "src":
+        return tuple(resolve_checkout(tree, allow_other_commit=True, option="--ragas-checkout").sys_path_prefix)
+    version_file = tree / root / "ragas" / "_version.py"
+    if not version_file.exists():
+        version_file.write_text(_VERSION_FILE, encoding="utf-8")
+    return (str(tree / root),)
 
 
 def probe_scorer(case: Case, target: str, *, python: str, timeout: float = 600.0) -> Callable[..., Cell]:
@@ -372,14 +421,83 @@ def nearest_release(checkout: str | Path, ref: str) -> str:
     import git
     from packaging.version import InvalidVersion, Version
 
-    try:
-        with git.Repo(Path(checkout).expanduser()) as repo:
-            tag = repo.git.describe("--tags", "--abbrev=0", ref)
-    except (git.GitCommandError, git.InvalidGitRepositoryError, git.NoSuchPathError) as exc:
-        raise HarnessInputError(f"--release-env nearest: no release tag before {ref} "
-                                f"({str(exc).strip().splitlines()[-1]})", field="--release-env", value=ref) from None
+    folder = Path(checkout).expanduser()
+    if not folder.is_dir():
+        raise HarnessInputError(f"--ragas-checkout {checkout}: no such directory", field="--ragas-checkout",
+                                value=str(checkout))
+    try:  # git run in the folder (not git.Repo): a bare repository without a config file is read too
+        tag = git.Git(str(folder)).describe("--tags", "--abbrev=0", "--match", "v[0-9]*", ref, env=NO_PROMPT)
+    except (git.GitCommandError, OSError) as exc:
+        raise HarnessInputError(f"--release-env nearest: no release tag before {ref} ({_git_reason(exc)})",
+                                field="--release-env", value=ref) from None
     try:
         return str(Version(tag.removeprefix("ragas-").removeprefix("v")))
     except InvalidVersion:
         raise HarnessInputError(f"--release-env nearest: the nearest tag {tag!r} is not a release version",
                                 field="--release-env", value=tag) from None
+
+
+def nearest_releases(checkout: str | Path, good: str, bad: str) -> list[str]:
+    """``--release-env nearest``: the release nearest before ``good``, then the one before ``bad`` (once
+    when they are the same): the environments a commit is tried in, in that order."""
+    return list(dict.fromkeys([nearest_release(checkout, good), nearest_release(checkout, bad)]))
+
+
+def needs_other_environment(cell: Cell) -> bool:
+    """The cell says nothing about Ragas in this environment and another may run it: the probe could not
+    run or import that commit, the class is missing (an import of a dependency failing looks so too) or a
+    dependency is missing."""
+    return unscorable(cell) is not None or cell.not_run in ("missing_class", "dependency_missing")
+
+
+def first_scorable(scorers: Sequence[tuple[str, Callable[..., Cell]]],
+                   progress: Progress | None = None) -> Callable[..., Cell]:
+    """A scorer trying each (label, scorer) in order until one gives a cell ``needs_other_environment``
+    does not refuse (else the last one's cell); says on ``progress`` when it moves to the next."""
+    progress = progress or (lambda message: None)
+
+    def score(sys_path_prefix: Sequence[str]) -> Cell:
+        cell = Cell("unavailable", error_message="no environment to score in")
+        for index, (label, scorer) in enumerate(scorers):
+            cell = scorer(sys_path_prefix)
+            if not needs_other_environment(cell) or index == len(scorers) - 1:
+                return cell
+            progress(f"not scorable in the {label} environment ({cell.text}); trying {scorers[index + 1][0]}")
+        return cell
+
+    return score
+
+
+# ---------------------------------------------------------------- a URL
+
+def mirror_git(url: str, *, cache_dir: str | Path | None = None, timeout: float = 300.0,
+               progress: Progress | None = None) -> Path:
+    """A local clone of ``url`` to bisect from: the one ``run --ragas-git`` keeps in its cache (cloned
+    there when absent; when present, its tags and branches fetched, and used as it is if that fails).
+    HarnessInputError (exit 2) when it cannot be cloned."""
+    import git
+
+    from ragas_compat.pin.sources import cache_folder_name, default_cache_dir, public_url
+
+    progress = progress or (lambda message: None)
+    cache = Path(cache_dir) if cache_dir is not None else default_cache_dir()
+    destination = cache / cache_folder_name(url)
+    shown = public_url(url)
+    if destination.exists():
+        try:
+            git.Git(str(destination)).fetch("--quiet", "--tags", "origin", env=NO_PROMPT, kill_after_timeout=timeout)
+        except (git.GitCommandError, OSError) as exc:
+            progress(f"--ragas-git {shown}: fetch into the cached clone failed ({_git_reason(exc)}); using it as it is")
+        return destination
+    cache.mkdir(parents=True, exist_ok=True)
+    staging = Path(tempfile.mkdtemp(prefix=".clone-", dir=cache))
+    try:
+        progress(f"cloning {shown}")
+        git.Git().clone("--quiet", "--", url, str(staging / "repo"), env=NO_PROMPT, kill_after_timeout=timeout)
+        (staging / "repo").rename(destination)
+    except (git.GitCommandError, OSError) as exc:
+        raise HarnessInputError(f"--ragas-git {shown}: cannot clone ({_git_reason(exc)})", field="--ragas-git",
+                                value=shown) from None
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
+    return destination
