@@ -143,7 +143,7 @@ def test_control_characters_in_an_error_message_are_escaped():
 
 
 def test_plain_and_shown():
-    assert plain("a\nb\x1bc\x85") == "a\nb\\x1bc\\x85"
+    assert plain("a\nb\x1bc\x85\r\u2028") == "a\\x0ab\\x1bc\\x85\\x0d\\u2028"  # one line: no break reaches the terminal
     assert plain(3) == "3"
     assert plain("ünïcode — ×") == "ünïcode — ×"
     assert shown("[red]x\x1b") == "\\[red]x\\x1b"

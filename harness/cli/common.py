@@ -15,7 +15,9 @@ the one error boundary of every command.
 - ``positive_seconds`` is the callback of every ``--timeout`` option: a positive, finite number, else
   a usage error (exit 2) naming the option.
 - ``shown(text)`` is user-provided text (ids, suite names, paths, messages) ready for rich markup:
-  control characters escaped (``plain``) and markup escaped, so ``[red]x`` prints literally.
+  line breaks and control characters escaped (``plain``: ``ragas_compat.report.escape.terminal_text``,
+  so user text is one line and sends no escape sequence) and markup escaped, so ``[red]x`` prints
+  literally.
 - ``stdout()`` / ``stderr()`` make the consoles; this is the only module that writes to stderr.
 """
 
@@ -38,6 +40,7 @@ from rich.console import Console
 from rich.markup import escape
 
 from ragas_compat.errors import ExitCode, HarnessError, RagasUnavailable
+from ragas_compat.report.escape import terminal_text
 from ragas_compat.runner import allow_probes, stop_all_probes
 
 try:  # typer that vendors click: its usage errors derive from TyperException
@@ -45,8 +48,6 @@ try:  # typer that vendors click: its usage errors derive from TyperException
 except ImportError:  # pragma: no cover - older typer raises click's own
     from click import ClickException as _UsageErrorBase
 
-# C0 and C1 control characters (and DEL), except newline.
-_CONTROL = re.compile("[\x00-\x09\x0b-\x1f\x7f-\x9f]")
 # Characters JSON allows raw inside strings that are still control characters (DEL, C1).
 _JSON_RAW_CONTROL = re.compile("[\x7f-\x9f]")
 
@@ -54,8 +55,9 @@ RAGAS_UNAVAILABLE_PREFIX = "Ragas could not be run: "
 
 
 def plain(value: object) -> str:
-    """``str(value)`` with every C0/C1 control character but newline replaced by ``\\xNN``."""
-    return _CONTROL.sub(lambda match: f"\\x{ord(match.group()):02x}", str(value))
+    """``str(value)`` on one line: every line break (newline, CR, U+2028 ...), C0/C1 control character
+    and bidirectional control shown as ``\\xNN`` / ``\\uNNNN`` (``escape.terminal_text``)."""
+    return terminal_text(value)
 
 
 def shown(value: object) -> str:

@@ -9,7 +9,8 @@ the row table needs no sideways scrolling: the case, then Ragas's value, the ref
 classification and the reason (long ones fold), in a fixed layout whose long texts wrap; the case
 column stays in view if a narrower window scrolls. The rows are
 rendered as HTML (the page reads without JavaScript); the small inline script only filters and sorts.
-A Content-Security-Policy forbids every request. Deterministic: no timestamps, no machine paths.
+A Content-Security-Policy forbids every request and allows only the page's own inline script and style,
+by their SHA-256 (``ragas_compat.report.csp``). Deterministic: no timestamps, no machine paths.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from typing import Any
 from ragas_compat.compare.audit import Audit
 from ragas_compat.compare.classify import CLASSIFICATIONS
 from ragas_compat.compare.headlines import Headline, gap_span, mean_gap_of
+from ragas_compat.report.csp import policy_meta
 from ragas_compat.report.text import ragas_text, reference_texts
 from ragas_compat.values import RagasError
 from ragas_compat.vocabulary import Classification
@@ -317,8 +319,9 @@ def html_chunks(audit: Audit) -> Iterator[str]:
     ragas = audit.provenance.get("ragas", {}) or {}
     parts = ["<!DOCTYPE html>", '<html lang="en"><head><meta charset="utf-8">',
              '<meta name="viewport" content="width=device-width, initial-scale=1">',
-             "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'; "
-             "script-src 'unsafe-inline'; img-src data:\">",
+             # the inline script and <style> by their hashes; style attributes (badge colours, column widths)
+             # through style-src-attr only (ragas_compat.report.csp)
+             policy_meta(scripts=[_SCRIPT], styles=[_CSS], style_attributes=True, data_images=True),
              '<link rel="icon" href="data:,">',
              f"<title>Ragas compatibility audit: {_e(suite)}</title><style>{_CSS}</style></head><body><main>",
              f"<h1>Ragas compatibility audit: suite <code>{_e(suite)}</code></h1>",

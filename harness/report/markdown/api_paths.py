@@ -7,6 +7,7 @@ from itertools import chain
 
 from ragas_compat.compare.api_paths import path_differences, unpaired_metrics
 from ragas_compat.compare.audit import Audit
+from ragas_compat.report.escape import md_code, md_text
 from ragas_compat.report.markdown.table import markdown_cell
 from ragas_compat.vocabulary import Classification, TargetId
 
@@ -40,13 +41,14 @@ def api_paths_markdown(audit: Audit) -> Iterator[str]:
                         "| case | metric | classification | legacy | collections | meaning | explained by |",
                         "|---|---|---|---|---|---|---|"]
     for d in chain([first], differences):
-        legacy = "; ".join(f"`{TargetId(t).ragas_class}` {v}" for t, v in d.legacy)
-        collections = "; ".join(f"`{TargetId(t).ragas_class}` {v}" for t, v in d.collections)
-        yield "| " + " | ".join(markdown_cell(c) for c in (d.case.id, d.metric, d.classification, legacy,
-                                                          collections, d.meaning, ", ".join(d.explained_by))) + " |"
+        legacy = "; ".join(f"{md_code(TargetId(t).ragas_class)} {md_text(v)}" for t, v in d.legacy)
+        collections = "; ".join(f"{md_code(TargetId(t).ragas_class)} {md_text(v)}" for t, v in d.collections)
+        yield "| " + " | ".join(markdown_cell(c) for c in (md_text(d.case.id), md_text(d.metric),
+                                                          md_text(d.classification), legacy, collections,
+                                                          md_text(d.meaning), md_text(", ".join(d.explained_by)))) + " |"
     yield ""
     if unexpected:
         yield from ["Unexpected pairs:", ""]
-        yield from (f"- {p.case.id}: {p.legacy.target} vs {p.collections.target}: {p.classification.name} "
-                    f"(expected {p.expected.classification})" for p in unexpected)
+        yield from (f"- {md_text(p.case.id)}: {md_text(p.legacy.target)} vs {md_text(p.collections.target)}: "
+                    f"{p.classification.name} (expected {md_text(p.expected.classification)})" for p in unexpected)
         yield ""

@@ -18,11 +18,12 @@ from ragas_compat.compare.dataset_level import (
     by_category,
     sentence,
 )
+from ragas_compat.report.escape import md_text
 from ragas_compat.report.markdown.table import markdown_table
 
 
 def _reasons(counts: dict[str, int]) -> str:
-    return ", ".join(f"{reason}: {n}" for reason, n in counts.items()) or "—"
+    return ", ".join(f"{md_text(reason)}: {n}" for reason, n in counts.items()) or "—"
 
 
 def _exact_mean(policy: PolicyCounts) -> str:
@@ -58,16 +59,17 @@ def _metric_tables(metric: str, aggs: list[TargetAggregate]) -> list[str]:
     lines += markdown_table(["", "cases M", "defined / kept N", "undefined", "errors", "dropped K", "mean",
                      "classification"], rows)
     for agg in aggs:
-        lines.append(f"- `{agg.target}`: {sentence(agg)}")
+        lines.append(f"- `{agg.target}`: {md_text(sentence(agg))}")
         recomputed = "bit-equal" if agg.mean_recomputed_exactly else f"NOT equal ({_float(agg.recomputed_mean)})"
         lines.append(f"  numpy nanmean of Ragas's own rows: {recomputed}; recomputed from the reference "
                      f"under the per-row semantics: {_float(agg.explained_mean)}; "
-                     f"{agg.classification.name}: {agg.classification.explanation}.")
+                     f"{agg.classification.name}: {md_text(agg.classification.explanation)}.")
         if not agg.apis_agree:
-            lines.append(f"  evaluate() and aevaluate() disagree: {agg.apis}.")
+            lines.append(f"  evaluate() and aevaluate() disagree: {md_text(agg.apis)}.")
         if agg.single_turn_mismatches:
-            lines.append(f"  evaluate() rows differ from single_turn_ascore for: {', '.join(agg.single_turn_mismatches)}.")
-        lines += [f"  Problem: {p}" for p in agg.run_problems]
+            lines.append(f"  evaluate() rows differ from single_turn_ascore for: "
+                         f"{md_text(', '.join(agg.single_turn_mismatches))}.")
+        lines += [f"  Problem: {md_text(p)}" for p in agg.run_problems]
     lines.append("")
     categories = by_category(aggs[0])
     per_target = [by_category(agg) for agg in aggs]
@@ -75,7 +77,7 @@ def _metric_tables(metric: str, aggs: list[TargetAggregate]) -> list[str]:
     header += [f"Ragas `{agg.target.split(':', 1)[-1]}` (N, nanmean)" for agg in aggs]
     table = []
     for category, (cat_policy, _, _) in categories.items():
-        table.append([category, cat_policy.cases, cat_policy.defined, _reasons(cat_policy.undefined),
+        table.append([md_text(category), cat_policy.cases, cat_policy.defined, _reasons(cat_policy.undefined),
                       _reasons(cat_policy.errors), _exact_mean(cat_policy)]
                      + [f"{t[category][1]}, {_float(t[category][2])}" for t in per_target])
     return lines + ["Per case category:", ""] + list(markdown_table(header, table))
@@ -91,7 +93,7 @@ def dataset_level_markdown(audit: Audit) -> list[str]:
              f"(apis {', '.join(settings.get('apis', []))}; raise_exceptions={settings.get('raise_exceptions')}, "
              f"max_workers={settings.get('max_workers')}, batch_size={settings.get('batch_size')}). "
              f"Policy: {POLICY}", ""]
-    lines += [f"- Problem: {p}" for p in level.problems]
+    lines += [f"- Problem: {md_text(p)}" for p in level.problems]
     for metric, aggs in audit.dataset_level.by_metric().items():
         lines += _metric_tables(metric, aggs)
     return lines

@@ -14,6 +14,7 @@ from typing import Any
 from ragas_compat.compare.audit import Audit, metric_entries
 from ragas_compat.compare.classify import CLASSIFICATIONS
 from ragas_compat.compare.findings import counts as drift_counts
+from ragas_compat.report.escape import md_code, md_text
 from ragas_compat.report.markdown.api_paths import api_paths_markdown
 from ragas_compat.report.markdown.dataset_level import dataset_level_markdown
 from ragas_compat.report.markdown.drift import drift_markdown, expectations_markdown
@@ -27,18 +28,19 @@ def _provenance(audit: Audit) -> list[str]:
     p = audit.provenance
     ragas = p.get("ragas", {})
     pin = p.get("pin", {})
-    warning = [f"> **Warning:** {ragas['warning']}", ""] if ragas.get("warning") else []
+    warning = [f"> **Warning:** {md_text(ragas['warning'])}", ""] if ragas.get("warning") else []
     rows = [
-        ["Ragas run", f"{ragas.get('version') or ragas.get('imported_version') or 'unknown'} ({ragas.get('kind', '?')}), "
-                      f"commit {ragas.get('commit') or 'not known (release)'}, {ragas.get('display_path', '?')}"],
-        ["Pinned commit", f"{pin.get('commit')} ({pin.get('repository')}, {pin.get('date')})"],
-        ["Pin status", ragas.get("pin_status", "unknown")],
+        ["Ragas run", md_text(f"{ragas.get('version') or ragas.get('imported_version') or 'unknown'} "
+                              f"({ragas.get('kind', '?')}), commit {ragas.get('commit') or 'not known (release)'}, "
+                              f"{ragas.get('display_path', '?')}")],
+        ["Pinned commit", md_text(f"{pin.get('commit')} ({pin.get('repository')}, {pin.get('date')})")],
+        ["Pin status", md_text(ragas.get("pin_status", "unknown"))],
         ["Audited files vs pin", ragas.get("files_status", "unknown")],
         ["Hashed modules", _hashed_modules(ragas.get("audited_coverage"), pin.get("audited_files", []))],
         ["Python", p.get("python", {}).get("version", "?") + " " + p.get("python", {}).get("implementation", "")],
         ["ragas-compat", p.get("harness_version", "?")],
-        ["Suite", f"{audit.suite.name} ({audit.suite.source}), {len(audit.suite.cases)} cases"],
-        ["Expectations", p.get("expectations", "?")],
+        ["Suite", f"{md_text(audit.suite.name)} ({md_text(audit.suite.source)}), {len(audit.suite.cases)} cases"],
+        ["Expectations", md_text(p.get("expectations", "?"))],
         ["Network", p.get("network", "?")],
     ]
     if "oracles" in p:
@@ -75,7 +77,7 @@ def _summary(audit: Audit) -> list[str]:
                      f"entry ({explained} explained).")
     lines.append("")
     used = [c for c in CLASSIFICATIONS if any(r.classification.name == c for r in audit.rows)]
-    for title, key in (("metric", lambda r: r.spec.name), ("case category", lambda r: r.case.category)):
+    for title, key in (("metric", lambda r: r.spec.name), ("case category", lambda r: md_text(r.case.category))):
         counts = audit.counts(key)
         lines += [f"Classifications per {title}:", ""]
         lines += markdown_table([title] + used + ["total"],
@@ -83,7 +85,7 @@ def _summary(audit: Audit) -> list[str]:
                          for k, c in sorted(counts.items())])
     per_category = Counter(case.category for case in audit.suite.cases)
     lines += ["Cases per category:", ""]
-    lines += markdown_table(["category", "cases"], [[k, v] for k, v in sorted(per_category.items())])
+    lines += markdown_table(["category", "cases"], [[md_text(k), v] for k, v in sorted(per_category.items())])
     return lines
 
 
@@ -103,14 +105,15 @@ def _by_classification(audit: Audit) -> Iterator[str]:
             groups.setdefault(key, []).append(r)
         for (label, reason, upstream), members in sorted(groups.items()):
             if label:
-                yield (f"**Expected because** ({label}, {len(members)} rows): {reason}"
-                       + (f" ({upstream})" if upstream else ""))
+                yield (f"**Expected because** ({md_text(label)}, {len(members)} rows): {md_text(reason)}"
+                       + (f" ({md_text(upstream)})" if upstream else ""))
             else:
                 yield f"**Not explained** by any rule or case entry ({len(members)} rows):"
             yield ""
             yield from markdown_table(["case", "Ragas target", "Ragas value", "reference", "why"],
-                                      ([r.case.id, r.target, ragas_text(r), reference_texts(r)[0],
-                                        r.classification.explanation] for r in members))
+                                      ([md_text(r.case.id), r.target, md_text(ragas_text(r)),
+                                        md_text(reference_texts(r)[0]), md_text(r.classification.explanation)]
+                                       for r in members))
     identical = sum(1 for r in audit.rows if r.classification.name == "identical")
     yield from [f"### `identical` ({identical} rows)", "", Classification.IDENTICAL.cause, ""]
 
@@ -138,9 +141,9 @@ def _per_metric(audit: Audit) -> Iterator[str]:
 def _per_metric_cells(r: Any, oracle: bool) -> list[Any]:
     exact, as_float = reference_texts(r)
     mark = r.classification.name if not r.unexpected else \
-        f"**{r.classification.name}** (expected {r.expected.classification})"
-    return [r.case.id, r.case.category, r.target, ragas_text(r), exact, as_float, mark] + \
-        ([oracle_text(r.reference.details.get("oracle"))] if oracle else [])
+        f"**{r.classification.name}** (expected {md_text(r.expected.classification)})"
+    return [md_text(r.case.id), md_text(r.case.category), r.target, md_text(ragas_text(r)), md_text(exact),
+            md_text(as_float), mark] + ([md_text(oracle_text(r.reference.details.get("oracle")))] if oracle else [])
 
 
 def _reference_only(audit: Audit) -> Iterator[str]:
@@ -152,7 +155,8 @@ def _reference_only(audit: Audit) -> Iterator[str]:
         keys = sorted({k for r in rows for k in r.reference.details})
         yield from [f"### {name}", "", f"- Denominator: {rows[0].spec.denominator}", ""]
         yield from markdown_table(["case"] + keys,
-                                  ([r.case.id] + [_detail(r.reference.details.get(k)) for k in keys] for r in rows))
+                                  ([md_text(r.case.id)] + [md_text(_detail(r.reference.details.get(k))) for k in keys]
+                                   for r in rows))
 
 
 def _detail(value: Any) -> str:
@@ -167,7 +171,7 @@ def render_markdown(audit: Audit) -> str:
 def markdown_chunks(audit: Audit) -> Iterator[str]:
     """``report.md``, written as it is made: its lines joined by newlines, trailing white space
     dropped, one final newline."""
-    lines = chain([f"# Ragas compatibility audit: suite `{audit.suite.name}`", "",
+    lines = chain([f"# Ragas compatibility audit: suite {md_code(audit.suite.name)}", "",
                    "Ragas's own scoring classes and the reference implementations ran on identical frozen "
                    "judge verdicts; every difference is classified below.", ""],
                   *(part(audit) for part in (findings_markdown, _provenance, _summary, drift_markdown,

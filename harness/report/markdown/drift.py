@@ -6,6 +6,7 @@ from typing import Any
 
 from ragas_compat.compare.findings import DRIFT_KINDS, counts
 from ragas_compat.report.drift import KIND_MEANING, expectations_json
+from ragas_compat.report.escape import md_text
 from ragas_compat.report.markdown.table import markdown_table
 
 
@@ -21,8 +22,9 @@ def drift_markdown(audit: Any) -> list[str]:
     lines += [f"- `{kind}`: {KIND_MEANING[kind]}" for kind in DRIFT_KINDS if by_kind.get(kind)]
     lines.append("")
     lines += markdown_table(["kind", "case", "Ragas target", "classification", "expected", "why"],
-                            [[f.kind, f.case_id or "—", f.target or "—", f.classification or "—",
-                              f.expected or "—", f.message] for f in found])
+                            [[md_text(cell) for cell in (f.kind, f.case_id or "—", f.target or "—",
+                                                         f.classification or "—", f.expected or "—", f.message)]
+                             for f in found])
     return lines
 
 
@@ -34,9 +36,9 @@ def expectations_markdown(audit: Any) -> list[str]:
     lines = ["## Expectations applied", "",
              f"Rows and legacy-vs-collections pairs that are not `identical` are expected when a rule (by what "
              f"produces the classification, whatever the case id) or a case entry explains them "
-             f"({audit.provenance.get('expectations', '?')}).", ""]
+             f"({md_text(audit.provenance.get('expectations', '?'))}).", ""]
     lines += markdown_table(
         ["rule or entry", "classification", "rows", "pairs", "reason"],
-        [[entry["by"], entry["classification"], entry["rows"], entry["pairs"],
-          entry["reason"] + (f" ({entry['upstream']})" if entry["upstream"] else "")] for entry in used])
+        [[md_text(entry["by"]), md_text(entry["classification"]), entry["rows"], entry["pairs"],
+          md_text(entry["reason"] + (f" ({entry['upstream']})" if entry["upstream"] else ""))] for entry in used])
     return lines

@@ -1,13 +1,23 @@
-"""Markdown tables for every report (cells escaped so a ``|`` or a newline cannot break a row)."""
+"""Markdown tables for every report.
+
+User text in a cell is escaped by its renderer with ``ragas_compat.report.escape.md_text`` (no ``|``,
+line break or control character is left in it). ``markdown_cell`` keeps the structure of any cell:
+every line break (CR and the Unicode ones too, ``escape.LINE_BREAK``) becomes a space, and a ``|`` is escaped with the
+backslashes before it doubled, so ``\\|`` in a cell cannot close it either."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Iterator
 from typing import Any
 
+from ragas_compat.report.escape import LINE_BREAK
+
+_PIPE = re.compile(r"(\\*)\|")
+
 
 def markdown_cell(text: Any) -> str:
-    return str(text).replace("|", "\\|").replace("\n", " ")
+    return _PIPE.sub(lambda m: m.group(1) * 2 + "\\|", LINE_BREAK.sub(" ", str(text)))
 
 
 def markdown_table(header: list[str], rows: Iterable[list[Any]]) -> Iterator[str]:

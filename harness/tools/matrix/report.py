@@ -21,6 +21,7 @@ from typing import Any
 
 from ragas_compat.compare.classify import CLASSIFICATIONS, same_float
 from ragas_compat.report.atomic import write_reports_atomically
+from ragas_compat.report.csp import policy_meta
 from ragas_compat.report.golden import write_golden_files
 from ragas_compat.tools.matrix.drift import MISSING_CLASS, ApiCell, Cell, Drift, Matrix, MatrixRow
 from ragas_compat.values import encode_float
@@ -273,7 +274,9 @@ span.why{display:block;font-size:11px;color:#b71c1c;font-weight:normal;white-spa
 .legend span{display:inline-block;padding:2px 6px;margin:2px;border:1px solid #bdbdbd}
 code{font-size:12px}
 td.k-harness,td.k-missing{color:#546e7a;font-style:italic}
-""" + "".join(f"td.k-{name}{{background:{color}}}\n" for name, color in _COLORS.items())
+.legend span.changed{outline:3px solid #d32f2f;outline-offset:-3px}
+""" + "".join(f"td.k-{name}{{background:{color}}}\n.legend span.k-{name}{{background:{color}}}\n"
+             for name, color in _COLORS.items())
 
 
 def _e(text: Any) -> str:
@@ -319,12 +322,12 @@ def render_html(matrix: Matrix) -> str:
     labels = [c.label for c in matrix.columns]
     suite = matrix.suite
     parts = ["<!DOCTYPE html>", '<html lang="en"><head><meta charset="utf-8">',
+             policy_meta(styles=[_CSS]),  # nothing fetched, no script, the <style> by its hash
              f"<title>Ragas version matrix: {_e(suite.get('name'))}</title>", f"<style>{_CSS}</style></head><body>",
              f"<h1>Ragas version matrix: suite {_e(suite.get('name'))} ({_e(suite.get('cases'))} cases)</h1>",
-             '<p class="legend">' + "".join(f'<span style="background:{_COLORS[k]}">{_e(k)}</span>'
-                                             for k in CLASSIFICATIONS)
-             + "".join(f'<span style="background:{_COLORS[k]}">{_e(text)}</span>' for k, text in _LEGEND_EXTRA.items()),
-             ' &nbsp; <span style="outline:3px solid #d32f2f;outline-offset:-3px">changed from the previous column</span></p>',
+             '<p class="legend">' + "".join(f'<span class="k-{k}">{_e(k)}</span>' for k in CLASSIFICATIONS)
+             + "".join(f'<span class="k-{k}">{_e(text)}</span>' for k, text in _LEGEND_EXTRA.items()),
+             ' &nbsp; <span class="changed">changed from the previous column</span></p>',
              "<h2>Versions</h2><table><tr><th>column</th><th>Ragas</th><th>status</th><th>fields accepted</th>"
              "<th>network attempts</th></tr>"]
     telemetry = "(telemetry on, blocked)" if suite.get("telemetry") else "(telemetry off)"
