@@ -192,7 +192,7 @@ def test_md_text_escapes_what_markdown_and_html_would_read():
     assert md_text("<b>&</b>") == "&lt;b&gt;&amp;&lt;/b&gt;"
     assert md_text("a | b \\| c") == "a &#124; b \\\\&#124; c"
     assert md_text("`x` *y* [z](u) ![i](s) {: a} ~~s~~") == \
-        "\\`x\\` \\*y\\* [z]\\(u) ![i]\\(s) \\{: a\\} &#126;&#126;s&#126;&#126;"
+        "\\`x\\` \\*y\\* [z]\\(u) ![i]\\(s) \\{: a} &#126;&#126;s&#126;&#126;"
     assert md_text("(a) [0, 1] f(x)") == "\\(a) [0, 1] f(x)"  # brackets alone link nothing
     assert md_text("snake_case _lead trail_ __init__") == "snake_case \\_lead trail\\_ \\_\\_init\\_\\_"
     assert md_text("a\r\nb\rc\nd\u2028e\u2029f\x85g\x0bh\x0ci\x1cj\tk") == "a b c d e f g h i j k"

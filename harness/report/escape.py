@@ -13,12 +13,12 @@ Markdown is never passed through here; everything a user wrote is, at the place 
   * ``|`` and ``~`` become ``&#124;`` and ``&#126;``: no table parser splits a cell on an entity (a
     backslash-escaped ``\\|`` prints its backslash outside tables in Python-Markdown), and ``~~`` cannot
     strike through;
-  * the backslash, the backtick, ``*``, ``{`` and ``}`` are backslash-escaped (an already-escaped
+  * the backslash, the backtick, ``*`` and ``{`` are backslash-escaped (an already-escaped
     ``\\|`` in the text becomes ``\\\\&#124;``: both characters print), and so are ``_`` unless it
     stands between two letters or digits (intraword, where it never emphasises) and the ``(`` of
     ``](`` (an inline link or image; brackets alone link nothing, since user text never starts the
     line a link definition would need): no code span, emphasis, link, image or attribute list
-    (``{: onclick=...}``) comes from user text;
+    (Python-Markdown's ``{: onclick=...}``, which needs its ``{``) comes from user text;
   * line breaks (LF, CR, CRLF, VT, FF, FS, GS, RS, NEL, U+2028, U+2029) and TAB become one space: a
     table row stays one line and no text starts a new block;
   * every other C0 and C1 control, DEL and the bidirectional overrides and isolates are shown as
@@ -45,7 +45,7 @@ LINE_BREAK = re.compile("\r\n|[\t\n\x0b\x0c\r\x1c\x1d\x1e\x85\u2028\u2029]")
 # and isolates (they reorder what is shown), and the line and paragraph separators.
 _CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
 _ENTITY = {"&": "&amp;", "<": "&lt;", ">": "&gt;", "|": "&#124;", "~": "&#126;"}
-_BACKSLASHED = frozenset("\\`*{}")
+_BACKSLASHED = frozenset("\\`*{")
 
 
 def _visible(char: str) -> str:
@@ -67,7 +67,7 @@ def _markdown_char(text: str, index: int) -> str:
     return char
 
 
-_SIGNIFICANT = re.compile(r"[&<>|~\\`*{}_(]")
+_SIGNIFICANT = re.compile(r"[&<>|~\\`*{_(]")
 
 
 def md_text(value: Any) -> str:
