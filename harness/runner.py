@@ -228,20 +228,34 @@ class ProbeRun:
     seconds: float = 0.0
 
 
-def request_targets(names: Sequence[str] | None = None) -> list[TargetSpec]:
+def request_targets(names: Sequence[str] | None = None, cases: Sequence[dict] = ()) -> list[TargetSpec]:
     """The ``targets`` of a probe request, from the metric registry (where every target is declared):
     every registered target (``names`` None), or the named ones in the given order (a ``selftest:``
     name is the probe's own fault-handling target). A name no registered metric declares stays a bare
-    string, which the probe rejects (``unknown targets [...]``) for that request only."""
-    from ragas_compat.metrics.registry import probe_targets
+    string, which the probe rejects (``unknown targets [...]``) for that request only. ``cases`` (raw,
+    validated case dicts) may configure targets (``"targets"``, ``ragas_compat.cases.configurations``):
+    those are requested too, for the cases that name them (with ``names``: those of the named targets'
+    metrics), and a built-in target only for the cases that keep it."""
+    from ragas_compat.cases.configurations import resolve
+    from ragas_compat.metrics.registry import metrics_for_target, probe_targets, suite_probe_targets
 
-    declared = probe_targets()
+    declared = suite_probe_targets([(str(case.get("id")), resolve(case.get("targets")))
+                                    for case in cases if isinstance(case, dict)])
     if names is None:
         return list(declared.values())
+    builtin = probe_targets()
     selftest = API_SELFTEST + ":"
-    return [declared[name] if name in declared else
-            {"api": API_SELFTEST, "ragas_class": name.removeprefix(selftest)} if name.startswith(selftest)
-            else name for name in names]  # type: ignore[misc]
+    chosen: list = []
+    for name in names:
+        if name in declared:
+            chosen.append(declared[name])
+        elif name.startswith(selftest):
+            chosen.append({"api": API_SELFTEST, "ragas_class": name.removeprefix(selftest)})
+        elif name not in builtin:  # a built-in target every case replaced is left out
+            chosen.append(name)
+    selected = {spec.name for name in names for spec in metrics_for_target(name)}
+    chosen += [spec for name, spec in declared.items() if name not in builtin and spec["metric"] in selected]
+    return chosen
 
 
 def _tail(text: str) -> str:
@@ -416,7 +430,7 @@ class StartedProbe:
             return
         index = len(self.submitted)
         request_path, output_path = self._paths(index)
-        request: ProbeRequest = {"cases": cases, "targets": request_targets(targets),
+        request: ProbeRequest = {"cases": cases, "targets": request_targets(targets, cases),
                                  "output": str(output_path), "workers": max(1, int(workers))}
         if evaluate:
             request["evaluate"] = evaluate

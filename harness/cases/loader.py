@@ -56,6 +56,7 @@ from typing import Any
 
 import jsonschema
 
+from ragas_compat.cases.configurations import configurations_of, merged, resolve, target_keys
 from ragas_compat.cases.model import DEFAULT_SUITE_SOURCE, Case, Suite
 from ragas_compat.errors import HarnessInputError
 from ragas_compat.input_limits import MAX_CASES_ENV, Limits, json_path, loads_json, read_text, source_name
@@ -246,15 +247,63 @@ def _size_problems(obj: Any, limits: Limits) -> list[tuple[tuple[Any, ...], str]
     return found
 
 
+def _target_problems(path: tuple[Any, ...], value: Any) -> list[tuple[tuple[Any, ...], str]]:
+    """A ``targets`` object checked against the configurable classes the schema declares
+    (``ragas_compat.cases.configurations``): known keys (the closest one named), each (API, class) named
+    once, every configuration an object of the class's own options with values of their declared types
+    (an integer option takes no 3.0), no configuration twice."""
+    found: list[tuple[tuple[Any, ...], str]] = []
+    if not isinstance(value, dict):
+        return found  # the schema says what it should be
+    keys = target_keys()
+    named: dict[str, str] = {}
+    for key, configured in value.items():
+        if key not in keys:
+            close = closest_name(key, list(keys))
+            found.append(((*path, key), f"unknown target {key!r}; " + (
+                f"did you mean {close!r}?" if close else f"configurable targets: {', '.join(keys)}")))
+            continue
+        declared, apis = keys[key]
+        for api in apis:
+            target = f"{api}:{declared.apis[api]}"
+            if target in named:
+                found.append(((*path, key), f"{target} is named twice (also by {named[target]!r})"))
+            named[target] = key
+        if isinstance(configured, list) and not configured:
+            found.append(((*path, key), "expected a configuration object or a non-empty list of them, got an empty list"))
+        validator = jsonschema.Draft202012Validator({"type": "object", "additionalProperties": False,
+                                                     "properties": dict(declared.options)})
+        seen: dict[str, int] = {}
+        for j, options in enumerate(configurations_of(configured)):
+            where = (*path, key, j) if isinstance(configured, list) else (*path, key)
+            if not isinstance(options, dict):
+                found.append((where, f"expected an object of {declared.name} options, got {_got(options)}"))
+                continue
+            for error in validator.iter_errors(options):
+                for sub, what in _located(error):
+                    what = what.replace("unknown key", f"unknown {declared.name} option", 1)
+                    found.append(((*where, *sub), what.replace("valid keys:", "its options:")))
+            for option, schema in declared.options.items():
+                if schema.get("type") == "integer" and isinstance(options.get(option), float):
+                    found.append(((*where, option), f"expected an integer, got number {_short(options[option])}"))
+            text = json.dumps(sorted(options.items()), default=str)
+            if text in seen:
+                found.append((where, f"the same configuration as configuration {seen[text]} of {key!r}"))
+            seen.setdefault(text, j)
+    return found
+
+
 def _semantic_problems(obj: Any) -> list[tuple[tuple[Any, ...], str]]:
     """Checks JSON Schema cannot express; tolerant of ill-typed input (the schema reports that)."""
     found: list[tuple[tuple[Any, ...], str]] = []
     if not isinstance(obj, dict) or not isinstance(obj.get("cases"), list):
         return found
+    found += _target_problems(("targets",), obj.get("targets"))
     first_use: dict[str, int] = {}
     for i, case in enumerate(obj["cases"]):
         if not isinstance(case, dict):
             continue
+        found += _target_problems(("cases", i, "targets"), case.get("targets"))
         case_id = case.get("id")
         if isinstance(case_id, str) and case_id:
             if case_id in first_use:
@@ -357,7 +406,12 @@ def _opt_tuple(case: dict[str, Any], key: str) -> tuple[Any, ...] | None:
     return tuple(case[key]) if key in case else None
 
 
-def _build_case(raw: dict[str, Any]) -> Case:
+def _build_case(raw: dict[str, Any], suite_targets: Any = None) -> Case:
+    """One validated case; ``suite_targets``: the file's default ``targets``, merged into the case's
+    (and into its raw object, which the probe reads: ``configurations.merged``)."""
+    targets = merged(suite_targets, raw.get("targets"))
+    if suite_targets:
+        raw = {**raw, "targets": targets}
     verdicts = raw.get("verdicts", {})
     frozen_verdicts: dict[str, tuple[Any, ...]] = {}
     for key in LABEL_LIST_VERDICTS:
@@ -393,6 +447,7 @@ def _build_case(raw: dict[str, Any]) -> Case:
                                       for key, by_kind in raw.get("judge_calls", {}).items()}),
         judge_audit=None if audit is None else MappingProxyType(
             {"human": MappingProxyType(dict(audit["human"])), "judge": MappingProxyType(dict(audit["judge"]))}),
+        targets=resolve(targets),
         raw=raw,
     )
 
@@ -403,7 +458,7 @@ def parse_suite(obj: Any, source: str = "<memory>", limits: Limits | None = None
     if problems:
         _raise(source, problems)
     obj = copy.deepcopy(obj)
-    return Suite(name=obj["suite"], source=source, cases=tuple(_build_case(c) for c in obj["cases"]))
+    return Suite(name=obj["suite"], source=source, cases=tuple(_build_case(c, obj.get("targets")) for c in obj["cases"]))
 
 
 def _locate(document: Any, path: tuple[Any, ...]) -> str:

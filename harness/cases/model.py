@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any
 
+from ragas_compat.cases.configurations import TargetConfig
 from ragas_compat.errors import HarnessInputError
 
 CATEGORIES = ("single_source", "multi_source", "no_answer", "conflict", "outdated", "edge")
@@ -55,6 +56,9 @@ class Case:
     # verdict key -> prompt kind -> the per-call script's entries in call order (case key judge_calls), as
     # given: only the probe's scripted judge reads them; the reference computes from the verdicts
     judge_calls: Mapping[str, Mapping[str, tuple[Any, ...]]] = field(default_factory=lambda: MappingProxyType({}))
+    # the configured Ragas targets scoring the case (case key "targets", merged with the suite default):
+    # for each (API, class) named, these replace the built-in configurations (ragas_compat.cases.configurations)
+    targets: tuple[TargetConfig, ...] = ()
     raw: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
 
 

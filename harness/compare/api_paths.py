@@ -146,14 +146,15 @@ def classify_paths(legacy: AuditRow, collections: AuditRow) -> Diagnosis:
 
 
 def path_pairs(rows: Sequence[AuditRow], expectations: Expectations | None) -> tuple[PathPair, ...]:
-    """Every (legacy row, collections row) of the same case and metric, classified, in row order."""
+    """Every (legacy row, collections row) of the same case and metric, classified, in row order (a
+    metric a case configures, ``MetricSpec.reference_key``: of the same configuration)."""
     collections_rows: dict[tuple[str, str], list[AuditRow]] = {}
     for row in rows:
         if _is_collections(row):
-            collections_rows.setdefault((row.case.id, row.spec.name), []).append(row)
+            collections_rows.setdefault((row.case.id, row.spec.reference_key), []).append(row)
     pairs = []
     for legacy in (r for r in rows if _is_legacy(r)):
-        for collections in collections_rows.get((legacy.case.id, legacy.spec.name), ()):
+        for collections in collections_rows.get((legacy.case.id, legacy.spec.reference_key), ()):
             diagnosis = classify_paths(legacy, collections)
             expected = (expectations.explain_pair(legacy, collections, diagnosis.name)
                         if expectations is not None else IDENTICAL)

@@ -140,7 +140,7 @@ def build_audit(suite: Suite, probe_output: dict[str, Any], expectations: Expect
         received = shared.value(result.get("received") or {})
         ragas_value = decode_ragas_value(result.get("value"))
         # the registry says which metrics a target is compared with; else the metric the probe named
-        for spec in metrics_for_target(result["target"]) or (metric(result["metric"]),):
+        for spec in metrics_for_target(result["target"], case) or (metric(result["metric"]),):
             if metrics is not None and spec.name not in metrics:
                 continue
             reference = with_received_inputs(spec, case, references.outcome(spec, case), received)

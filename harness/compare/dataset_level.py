@@ -28,6 +28,7 @@ that recomputed mean as the alternative named after the most consequential seman
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from collections import Counter
 from collections.abc import Iterable, Sequence
@@ -187,6 +188,8 @@ class TargetAggregate:
     classification: Diagnosis
     alternative_key: str | None
     run_problems: tuple[str, ...] = field(default=())
+    # the metric and a case-named configuration of it (MetricSpec.reference_key): its own reference
+    group: str = ""
 
     @property
     def ragas_mean(self) -> float:
@@ -302,10 +305,11 @@ class DatasetLevel:
     problems: tuple[str, ...] = field(default=())
 
     def by_metric(self) -> dict[str, list[TargetAggregate]]:
-        """The targets grouped by metric, in registry order."""
+        """The targets grouped by metric, in registry order (a configuration cases name, e.g.
+        ``aspect_critic[strictness=5]``, is a group of its own: its reference is its own)."""
         grouped: dict[str, list[TargetAggregate]] = {}
         for aggregate in self.targets:
-            grouped.setdefault(aggregate.metric, []).append(aggregate)
+            grouped.setdefault(aggregate.group or aggregate.metric, []).append(aggregate)
         return grouped
 
 
@@ -338,13 +342,14 @@ def from_probe(audit_rows: Sequence, evaluate_output: dict | None) -> DatasetLev
         run = by_api[main_api]
         errors = {(e["case_id"], e["target"]): (e["type"], e["message"]) for e in run.get("errors", [])}
         rows, target_problems = [], [p for p in run.get("stub_problems", []) if p.startswith(target + ":")]
-        metric = None
+        metric: str | None = None
+        group = ""
         for entry in run.get("rows", []):
             audit_row = by_key.get((entry["case_id"], target))
             if audit_row is None:
                 target_problems.append(f"{entry['case_id']}: evaluate() scored a case with no per-row result")
                 continue
-            metric = audit_row.spec.name
+            metric, group = audit_row.spec.name, audit_row.spec.reference_key
             rows.append(AggregationRow(entry["case_id"], audit_row.case.category, audit_row.reference,
                                        audit_row.classification.name, _decode(entry["values"].get(target)),
                                        audit_row.ragas_value, errors.get((entry["case_id"], target))))
@@ -358,7 +363,8 @@ def from_probe(audit_rows: Sequence, evaluate_output: dict | None) -> DatasetLev
         if metric is None:
             continue
         apis = {api: _decode(r.get("scores", {}).get(target)) for api, r in sorted(by_api.items())}
-        targets.append(aggregate_target(metric, target, apis, rows, target_problems))
+        targets.append(dataclasses.replace(aggregate_target(metric, target, apis, rows, target_problems),
+                                           group="" if group == metric else group))
     order = {name: i for i, name in enumerate(metric_names())}
     targets.sort(key=lambda a: (order.get(a.metric, len(order)), a.target))
     return DatasetLevel(dict(evaluate_output.get("settings", {})), tuple(targets), tuple(problems))

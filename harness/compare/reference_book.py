@@ -18,7 +18,8 @@ from ragas_compat.metrics.spec import MetricSpec
 
 
 class ReferenceBook:
-    """``outcome(spec, case)`` = ``spec.outcome(case)``, computed at most once per (case id, metric)."""
+    """``outcome(spec, case)`` = ``spec.outcome(case)``, computed at most once per (case id, metric and
+    configuration: ``MetricSpec.reference_key``)."""
 
     def __init__(self) -> None:
         self._outcomes: dict[tuple[str, str], ReferenceOutcome] = {}
@@ -27,7 +28,7 @@ class ReferenceBook:
         return len(self._outcomes)
 
     def outcome(self, spec: MetricSpec, case: Case) -> ReferenceOutcome:
-        key = (case.id, spec.name)
+        key = (case.id, spec.reference_key)
         if key not in self._outcomes:
             self._outcomes[key] = spec.outcome(case)
         return self._outcomes[key]

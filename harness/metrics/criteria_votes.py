@@ -179,6 +179,17 @@ def _quantities(reference: ReferenceOutcome, given: ExplainInput) -> tuple[list[
              f"Ragas: strictness {d['strictness']} made odd ({d['samples_used']}), but one sample asked (n=1)"])
 
 
+def _configure(key: str, strictness: int) -> Any:
+    """Options as data: the metric of ``strictness`` reads a configuration of that strictness; the
+    strictness-1 metric also reads every strictness no built-in metric has (5, 7 ...)."""
+    def configure(options: Mapping[str, Any]) -> Any:
+        wanted = options.get("strictness", 1)
+        if wanted != strictness and not (strictness == 1 and wanted not in STRICTNESS):
+            return None
+        return lambda case: votes_outcome(metric_name(key, strictness), key, wanted, case.verdicts[key])
+    return configure
+
+
 def _spec(key: str, strictness: int) -> MetricSpec:
     name = metric_name(key, strictness)
     # legacy only (no collections class at 0.4.3); built with the criterion and strictness 1 unless the
@@ -203,7 +214,8 @@ def _spec(key: str, strictness: int) -> MetricSpec:
         explain=ExplainAdapter(
             command=name.replace("_", "-"), takes="labels",
             inputs_help=f"LABELS (one {FAMILY[key][2]} per strictness sample, in the judge's order)",
-            targets=ragas.ids(), case_inputs=_explain_inputs(key), quantities=_quantities))
+            targets=ragas.ids(), case_inputs=_explain_inputs(key), quantities=_quantities),
+        configure=_configure(key, strictness))
 
 
 SPECS: tuple[MetricSpec, ...] = tuple(_spec(key, s) for key in FAMILY for s in STRICTNESS)

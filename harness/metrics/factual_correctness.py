@@ -222,6 +222,18 @@ def _quantities(reference: ReferenceOutcome, given: ExplainInput) -> tuple[list[
              "Ragas: np.round(score, 2), precision/recall denominators + 1e-8"])
 
 
+def _configure(name: str, mode: str, beta: float) -> Any:
+    """Options as data: each mode's metric reads the configurations of its mode (f1: the F1 metric at
+    beta 1.0, the F-beta one at any other beta; precision and recall at any beta, which they do not read).
+    ``atomicity`` and ``coverage`` change only the decomposition prompt's examples, so not the formula."""
+    def configure(options: Mapping[str, Any]) -> Any:
+        wanted_mode, wanted_beta = options.get("mode", "f1"), options.get("beta", 1.0)
+        if wanted_mode != mode or (mode == "f1" and (wanted_beta == 1.0) != (beta == 1.0)):
+            return None
+        return lambda case: factual_outcome(name, wanted_mode, float(wanted_beta), case.verdicts[KEY])
+    return configure
+
+
 def _spec(name: str, mode: str, beta: float, options: tuple[tuple[str, object], ...]) -> MetricSpec:
     ragas = RagasTargets(("FactualCorrectness",), ("FactualCorrectness",), "ragas.metrics._factual_correctness",
                          options, judge="factual_correctness")
@@ -245,7 +257,8 @@ def _spec(name: str, mode: str, beta: float, options: tuple[tuple[str, object], 
             command=name.replace("_", "-"), takes="labels",
             inputs_help=("LABELS (one 0/1 verdict per response claim; the same labels are used for the "
                          "reference claims)"),
-            targets=ragas.ids()[:1], case_inputs=_explain_inputs, quantities=_quantities))
+            targets=ragas.ids()[:1], case_inputs=_explain_inputs, quantities=_quantities),
+        configure=_configure(name, mode, beta))
 
 
 SPECS: tuple[MetricSpec, ...] = tuple(_spec(name, *config) for name, config in MODES.items())

@@ -10,6 +10,10 @@ user's own metric or a test's toy one; ``unregister()`` takes it away again.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
+from ragas_compat.cases.configurations import TargetConfig, overridden
+from ragas_compat.cases.model import Case
 from ragas_compat.errors import HarnessInputError
 from ragas_compat.metrics import (
     answer_correctness,
@@ -69,10 +73,80 @@ def metric(name: str) -> MetricSpec:
                                 field="metric", value=name) from None
 
 
-def metrics_for_target(target: str) -> tuple[MetricSpec, ...]:
-    """The metrics a Ragas target (``"legacy:Faithfulness"``) is compared with."""
+def metrics_for_target(target: str, case: Case | None = None) -> tuple[MetricSpec, ...]:
+    """The metrics a Ragas target (``"legacy:Faithfulness"``) is compared with; for a ``case`` that
+    configures targets (case key ``targets``), the metrics configured as it names them."""
+    if case is not None and case.targets:
+        return case_targets(case).get(str(target), ())
     target = TargetId(target)
     return tuple(spec for spec in _REGISTRY.values() if target in spec.ragas_targets)
+
+
+_CONFIGURED: dict[tuple[TargetConfig, tuple[str, ...]], tuple[MetricSpec, ...]] = {}
+
+
+def configured_specs(config: TargetConfig) -> tuple[MetricSpec, ...]:
+    """The metrics that read one configured target (``MetricSpec.configured``), configured; a configuration
+    no registered metric reads is refused (HarnessInputError)."""
+    key = (config, tuple(_REGISTRY))
+    if key not in _CONFIGURED:
+        found = tuple(configured for spec in _REGISTRY.values()
+                      if (configured := spec.configured(config.api, config.ragas_class, config.options)) is not None)
+        if not found:
+            raise HarnessInputError(f"target {config.name}: no registered metric reads this configuration",
+                                    field="targets", value=config.name)
+        _CONFIGURED[key] = found
+    return _CONFIGURED[key]
+
+
+def _builtin_targets() -> list[tuple[str, str, str, MetricSpec]]:
+    """(target name, api, class, metric) of every built-in target, in registration order."""
+    return [(str(target), target.api.value, ragas_class, spec) for spec in _REGISTRY.values() if spec.ragas is not None
+            for target, ragas_class in zip(spec.ragas_targets, (*spec.ragas.legacy, *spec.ragas.collections),
+                                           strict=True)]
+
+
+def case_targets(case: Case) -> dict[str, tuple[MetricSpec, ...]]:
+    """The targets scoring ``case`` by name, each with the metrics it is compared with: the built-in
+    targets of every class the case does not configure, then the case's configured targets."""
+    replaced = overridden(case.targets)
+    out: dict[str, tuple[MetricSpec, ...]] = {}
+    for name, api, ragas_class, spec in _builtin_targets():
+        if (api, ragas_class) not in replaced:
+            out[name] = (*out.get(name, ()), spec)
+    for config in case.targets:
+        out.setdefault(config.name, configured_specs(config))
+    return out
+
+
+def suite_probe_targets(cases: Sequence[tuple[str, tuple[TargetConfig, ...]]]) -> dict[str, TargetSpec]:
+    """The targets a probe request on these cases (``(case id, its configured targets)``) carries: every
+    built-in target (``probe_targets``) and every configured one. A target that scores only some of the
+    cases (a configured one; a built-in one whose class some case configures) lists them (``cases``); a
+    built-in target no case keeps is left out."""
+    declared = probe_targets()
+    if not any(configs for _, configs in cases):
+        return declared
+    ids = [case_id for case_id, _ in cases]
+    scoring: dict[str, list[str]] = {name: [] for name in declared}
+    specs: dict[str, TargetSpec] = dict(declared)
+    for case_id, configs in cases:
+        replaced = overridden(configs)
+        for name, spec in declared.items():
+            if (spec["api"], spec["ragas_class"]) not in replaced:
+                scoring[name].append(case_id)
+        for config in configs:
+            if config.name not in specs:
+                specs[config.name] = configured_specs(config)[0].probe_targets()[0]
+            if case_id not in scoring.setdefault(config.name, []):
+                scoring[config.name].append(case_id)
+    out: dict[str, TargetSpec] = {}
+    for name, spec in specs.items():
+        if scoring[name] == ids:
+            out[name] = spec
+        elif scoring[name]:
+            out[name] = {**spec, "cases": scoring[name]}
+    return out
 
 
 def probe_targets() -> dict[str, TargetSpec]:

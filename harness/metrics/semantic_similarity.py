@@ -11,12 +11,17 @@ path runs offline. Two metrics, one per configuration of the class:
   compares its *float* cosine (normalise, then dot, in doubles) with the threshold, so a pair whose
   cosine is exactly 0.5 (``[1, 1, 0, 0]`` and ``[1, 0, 1, 0]``) comes out 0.4999999999999999 and
   scores 0: the named variant ``threshold_on_float_cosine``.
+
+Options as data: a case may configure the class (``"targets": {"SemanticSimilarity": {"threshold": t}}``):
+``threshold`` null is the cosine (``semantic_similarity``), a number t is 1 if the cosine is >= t, else 0
+(``semantic_similarity_threshold`` at t). Ragas tests the threshold for truth (``if self.threshold:``),
+so ``threshold=0.0`` returns the cosine itself, not 1 or 0: the named variant ``threshold_zero_is_unset``.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
 from decimal import Decimal, localcontext
 from fractions import Fraction
 from typing import Any
@@ -34,6 +39,8 @@ FLOAT_COSINE = ("Ragas normalises both vectors and takes their dot product in do
                 "float evaluation")
 FLOAT_THRESHOLD = ("SemanticSimilarity compares its float cosine with the threshold (score >= 0.5): a cosine of "
                    "exactly 0.5 evaluates to 0.4999999999999999 in doubles and scores 0")
+ZERO_IS_UNSET = ("SemanticSimilarity applies its threshold only when it is true (if self.threshold:): threshold 0.0 "
+                 "is falsy, so it returns the cosine itself instead of 1 (cosine >= 0) or 0")
 
 
 def cosine(a: Sequence[float], b: Sequence[float]) -> Fraction | None:
@@ -72,7 +79,8 @@ def _vectors(case: Case) -> tuple[tuple[float, ...] | None, tuple[float, ...] | 
     return table.get(case.reference or " "), table.get(case.response or " ")
 
 
-def _outcome(case: Case, threshold: bool) -> ReferenceOutcome:
+def _outcome(case: Case, threshold: bool, at: Fraction = THRESHOLD) -> ReferenceOutcome:
+    """The reference on ``case``: the cosine, or (``threshold``) 1 if it is >= ``at``, else 0."""
     name = "semantic_similarity_threshold" if threshold else "semantic_similarity"
     ref, resp = _vectors(case)
     denominator = "|e_reference| |e_response|"
@@ -90,10 +98,25 @@ def _outcome(case: Case, threshold: bool) -> ReferenceOutcome:
     if not threshold:
         details["ragas_semantics"] = {"rounding": FLOAT_COSINE}
         return ReferenceOutcome(name, cos, None, None, {"rounding": in_doubles}, details, denominator)
-    details.update({"threshold": THRESHOLD, "variants": {"threshold_on_float_cosine": FLOAT_THRESHOLD}})
-    return ReferenceOutcome(name, Fraction(int(cos >= THRESHOLD)), None, None,
-                            {"variant:threshold_on_float_cosine": Fraction(int(in_doubles >= float(THRESHOLD)))},
-                            details, "none (1 if the cosine is >= 0.5, else 0)")
+    variants: dict[str, str] = {"threshold_on_float_cosine": FLOAT_THRESHOLD.replace("0.5", str(float(at)))}
+    alternatives: dict[str, float | Fraction | None] = {
+        "variant:threshold_on_float_cosine": Fraction(int(in_doubles >= float(at)))}
+    if at == 0:
+        variants["threshold_zero_is_unset"] = ZERO_IS_UNSET
+        alternatives["variant:threshold_zero_is_unset"] = in_doubles
+    details.update({"threshold": at, "variants": variants})
+    return ReferenceOutcome(name, Fraction(int(cos >= at)), None, None, alternatives, details,
+                            f"none (1 if the cosine is >= {float(at)}, else 0)")
+
+
+def _configure(threshold: bool) -> Callable[[Mapping[str, Any]], Callable[[Case], ReferenceOutcome] | None]:
+    """Options as data: ``threshold`` null (or absent) is the cosine metric's, a number the threshold metric's."""
+    def configure(options: Mapping[str, Any]) -> Callable[[Case], ReferenceOutcome] | None:
+        at = options.get("threshold")
+        if (at is not None) != threshold:
+            return None
+        return (lambda case: _outcome(case, False)) if at is None else (lambda case: _outcome(case, True, Fraction(at)))
+    return configure
 
 
 def fuzz_embeddings(draw: FuzzDraw) -> dict[str, Any]:
@@ -144,7 +167,8 @@ def _spec(threshold: bool) -> MetricSpec:
                           "is refused (Ragas: LookupError from the frozen model)."),
         compute=lambda case: _outcome(case, threshold), requires=("embeddings",), fuzz_inputs=fuzz_embeddings,
         explain=ExplainAdapter(command=name.replace("_", "-"), takes="ids", inputs_help=IDS_HELP, targets=ragas.ids(),
-                               case_inputs=explain_vectors, quantities=_quantities))
+                               case_inputs=explain_vectors, quantities=_quantities),
+        configure=_configure(threshold))
 
 
 SPECS: tuple[MetricSpec, ...] = (_spec(False), _spec(True))

@@ -15,14 +15,19 @@ Traits:
   ``TargetId``s, derived) and ``as_given`` (the value with verdicts taken as given, no coercion:
   how the legacy-vs-collections pairing recognises a path that does not coerce);
 - the tools: ``fuzz_inputs`` (the case inputs for one fuzz draw) and ``explain`` (how
-  ``ragas-compat explain`` builds a one-case input and which quantities it shows).
+  ``ragas-compat explain`` builds a one-case input and which quantities it shows);
+- options as data: ``configure(options)`` says whether this metric is the one that reads a case's
+  configuration of its Ragas class (``"targets": {"legacy:SemanticSimilarity": {"threshold": 0.0}}``,
+  ``ragas_compat.cases.configurations``) and returns the reference computation under those options
+  (None: another metric of the class reads them); ``configured`` is the metric so configured, for one
+  API's class, named ``target_name(api, class, options)``.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import random
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any, Literal
@@ -156,6 +161,32 @@ class MetricSpec:
     as_given: Callable[[Sequence[int]], float] | None = None
     fuzz_inputs: Callable[[FuzzDraw], dict[str, Any]] | None = None
     explain: ExplainAdapter | None = None
+    # options as data: the reference under a case's configuration of the class, when this metric reads it
+    configure: Callable[[Mapping[str, Any]], Callable[[Case], ReferenceOutcome] | None] | None = None
+    # set on a copy ``configured`` by a case: the configuration's options (None: the built-in one)
+    configuration: tuple[tuple[str, Any], ...] | None = None
+
+    def configured(self, api: str, ragas_class: str, options: tuple[tuple[str, Any], ...]) -> MetricSpec | None:
+        """This metric with ``options`` for ``api``'s ``ragas_class`` (one target: its only class), or None
+        when it does not read that configuration (another metric of the class does, or none)."""
+        if self.configure is None or self.ragas is None:
+            return None
+        on_api = self.ragas.legacy if api == Api.LEGACY.value else self.ragas.collections
+        if ragas_class not in on_api:
+            return None
+        compute = self.configure(dict(options))
+        if compute is None:
+            return None
+        legacy, collections = ((ragas_class,), ()) if api == Api.LEGACY.value else ((), (ragas_class,))
+        ragas = dataclasses.replace(self.ragas, legacy=legacy, collections=collections, options=tuple(options))
+        return dataclasses.replace(self, ragas=ragas, compute=compute, configuration=tuple(options))
+
+    @property
+    def reference_key(self) -> str:
+        """What tells two of its reference computations apart: the name, and a case's configuration."""
+        if self.configuration is None:
+            return self.name
+        return self.name + "[" + ",".join(f"{key}={value!r}" for key, value in self.configuration) + "]"
 
     def applies_to(self, case: Case) -> bool:
         """True when the case holds every input the metric requires."""

@@ -16,7 +16,7 @@ scored, each reference sentence a separate reference) and RougeScore's Porter st
 from __future__ import annotations
 
 import random
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from fractions import Fraction
 from typing import Any
 
@@ -217,13 +217,30 @@ def _quantities(reference: ReferenceOutcome, given: ExplainInput) -> tuple[list[
     return quantities, formulas
 
 
+Configure = Callable[[Mapping[str, Any]], Callable[[Case], ReferenceOutcome] | None]
+
+
+def _reads(compute: Callable[[Case], ReferenceOutcome], **own: str) -> Configure:
+    """Options as data for a metric that is one value of its class's options (``own``: option -> the
+    value this metric computes; an option not given is the class's default, ``DEFAULTS``): the metric
+    reads the configurations whose options (defaults filled in) are its own."""
+    def configure(options: Mapping[str, Any]) -> Callable[[Case], ReferenceOutcome] | None:
+        return compute if all(options.get(key, DEFAULTS[key]) == value for key, value in own.items()) else None
+    return configure
+
+
+# the constructor defaults of the configurable string classes (both APIs, Ragas 0.4.3)
+DEFAULTS = {"distance_measure": "levenshtein", "rouge_type": "rougeL", "mode": "fmeasure"}
+
+
 def _spec(name: str, reference_on: str, ragas: RagasTargets, compute: Callable[[Case], ReferenceOutcome],
-          denominator: str, undefined_policy: str) -> MetricSpec:
+          denominator: str, undefined_policy: str, configure: Configure | None = None) -> MetricSpec:
     return MetricSpec(
         name=name, reference_on=reference_on, ragas=ragas, fields_read=FIELDS, denominator=denominator,
         undefined_policy=undefined_policy, compute=compute, requires=REQUIRES, fuzz_inputs=fuzz_texts,
         explain=ExplainAdapter(command=name.replace("_", "-"), takes="texts", inputs_help=TEXTS_HELP,
-                               targets=ragas.ids(), case_inputs=explain_texts, quantities=_quantities))
+                               targets=ragas.ids(), case_inputs=explain_texts, quantities=_quantities),
+        configure=configure)
 
 
 _NEVER_UNDEFINED = "Always defined (two empty strings are identical: 1)."
@@ -244,7 +261,7 @@ SPECS: tuple[MetricSpec, ...] = (
     *(_spec(f"string_similarity_{m}", f"{_MEASURE_TEXT[m]}; oracle rapidfuzz",
             _targets("NonLLMStringSimilarity", "NonLLMStringSimilarity", options=(("distance_measure", m),)),
             _similarity(m), "the longer text's length" if m in ("levenshtein", "hamming") else "none",
-            _NEVER_UNDEFINED)
+            _NEVER_UNDEFINED, _reads(_similarity(m), distance_measure=m))
       for m in ("levenshtein", "hamming", "jaro", "jaro_winkler")),
     _spec("bleu", "BLEU-4 of response vs reference: 13a tokens, case kept, brevity penalty, exp smoothing (sacrebleu's "
           "corpus_bleu defaults); oracle sacrebleu.corpus_bleu([response], [[reference]])",
@@ -260,6 +277,7 @@ SPECS: tuple[MetricSpec, ...] = (
             _targets("RougeScore", "RougeScore", "ragas.metrics._rouge_score", (("rouge_type", t), ("mode", mode))), _rouge(t, mode),
             {"precision": "response tokens", "recall": "reference tokens",
              "fmeasure": "precision + recall (harmonic mean)"}[mode],
-            "None ('empty_response_tokens' / 'empty_reference_tokens') when a text has no token; Ragas returns 0.0.")
+            "None ('empty_response_tokens' / 'empty_reference_tokens') when a text has no token; Ragas returns 0.0.",
+            _reads(_rouge(t, mode), rouge_type=t, mode=mode))
       for t in ("rouge1", "rougeL") for mode in ("precision", "recall", "fmeasure")),
 )

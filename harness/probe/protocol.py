@@ -121,11 +121,7 @@ class TargetRequirements(t.TypedDict):
     flags: list[str]      # case keys whose value is true ("string_metrics", ...)
 
 
-class TargetSpec(t.TypedDict):
-    """One Ragas class of one API, configured, for one of the host's metrics: all the probe knows of it.
-
-    The probe names it ``target_name(api, ragas_class, options)``; selftest targets need only ``api``
-    (``"selftest"``) and ``ragas_class`` (the selftest's name)."""
+class _TargetSpecRequired(t.TypedDict):
 
     api: str                      # "legacy" | "collections" | "selftest"
     ragas_class: str              # the class name
@@ -141,7 +137,18 @@ class TargetSpec(t.TypedDict):
     requires: TargetRequirements
 
 
-TARGET_SPEC_KEYS = frozenset(TargetSpec.__annotations__)
+class TargetSpec(_TargetSpecRequired, total=False):
+    """One Ragas class of one API, configured, for one of the host's metrics: all the probe knows of it.
+
+    The probe names it ``target_name(api, ragas_class, options)``; selftest targets need only ``api``
+    (``"selftest"``) and ``ragas_class`` (the selftest's name). ``cases``: the ids of the only cases it
+    scores (a configuration some cases name, ``"targets"`` in the case file; a built-in one that some
+    cases replace); absent: every case that has its inputs."""
+
+    cases: list[str]
+
+
+TARGET_SPEC_KEYS = frozenset(_TargetSpecRequired.__annotations__)
 
 
 def _strings(value: object) -> bool:
@@ -174,6 +181,7 @@ def target_problem(raw: object) -> str | None:
         "embeddings": isinstance(raw["embeddings"], bool),
         "requires": isinstance(requires, dict) and set(requires) == set(TargetRequirements.__annotations__)
         and all(_strings(v) for v in requires.values()),
+        "cases": "cases" not in raw or _strings(raw["cases"]),
     }
     bad = [key for key, ok in checks.items() if not ok]
     return f"target {raw.get('ragas_class')!r}: malformed {bad}" if bad else None

@@ -61,6 +61,7 @@ class Target:
     requires_verdicts: tuple[str, ...] = ()
     requires_fields: tuple[str, ...] = ()
     requires_flags: tuple[str, ...] = ()
+    case_ids: frozenset[str] | None = None   # the only cases it scores (None: every case with its inputs)
 
     @classmethod
     def from_spec(cls, spec: TargetSpec) -> Target:
@@ -72,7 +73,8 @@ class Target:
                    tuple((k, _value(v)) for k, v in spec["options"]),
                    tuple((k, _value(v)) for k, v in spec["settings"]),
                    spec["judge"], spec["verdict_key"], spec["embeddings"], tuple(requires["verdicts"]),
-                   tuple(requires["fields"]), tuple(requires["flags"]))
+                   tuple(requires["fields"]), tuple(requires["flags"]),
+                   frozenset(spec["cases"]) if "cases" in spec else None)
 
     @property
     def name(self) -> str:
@@ -89,7 +91,10 @@ class Target:
         return {**dict(self.settings), **dict(self.named_options)}
 
     def applies(self, case: dict) -> bool:
-        """The case holds every input the target requires (a selftest target applies to every case)."""
+        """The case holds every input the target requires and is one of its cases (a selftest target
+        applies to every case)."""
+        if self.case_ids is not None and case.get("id") not in self.case_ids:
+            return False
         verdicts = case.get("verdicts") or {}
         return (all(key in verdicts for key in self.requires_verdicts)
                 and all(case.get(name) is not None for name in self.requires_fields)
