@@ -138,7 +138,20 @@ def test_exact_double_where_six_digits_would_hide_the_difference():
     html = render_html(hidden)
     assert ">0.9999999999<span" in html and ">1.0<span" in html
     plain = matrix_of({"legacy:Faithfulness": (value(0.5), value(0.25), RAGAS_ERROR, value(1 / 3))})
-    assert cell_texts(plain.rows[0]) == ["0.5", "0.25", "error: ValueError", "0.333333"]
+    assert cell_texts(plain.rows[0]) == ["0.5", "0.25", "error: ValueError", "0.3333333333333333"]
+
+
+def test_every_changed_cell_shows_its_exact_double():
+    """0.9999999999666667 in a changed cell never reads "1" (issue 38), whatever its neighbours read."""
+    near_one = 0.9999999999666667
+    matrix = matrix_of({"legacy:ContextPrecision": (value(0.5), value(near_one, "epsilon"), value(near_one, "epsilon"),
+                                                    value(2 / 3))})
+    row = matrix.rows[0]
+    assert [bool(c) for c in row.changes] == [True, False, True]
+    assert cell_texts(row) == ["0.5", "0.9999999999666667", "1", "0.6666666666666666"]
+    md = render_markdown(matrix)
+    assert "| 0.5 identical | **0.9999999999666667 epsilon** Δ | 1 epsilon | **0.6666666666666666 identical** Δ |" in md
+    assert ">0.9999999999666667<span" in render_html(matrix)
 
 
 finite_or_nan = st.one_of(st.floats(allow_nan=False, allow_infinity=True), st.just(float("nan")))

@@ -20,6 +20,7 @@ from typer.models import CommandInfo, DefaultPlaceholder, TyperInfo
 
 from ragas_compat import __version__
 from ragas_compat.cli import bench, bisect, diff, expect, explain, fuzz, import_cmd, matrix, pin, record, run
+from ragas_compat.cli.many_values import spread_values
 
 COMMAND_MODULES = (run, expect, pin, explain, fuzz, matrix, bisect, bench, record, import_cmd, diff)
 
@@ -51,6 +52,9 @@ def plain_flags(params: list[Any]) -> list[Any]:
 class PlainFlagsCommand(TyperCommand):
     def get_params(self, ctx: Any) -> list[Any]:
         return plain_flags(super().get_params(ctx))
+
+    def parse_args(self, ctx: Any, args: list[str]) -> list[str]:  # --cases A B as --cases A --cases B
+        return super().parse_args(ctx, spread_values(args, self.params))
 
 
 class PlainFlagsGroup(TyperGroup):

@@ -5,8 +5,9 @@ environment build state (built vs reused) and no timings - those go to the conso
 
 A cell the harness could not drive (``Cell.harness_limit``) says so in the harness's name, is drawn in
 a neutral colour (never the Ragas-error colour), and its changes are listed apart from Ragas's drift.
-Values are shown with 6 significant digits, except where that would hide a difference between
-adjacent columns: there the exact double (``repr``) is shown (``cell_texts``).
+Values are shown with 6 significant digits, except in a cell that changed from the previous column
+and where 6 digits would hide a difference between adjacent columns: there the exact double (``repr``)
+is shown (``cell_texts``).
 """
 
 from __future__ import annotations
@@ -143,13 +144,17 @@ def exact_text(number: float) -> str:
 
 def cell_texts(row: MatrixRow) -> list[str]:
     """Each cell's display text: ``Cell.text``, but the exact double (``repr``) for a value whose
-    6-significant-digit text equals an adjacent column's while the doubles differ (0.9999999999 vs 1)."""
+    6-significant-digit text equals an adjacent column's while the doubles differ (0.9999999999 vs 1),
+    and for every value in a cell that changed from the previous column (a changed 0.9999999999666667
+    never reads "1")."""
     texts = [cell.text for cell in row.cells]
     exact = [False] * len(texts)
     for i in range(1, len(texts)):
         a, b = row.cells[i - 1], row.cells[i]
         if a.status == b.status == "value" and texts[i - 1] == texts[i] and not same_float(a.value, b.value):
             exact[i - 1] = exact[i] = True
+        if b.status == "value" and row.changes[i - 1]:
+            exact[i] = True
     return [exact_text(cell.value) if shown_exact else text
             for cell, text, shown_exact in zip(row.cells, texts, exact, strict=True)]
 
@@ -199,8 +204,9 @@ def render_markdown(matrix: Matrix) -> str:
     labels = [c.label for c in matrix.columns]
     suite = matrix.suite
     out = [f"# Ragas version matrix: suite {suite.get('name')} ({suite.get('cases')} cases)", "",
-           "Each cell: Ragas's value (6 significant digits, or the exact double where 6 digits would hide a "
-           "difference from the next column; exact doubles always in matrix.json) and its classification "
+           "Each cell: Ragas's value (6 significant digits; the exact double in a changed cell and where 6 "
+           "digits would hide a difference from the next column; exact doubles always in matrix.json) and "
+           "its classification "
            "against the reference. **Bold** with Δ: changed from the previous column. `harness: ...`: the "
            "harness could not drive the class there (its limit, not Ragas's).", "",
            "## Versions", "", "| column | Ragas | status | fields accepted | import warnings | network attempts |",
