@@ -83,7 +83,6 @@ def provenance(probe: ProbeRun, source: RagasSource, suite: Suite, expectations:
     output = probe.output
     pin = load_pin()
     ragas = {**source.to_provenance(), "imported_version": output["ragas"].get("version")}
-    attempts = output.get("network_attempts", [])
     python = output.get("python", {})
     return {
         "harness_version": ragas_compat.__version__,
@@ -94,12 +93,18 @@ def provenance(probe: ProbeRun, source: RagasSource, suite: Suite, expectations:
         "pin": pin.to_provenance(),
         "suite": {"name": suite.name, "source": suite.source, "cases": len(suite.cases)},
         "expectations": expectations.source,
-        "network": (f"telemetry off (RAGAS_DO_NOT_TRACK={output.get('telemetry', {}).get('RAGAS_DO_NOT_TRACK')}); "
-                    f"{len(attempts)} connection attempts blocked"),
-        "network_attempts": attempts,
+        **network_provenance(output),
         "oracles": oracle_status(),
         **({"metrics": sorted(metrics)} if metrics else {}),
     }
+
+
+def network_provenance(output: dict[str, Any]) -> dict[str, Any]:
+    """The provenance's ``network`` line and ``network_attempts`` from a probe output."""
+    attempts = output.get("network_attempts", [])
+    return {"network": (f"telemetry off (RAGAS_DO_NOT_TRACK={output.get('telemetry', {}).get('RAGAS_DO_NOT_TRACK')}); "
+                        f"{len(attempts)} connection attempts blocked"),
+            "network_attempts": attempts}
 
 
 def targets_of(metrics: Collection[str] | None) -> list[str] | None:

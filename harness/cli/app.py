@@ -19,14 +19,15 @@ from typer.core import TyperCommand, TyperGroup
 from typer.models import CommandInfo, DefaultPlaceholder, TyperInfo
 
 from ragas_compat import __version__
-from ragas_compat.cli import bench, bisect, diff, expect, explain, fuzz, import_cmd, matrix, pin, record, run
+from ragas_compat.cli import bench, bisect, diff, expect, explain, fuzz, import_cmd, matrix, merge, pin, record, run
 from ragas_compat.cli.many_values import spread_values
 
-COMMAND_MODULES = (run, expect, pin, explain, fuzz, matrix, bisect, bench, record, import_cmd, diff)
+COMMAND_MODULES = (run, merge, expect, pin, explain, fuzz, matrix, bisect, bench, record, import_cmd, diff)
 
 # One line per command in ``ragas-compat --help``.
 SUMMARIES: dict[str, str] = {
     "run": "Run the audit: Ragas and the reference on the same frozen verdicts, classified and reported.",
+    "merge": "Merge the shards of one run (run --shard K/N) into the unsharded run's report set.",
     "explain": "Explain one input: Ragas and the reference side by side, with the formulas.",
     "fuzz": "Generate cases from a seed, compare Ragas and the reference, shrink each unexplained finding.",
     "matrix": "Run the frozen cases through several Ragas releases and report what drifted between them.",

@@ -51,6 +51,7 @@ from ragas_compat.report.atomic import check_writable
 from ragas_compat.report.markdown.findings import findings_markdown
 from ragas_compat.report.markdown.table import markdown_table
 from ragas_compat.runner import StartedProbe, default_workers, take_early_probe
+from ragas_compat.tools import shards
 
 
 def counts_text(counts) -> str:
@@ -188,6 +189,9 @@ def run(
     quiet: bool = quiet_option(),
     verbose: bool = typer.Option(False, "--verbose", help="Print every finding and drift line (default: the "
                                                           f"first {FINDING_LINES} and {DRIFT_LINES})."),
+    shard: Optional[str] = typer.Option(None, "--shard", metavar="K/N",
+                                        help="Score only shard K of N (cases split by a hash of their id) and write "
+                                             "OUT/shard.json; `ragas-compat merge` makes the N shards one report set."),
 ) -> None:
     """Run the audit: Ragas and the reference on the same frozen verdicts, classified and reported."""
     installed = ragas_checkout is None and ragas_git is None
@@ -197,12 +201,28 @@ def run(
     with started or contextlib.nullcontext():
         kinds = parse_fail_on(fail_on)
         selected = tuple(metric(name).name for name in resolve_metrics(metrics))
+        part = shards.parse_shard(shard) if shard is not None else None
+        if part is not None and golden:
+            raise HarnessInputError("--golden with --shard: a shard writes shard.json, not reports; give --golden "
+                                    "to `ragas-compat merge`", field="--golden")
         suite = load_suite(list(cases or []))
         loaded_expectations = load_run_expectations(expectations)
-        check_writable(out, REPORT_FILES)
+        check_writable(out, (shards.SHARD_FILE,) if part else REPORT_FILES)
         source = resolve_ragas_source(python=python, checkout=ragas_checkout, git_url=ragas_git,
                                       allow_other_commit=allow_other_commit, timeout=timeout,
                                       located=started.located() if started else None)
+        if part is not None:
+            with scoring_progress(enabled=not quiet and output is OutputFormat.TABLE) as on_progress:
+                document = shards.run_shard(suite, part, loaded_expectations, source, python=python,
+                                            case_files=list(cases or []), expectations_file=expectations,
+                                            timeout=timeout, metrics=selected or None, workers=workers,
+                                            started=started, on_progress=on_progress)
+            path = shards.write_shard(document, out)
+            if not quiet:
+                stdout().print(f"shard {part}: {document['shard']['cases']} of {len(suite.cases)} cases scored; "
+                               f"written to {shown(path)} (merge the {part.count} shards with `ragas-compat merge`)",
+                               highlight=False)
+            raise typer.Exit(0)
         with scoring_progress(enabled=not quiet and output is OutputFormat.TABLE) as on_progress:
             audit = run_audit(suite, loaded_expectations, source, python=python, timeout=timeout,
                               metrics=selected or None, workers=workers, started=started,

@@ -1,0 +1,171 @@
+"""Shards: ``run --shard K/N`` and ``ragas-compat merge`` (ragas_compat.tools.shards).
+
+The split is a partition decided by the case id alone; merging refuses shards of different runs
+(exit 2, naming the field); the evaluate() section is rebuilt per (API, target) in suite order; and
+the default suite run unsharded and as 3 merged shards gives byte-identical report files.
+"""
+
+from __future__ import annotations
+
+import copy
+import hashlib
+import json
+import math
+import subprocess
+import sys
+from pathlib import Path
+from types import SimpleNamespace
+
+import pytest
+
+from ragas_compat.cases import Suite, load_default_suite
+from ragas_compat.compare.dataset_level import numpy_nanmean
+from ragas_compat.errors import HarnessInputError
+from ragas_compat.pipeline import REPORT_FILES
+from ragas_compat.tools import shards
+from ragas_compat.tools.shards import (
+    ShardSpec,
+    check_together,
+    merge_evaluate,
+    parse_shard,
+    shard_of,
+    shard_suite,
+    suite_digest,
+)
+
+
+def test_parse_shard_accepts_k_of_n_and_refuses_the_rest():
+    assert parse_shard("2/3") == ShardSpec(2, 3)
+    assert str(parse_shard(" 1 / 1 ")) == "1/1"
+    for bad in ("0/3", "4/3", "3", "a/b", "1/0", "-1/2", ""):
+        with pytest.raises(HarnessInputError) as caught:
+            parse_shard(bad)
+        assert caught.value.field == "--shard"
+
+
+def test_the_split_is_a_partition_decided_by_the_id_alone():
+    suite = load_default_suite()
+    parts = [shard_suite(suite, ShardSpec(k, 3)) for k in (1, 2, 3)]
+    ids = [c.id for c in suite.cases]
+    assert sorted(i for part in parts for i in (c.id for c in part.cases)) == sorted(ids)
+    assert all(part.cases for part in parts)  # the bundled suite fills every one of 3 shards
+    for part in parts:  # each shard keeps the suite's order, name and source
+        assert [c.id for c in part.cases] == [i for i in ids if i in {c.id for c in part.cases}]
+        assert (part.name, part.source) == (suite.name, suite.source)
+    # the documented hash: the first 8 bytes of SHA-256 of the id, big-endian, modulo N, plus 1
+    for case_id in ids[:20]:
+        expected = 1 + int.from_bytes(hashlib.sha256(case_id.encode()).digest()[:8], "big") % 3
+        assert shard_of(case_id, 3) == expected
+    reversed_suite = Suite(suite.name, suite.source, tuple(reversed(suite.cases)))
+    assert {c.id for c in shard_suite(reversed_suite, ShardSpec(2, 3)).cases} == {c.id for c in parts[1].cases}
+    assert shard_suite(suite, ShardSpec(1, 1)).cases == suite.cases
+
+
+def test_suite_digest_sees_content_not_only_ids():
+    suite = load_default_suite()
+    first = suite.cases[0]
+    changed = SimpleNamespace(id=first.id, raw={**first.raw, "response": "something else"})
+    assert suite_digest(suite) == suite_digest(Suite(suite.name, suite.source, suite.cases))
+    assert suite_digest(suite) != suite_digest(Suite(suite.name, suite.source, (changed, *suite.cases[1:])))
+
+
+def _doc(index: int, count: int, **changes) -> dict:
+    document = {
+        "format": shards.SHARD_FORMAT, "path": f"shard{index}",
+        "shard": {"index": index, "count": count, "cases": 1},
+        "suite": {"name": "s", "cases": 3, "digest": "sha256:x"},
+        "inputs": {"cases": [], "expectations": None, "expectations_digest": None},
+        "metrics": None, "rules_version": "0.4.3",
+        "provenance": {"ragas_version": "0.4.3", "pin": {"commit": "abc"}, "suite": {"name": "s"},
+                       "network": f"{index} connection attempts blocked", "network_attempts": [index]},
+        "probe": {"results": []},
+    }
+    for key, value in changes.items():
+        document[key] = value
+    return document
+
+
+def test_merge_refuses_shards_of_different_runs_naming_the_field():
+    check_together([_doc(2, 2), _doc(1, 2)])  # network attempts may differ: each probe has its own
+    other_ragas = _doc(2, 2)
+    other_ragas["provenance"] = {**other_ragas["provenance"], "ragas_version": "0.4.2"}
+    other_pin = _doc(2, 2)
+    other_pin["provenance"] = {**other_pin["provenance"], "pin": {"commit": "def"}}
+    other_suite = _doc(2, 2, suite={"name": "s", "cases": 3, "digest": "sha256:y"})
+    other_expectations = _doc(2, 2, inputs={"cases": [], "expectations": "e.toml", "expectations_digest": "sha256:e"})
+    cases = [(other_ragas, "ragas_version"), (other_pin, "pin.commit"), (other_suite, "suite.digest"),
+             (_doc(2, 2, metrics=["faithfulness"]), "metrics"), (other_expectations, "expectations_digest"),
+             (_doc(2, 3), "shard.count"), (_doc(1, 2), "shard.index")]
+    for other, field in cases:
+        with pytest.raises(HarnessInputError) as caught:
+            check_together([_doc(1, 2), other])
+        assert caught.value.field == field, (field, str(caught.value))
+        assert caught.value.exit_code == 2
+    with pytest.raises(HarnessInputError, match=r"shard\(s\) 2/3 missing"):
+        check_together([_doc(1, 3), _doc(3, 3)])
+
+
+def _run(api: str, targets: list[str], rows: list[tuple[str, dict]], scores: dict, **extra) -> dict:
+    return {"api": api, "metric_set": "legacy_llm", "targets": targets, "scores": scores, "errors": [],
+            "rows": [{"case_id": case_id, "values": values} for case_id, values in rows], "run_error": None,
+            "stub_problems": [], **extra}
+
+
+def test_merge_evaluate_rebuilds_rows_in_suite_order_and_the_mean_over_all_of_them():
+    suite = Suite("s", "s", tuple(SimpleNamespace(id=i) for i in ("a", "b", "c", "d")))
+    values = {"a": 0.1, "b": "NaN", "c": 0.7, "d": 0.30000000000000004}
+    one = _doc(1, 2, probe={"evaluate": {"settings": {"apis": ["evaluate"]}, "runs": [
+        _run("evaluate", ["T", "U"], [("c", {"T": values["c"], "U": 1.0}), ("a", {"T": values["a"], "U": 0.0})],
+             {"T": (0.1 + 0.7) / 2, "U": 0.5},
+             errors=[{"case_id": "a", "target": "U", "type": "E", "message": "m"}])]}})
+    two = _doc(2, 2, probe={"evaluate": {"settings": {"apis": ["evaluate"]}, "runs": [
+        _run("evaluate", ["T"], [("b", {"T": "NaN"}), ("d", {"T": values["d"]})], {"T": 0.25}),
+        _run("evaluate", ["V"], [], {}, run_error={"type": "X", "message": "boom"})]}})
+    merged = merge_evaluate([one, two], suite)
+    assert merged["settings"] == {"apis": ["evaluate"]}
+    by_target = {run["targets"][0]: run for run in merged["runs"] if not run["run_error"]}
+    assert [row["case_id"] for row in by_target["T"]["rows"]] == ["a", "b", "c", "d"]
+    floats = [math.nan if v == "NaN" else v for v in (values[i] for i in "abcd")]
+    assert by_target["T"]["scores"]["T"] == numpy_nanmean(floats)
+    assert by_target["U"]["scores"]["U"] == 0.5  # one shard's rows only: Ragas's own mean, as reported
+    assert by_target["U"]["errors"] == [{"case_id": "a", "target": "U", "type": "E", "message": "m"}]
+    assert by_target["T"]["errors"] == []
+    # shard 2 reported 0.25 for T, its own rows' nanmean is 0.30000000000000004: named, never hidden
+    [problem] = by_target["T"]["stub_problems"]
+    assert problem.startswith("T: shard 2/2: evaluate() reported the mean 0.25")
+    assert [run["run_error"] for run in merged["runs"] if run["run_error"]] == [{"type": "X", "message": "boom"}]
+
+
+@pytest.mark.slow
+def test_the_default_suite_in_3_merged_shards_writes_the_unsharded_report_set(tmp_path: Path):
+    cli = [sys.executable, "-m", "ragas_compat"]
+    whole = subprocess.run([*cli, "run", "--out", str(tmp_path / "whole"), "--quiet"], capture_output=True,
+                           text=True, timeout=600)
+    assert whole.returncode == 0, whole.stdout + whole.stderr
+    shard_runs = [subprocess.Popen([*cli, "run", "--shard", f"{k}/3", "--out", str(tmp_path / f"shard{k}"), "--quiet",
+                                    "--workers", "1"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                  for k in (1, 2, 3)]
+    for process in shard_runs:
+        out, err = process.communicate(timeout=600)
+        assert process.returncode == 0, out + err
+    folders = [str(tmp_path / f"shard{k}") for k in (3, 1, 2)]  # any order
+    merged = subprocess.run([*cli, "merge", *folders, "--out", str(tmp_path / "merged"), "--quiet"],
+                            capture_output=True, text=True, timeout=600)
+    assert merged.returncode == whole.returncode, merged.stdout + merged.stderr
+    for name in REPORT_FILES:
+        assert (tmp_path / "merged" / name).read_bytes() == (tmp_path / "whole" / name).read_bytes(), name
+    documents = [json.loads((tmp_path / f"shard{k}" / "shard.json").read_text(encoding="utf-8")) for k in (1, 2, 3)]
+    assert sum(d["shard"]["cases"] for d in documents) == documents[0]["suite"]["cases"] == len(load_default_suite().cases)
+
+    # a shard of another Ragas: refused, exit 2, the field named; a shard missing: refused
+    stranger = copy.deepcopy(documents[1])
+    stranger["provenance"]["ragas_version"] = "0.0.1"
+    (tmp_path / "stranger").mkdir()
+    (tmp_path / "stranger" / "shard.json").write_text(json.dumps(stranger), encoding="utf-8")
+    refused = subprocess.run([*cli, "merge", folders[1], str(tmp_path / "stranger"), folders[0], "--out",
+                              str(tmp_path / "refused")], capture_output=True, text=True, timeout=600)
+    assert refused.returncode == 2 and "ragas_version differs" in refused.stdout + refused.stderr
+    missing = subprocess.run([*cli, "merge", *folders[:2], "--out", str(tmp_path / "refused")], capture_output=True,
+                             text=True, timeout=600)
+    assert missing.returncode == 2 and "2/3 missing" in missing.stdout + missing.stderr
+    assert not (tmp_path / "refused" / "report.json").exists()
