@@ -12,6 +12,7 @@ no value: ``plain_flags``).
 
 from __future__ import annotations
 
+from importlib import import_module
 from typing import Any
 
 import typer
@@ -23,6 +24,7 @@ from ragas_compat.cli import bench, bisect, diff, expect, explain, fuzz, import_
 from ragas_compat.cli.many_values import spread_values
 
 COMMAND_MODULES = (run, merge, expect, pin, explain, fuzz, matrix, bisect, bench, record, import_cmd, diff)
+COMMAND_MODULES += (import_module("ragas_compat.cli.audit_run"),)  # audit-run (tools/audit_run)
 
 # One line per command in ``ragas-compat --help``.
 SUMMARIES: dict[str, str] = {

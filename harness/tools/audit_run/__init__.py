@@ -1,0 +1,1 @@
+"""``ragas-compat audit-run``: a Ragas run someone else made, from its saved ``ragas_traces`` to a verdict."""
