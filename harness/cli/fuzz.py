@@ -1,8 +1,11 @@
 """``ragas-compat fuzz``: differential fuzzing of Ragas against the reference.
 
-``register(app)`` adds the command. Exit codes: 0 no divergence (errors, raised by Ragas or by the
-harness driving it, are reported, not failed on); 1 at least one ``divergence``; 2 bad input or
-usage; 3 a probe process could not run Ragas (``FuzzProbeFailed``, a ``RagasUnavailable``).
+``register(app)`` adds the command. Rows are classified and explained as ``run`` does (the pin's rules,
+``--expectations`` layered over them; ``ragas_compat.tools.fuzz.runner``). Exit codes: 0 nothing ``run``
+would call drift (every difference a rule or case entry explains); 1 drift (``compare.verdict``: a
+row no rule explains, an error no rule explains, a row the harness could not score, a value out of
+range, an unexplained legacy-vs-collections pair); 2 bad input or usage; 3 a probe process could not
+run Ragas (``FuzzProbeFailed``, a ``RagasUnavailable``).
 """
 
 from __future__ import annotations
@@ -26,13 +29,20 @@ from ragas_compat.cli.output import (
 )
 from ragas_compat.compare.classify import CLASSIFICATIONS
 from ragas_compat.errors import ExitCode
-from ragas_compat.pipeline import DEFAULT_OUT
+from ragas_compat.pipeline import DEFAULT_OUT, load_run_expectations
 from ragas_compat.report.atomic import check_writable
 from ragas_compat.report.markdown.table import markdown_table
 from ragas_compat.tools.fuzz.delta_debug import DEFAULT_SHRINK_ROUNDS, check_shrink_rounds, shrink_fuzz_run
 from ragas_compat.tools.fuzz.generator import fuzz_metrics
 from ragas_compat.tools.fuzz.report import FUZZ_FILES, fuzz_to_json, write_fuzz_reports
-from ragas_compat.tools.fuzz.runner import UNEXPLAINED, FuzzRun, batch_timeout, default_workers, plan_batches, run_fuzz
+from ragas_compat.tools.fuzz.runner import (
+    FuzzRun,
+    batch_timeout,
+    default_workers,
+    plan_batches,
+    run_fuzz,
+    unexplained_rows,
+)
 from ragas_compat.tools.fuzz.shrink import smallest_per_classification
 
 
@@ -49,9 +59,9 @@ def _counts_text(counts: dict[str, int]) -> str:
 
 
 def _result_line(run: FuzzRun) -> str:
-    divergences = sum(1 for r in run.rows if r.classification.name == "divergence")
-    return (f"fuzz: seed {run.seed}, {run.cases} cases, {len(run.rows)} pairs: "
-            + (f"{divergences} divergences" if divergences else "no divergence"))
+    """``fuzz: seed S, N cases, P pairs: <run's verdict status>`` ("expected", "N unexplained, K errors" ...)."""
+    status = run.verdict.status if run.verdict is not None else "expected"
+    return f"fuzz: seed {run.seed}, {run.cases} cases, {len(run.rows)} pairs: {status}"
 
 
 def print_fuzz_summary(run: FuzzRun, out: Path, output: OutputFormat = OutputFormat.TABLE,
@@ -65,7 +75,9 @@ def print_fuzz_summary(run: FuzzRun, out: Path, output: OutputFormat = OutputFor
             ["Ragas target", "pairs", "classifications"], rows)))
         return
     console = stdout()
-    console.print(_result_line(run), highlight=False)
+    console.print(f"[{'bold red' if run.drift else 'bold green'}]{shown(_result_line(run))}[/]", highlight=False)
+    if run.verdict is not None:
+        console.print(shown(run.verdict.line()), highlight=False)
     if quiet:
         return
     table = narrow_table(("Ragas target", {"min_width": 34}), ("pairs", {"justify": "right"}),
@@ -74,7 +86,8 @@ def print_fuzz_summary(run: FuzzRun, out: Path, output: OutputFormat = OutputFor
     for target, counts in _target_counts(run).items():
         table.add_row(shown(target), str(sum(counts.values())), _counts_text(counts))
     console.print(pruned(table))
-    for name, row in smallest_per_classification(run.rows, UNEXPLAINED).items():
+    drift = unexplained_rows(run.rows)
+    for name, row in smallest_per_classification(drift, {str(r.classification.name) for r in drift}).items():
         style = "bold red" if name == "divergence" else "yellow"
         shrunk = run.shrunk.get((name, row.target))
         how = f" (shrunk to size {shrunk.size}, {shrunk.status})" if shrunk is not None else ""
@@ -87,6 +100,7 @@ def print_fuzz_summary(run: FuzzRun, out: Path, output: OutputFormat = OutputFor
                   f"{run.workers} scoring process{'es' if run.workers > 1 else ''} per batch; "
                   f"{run.probe_seconds:.1f} s of probe wall time)",
                   highlight=False)
+    console.print(f"rules and case entries: {shown(run.expectations)}", highlight=False)
     console.print(f"reports written to {shown(out)}/ (fuzz.md, fuzz.json)", highlight=False)
 
 
@@ -115,18 +129,23 @@ def fuzz(
     shrink_rounds: int = typer.Option(
         DEFAULT_SHRINK_ROUNDS, "--shrink-rounds",
         help="Probe rounds to shrink the unexplained findings to 1-minimal cases (0: only select the smallest)."),
+    expectations: Optional[Path] = typer.Option(None, "--expectations",
+                                                help="Your expectations file (rules and case entries), applied "
+                                                     "before the pin's rules, as for run."),
     check_cases: bool = typer.Option(False, "--check-cases",
                                      help="Validate every generated case with the case-file loader (~5 ms/case)."),
     output: OutputFormat = format_option(),
     quiet: bool = quiet_option(),
 ) -> None:
-    """Generate cases from a seed, run them through Ragas and the reference, classify every pair, and
-    shrink each unexplained finding to a 1-minimal case (delta debugging, re-run through Ragas)."""
+    """Generate cases from a seed, run them through Ragas and the reference, classify and explain every
+    pair as run does (the pin's rules), and shrink each unexplained finding to a 1-minimal case (delta
+    debugging, re-run through Ragas)."""
     metric = resolve_metrics(metric) or None
     from ragas_compat.tools.fuzz.runner import check_fuzz_arguments  # (issue 16) --n, --workers bounded
 
     check_fuzz_arguments(n, workers)  # before the output folder is touched
     check_shrink_rounds(shrink_rounds)
+    loaded_expectations = load_run_expectations(expectations)
     check_writable(out, FUZZ_FILES)
     from ragas_compat.cli.run import scoring_progress
     from ragas_compat.runner import StartedProbe
@@ -137,12 +156,12 @@ def fuzz(
     with scoring_progress(enabled=not quiet and output is OutputFormat.TABLE) as on_progress:
         run = run_fuzz(n, seed, metric, workers=workers, batch_size=batch_size, python=python, timeout=timeout,
                        validate=check_cases, on_batch=None if quiet or len(batches) < 2 else _progress,
-                       on_progress=on_progress, started=started)
+                       on_progress=on_progress, started=started, expectations=loaded_expectations)
     run = shrink_fuzz_run(run, max_rounds=shrink_rounds, python=python, timeout=timeout,
-                          on_round=None if quiet else _shrink_progress)
+                          on_round=None if quiet else _shrink_progress, expectations=loaded_expectations)
     write_fuzz_reports(run, out)
     print_fuzz_summary(run, out, output, quiet)
-    raise typer.Exit(int(ExitCode.DRIFT if run.divergence else ExitCode.OK))
+    raise typer.Exit(int(ExitCode.DRIFT if run.drift else ExitCode.OK))
 
 
 def register(app: typer.Typer) -> None:

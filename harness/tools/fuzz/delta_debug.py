@@ -1,7 +1,9 @@
 """Delta debugging: shrink one fuzz finding to a 1-minimal case, re-running Ragas on every candidate.
 
-The fuzz run selects the smallest generated example of each unexplained classification
-(``ragas_compat.tools.fuzz.shrink``); this module *shrinks* it. A case is seen as a list of
+The fuzz run selects the smallest generated example of each classification among its unexplained
+rows (what ``run`` would call drift: no rule or case entry of the run's expectations explains it,
+``fuzz.runner.unexplained``; ``ragas_compat.tools.fuzz.shrink``); this module *shrinks* it. An
+explained difference is never a starting point, and never a candidate that keeps a finding. A case is seen as a list of
 **elements** (``elements``), each one removal or one cut ("removing" an element applies it):
 
 - ``("retrieved_contexts", i)``: retrieved context i together with everything aligned with it:
@@ -23,7 +25,8 @@ prompts where it saw one. The texts ``user_input``, ``reference`` and ``response
 case-file loader and the reference of its metric; one either refuses (``HarnessInputError``, e.g. a
 verdict table the metric needs complete) counts as "does not keep".
 
-**What must be kept** (``Finding``): the same (Ragas target, metric, classification); for
+**What must be kept** (``Finding``): the same (Ragas target, metric, classification), still
+unexplained under the same expectations (a candidate a rule explains is not the finding); for
 ``error`` also the same exception type and message, so the shrinker cannot slip from one Ragas
 error to another (e.g. from an empty-array ``ValueError`` to a missing-input ``ValueError``).
 
@@ -54,6 +57,7 @@ from typing import Any
 from ragas_compat import runner as probe_runner
 from ragas_compat.cases.loader import LABEL_LIST_VERDICTS, parse_suite
 from ragas_compat.compare.audit import AuditRow
+from ragas_compat.compare.expectations import Expectations
 from ragas_compat.errors import HarnessInputError
 from ragas_compat.tools.fuzz import runner as fuzz_runner
 from ragas_compat.tools.fuzz.generator import fuzz_suite_document
@@ -309,7 +313,9 @@ class Finding:
                    error if row.classification.name == "error" else None)
 
     def shown_by(self, row: AuditRow) -> bool:
-        return (row.target, row.spec.name) == (self.target, self.metric) and Finding.of(row) == self
+        """The row shows this finding: same target, metric, classification (and error), and nothing explains it."""
+        return ((row.target, row.spec.name) == (self.target, self.metric) and Finding.of(row) == self
+                and fuzz_runner.unexplained(row))
 
 
 @dataclass(frozen=True)
@@ -369,13 +375,16 @@ RoundCallback = Callable[[int, int, int], None]   # (round, searches in it, cand
 
 def shrink_cases(starts: Sequence[tuple[dict[str, Any], Finding]], *, max_rounds: int = DEFAULT_SHRINK_ROUNDS,
                  python: str = sys.executable, sys_path_prefix: Sequence[str] = (), timeout: float | None = None,
-                 probe: fuzz_runner.ProbeFunction | None = None, on_round: RoundCallback | None = None) -> list[Shrunk]:
+                 probe: fuzz_runner.ProbeFunction | None = None, on_round: RoundCallback | None = None,
+                 expectations: Expectations | None = None) -> list[Shrunk]:
     """Shrink each (raw case, finding) in lockstep, at most ``max_rounds`` probe runs in all: every
     round sends the candidates of every unfinished search to Ragas in one probe request (round 1
     also re-runs each starting case, which must show its finding). ``probe`` defaults to the fuzz
     runner's ``run_probe`` (looked up at call time; the real one runs as ``ProbeAhead``: each round's
     probe was started, and has been importing Ragas, since the round before); ``on_round`` is called
-    after each round."""
+    after each round. ``expectations``: what explains a row (default: the pin's rules, as ``run``); a
+    candidate they explain does not keep its finding."""
+    expectations = expectations if expectations is not None else fuzz_runner.pin_expectations()
     searches = [_Search(finding, dict(case), elements(case), DeltaDebugger(len(elements(case)), SINGLE_REMOVALS))
                 for case, finding in starts]
     probe = probe or fuzz_runner.run_probe
@@ -386,7 +395,7 @@ def shrink_cases(starts: Sequence[tuple[dict[str, Any], Finding]], *, max_rounds
             if not active:
                 break
             batch = _round_batch(active)
-            rows = _probe_batch(batch, active, python, sys_path_prefix, timeout, ahead or probe)
+            rows = _probe_batch(batch, active, python, sys_path_prefix, timeout, ahead or probe, expectations)
             if on_round is not None:
                 on_round(number, len(active), len(batch))
             if rows is None:
@@ -422,7 +431,7 @@ def _round_batch(active: Sequence[_Search]) -> dict[str, tuple[dict[str, Any], F
 
 def _probe_batch(batch: Mapping[str, tuple[dict[str, Any], Finding]], active: Sequence[_Search], python: str,
                  sys_path_prefix: Sequence[str], timeout: float | None,
-                 probe: fuzz_runner.ProbeFunction) -> dict[str, list[AuditRow]] | None:
+                 probe: fuzz_runner.ProbeFunction, expectations: Expectations) -> dict[str, list[AuditRow]] | None:
     """Run the batch through Ragas in one request and classify each case's result for its own
     finding's target and metric: case id -> rows (None when the probe failed). A case whose
     reference refuses it (``HarnessInputError``, e.g. a verdict table left incomplete) has no rows."""
@@ -444,7 +453,8 @@ def _probe_batch(batch: Mapping[str, tuple[dict[str, Any], Finding]], active: Se
         case, finding = batch[case_id]
         try:
             rows[case_id] = list(fuzz_runner.classify_results(fuzz_runner.fuzz_suite([case], 0, validate=False),
-                                                              {**run.output, "results": own}, (finding.metric,)))
+                                                              {**run.output, "results": own}, (finding.metric,),
+                                                              expectations))
         except HarnessInputError:
             rows[case_id] = []
     return rows
@@ -475,20 +485,24 @@ def _advance(search: _Search, rows: Mapping[str, list[AuditRow]]) -> None:
 def shrink_fuzz_run(run: fuzz_runner.FuzzRun, *, max_rounds: int = DEFAULT_SHRINK_ROUNDS,
                     python: str = sys.executable, sys_path_prefix: Sequence[str] = (),
                     timeout: float | None = None, probe: fuzz_runner.ProbeFunction | None = None,
-                    on_round: RoundCallback | None = None) -> fuzz_runner.FuzzRun:
-    """The run with ``shrunk`` filled: for each unexplained classification and each Ragas target
-    that produced it, the smallest selected example (``shrink.smallest_per_target``) shrunk to a
-    1-minimal case (or as far as ``max_rounds`` probe rounds got). ``max_rounds`` 0: no shrinking."""
+                    on_round: RoundCallback | None = None,
+                    expectations: Expectations | None = None) -> fuzz_runner.FuzzRun:
+    """The run with ``shrunk`` filled: for each classification among the unexplained rows
+    (``fuzz_runner.unexplained_rows``: what ``run`` would call drift) and each Ragas target that
+    produced it, the smallest selected example (``shrink.smallest_per_target``) shrunk to a 1-minimal
+    case (or as far as ``max_rounds`` probe rounds got), under the run's ``expectations`` (default: the
+    pin's rules). A rule-explained row is never shrunk. ``max_rounds`` 0: no shrinking."""
     check_shrink_rounds(max_rounds)
     keys, starts = [], []
-    for name in fuzz_runner.UNEXPLAINED:
-        for target, row in smallest_per_target(run.rows, name).items():
+    drift = fuzz_runner.unexplained_rows(run.rows)
+    for name in dict.fromkeys(str(row.classification.name) for row in drift):
+        for target, row in smallest_per_target(drift, name).items():
             keys.append((name, target))
             starts.append((example_case(row), Finding.of(row)))
     if not starts or max_rounds == 0:
         return replace(run, shrink_rounds=max_rounds)
     results = shrink_cases(starts, max_rounds=max_rounds, python=python, sys_path_prefix=sys_path_prefix,
-                           timeout=timeout, probe=probe, on_round=on_round)
+                           timeout=timeout, probe=probe, on_round=on_round, expectations=expectations)
     return replace(run, shrink_rounds=max_rounds, shrunk=dict(zip(keys, results, strict=True)))
 
 

@@ -1,4 +1,5 @@
-"""``fuzz.json`` and ``fuzz.md``: counts per classification and the smallest unexplained examples.
+"""``fuzz.json`` and ``fuzz.md``: the verdict (as ``run``'s, under the same rules), counts per
+classification, the rules that explained rows, the drift findings and the smallest unexplained examples.
 
 Values use the audit report's encoding (``ragas_compat.values``: NaN as ``"NaN"``, undefined as
 ``null``, errors as ``{"error": ...}``, exact values as fraction strings). Both files are a
@@ -15,23 +16,25 @@ from typing import Any
 
 from ragas_compat.compare.audit import AuditRow
 from ragas_compat.compare.classify import CLASSIFICATIONS
+from ragas_compat.compare.findings import counts as finding_counts
 from ragas_compat.report.atomic import write_reports_atomically
 from ragas_compat.report.json_report import reference_value_json
 from ragas_compat.report.markdown.table import markdown_table
-from ragas_compat.tools.fuzz.runner import EXPLAINED, UNEXPLAINED, FuzzRun
+from ragas_compat.tools.fuzz.runner import FuzzRun, unexplained_rows
 from ragas_compat.tools.fuzz.shrink import example_case, example_size, smallest_per_classification, smallest_per_target
 from ragas_compat.values import RagasError, encode_detail, encode_fraction, encode_ragas_value
 
-FUZZ_FORMAT = 1
+FUZZ_FORMAT = 2  # 2: rows explained by the run's rules and case entries; verdict and findings as run's
+FINDING_LINES = 50  # drift findings listed in fuzz.md (fuzz.json lists every one)
 FUZZ_FILES = ("fuzz.json", "fuzz.md")
 STRING_TARGETS_NOTE = ("every generated context is one letter repeated, a different letter per context of a case, so "
                        "Levenshtein similarity is exactly 1 (equal) or 0 (different): the NonLLM string targets' fuzzy "
                        "match and the reference's exact match agree by construction, and those targets are fuzzed")
-SHRINKING = ("selection, then delta debugging: the smallest generated example per classification and Ragas "
-             "target (total list length of the inputs the metric reads, then canonical JSON) is the start; "
+SHRINKING = ("selection, then delta debugging: among the rows no rule or case entry explains, the smallest "
+             "generated example per classification and Ragas target (total list length of the inputs the metric reads, then canonical JSON) is the start; "
              "ragas_compat.tools.fuzz.delta_debug removes contexts (with their labels), claims, reference contexts, "
              "IDs and R, and cuts context texts to one character, while Ragas still shows the same target, "
-             "metric and classification (errors: the same exception and message), re-running every candidate "
+             "metric and classification, still unexplained (errors: the same exception and message), re-running every candidate "
              "through the probe, until no single removal or cut keeps it (1-minimal) or the probe rounds run out")
 
 
@@ -95,8 +98,22 @@ def example_json(row: AuditRow, shrunk: Any = None) -> dict[str, Any]:
     }
 
 
+def explained_by(run: FuzzRun) -> dict[str, int]:
+    """Rows a rule or case entry explains (not ``identical``), per rule or entry, most frequent first."""
+    counter = Counter(row.expected.by for row in run.rows
+                      if row.expected.explained and not row.unexpected and row.classification.name != "identical")
+    return dict(sorted(counter.items(), key=lambda kv: (-kv[1], str(kv[0]))))
+
+
+def findings_json(run: FuzzRun) -> list[dict[str, Any]]:
+    return [{"kind": f.kind, "case_id": f.case_id, "target": f.target, "classification": f.classification,
+             "expected": f.expected, "message": f.message} for f in run.findings]
+
+
 def fuzz_to_json(run: FuzzRun) -> dict[str, Any]:
-    unexplained = smallest_per_classification(run.rows, UNEXPLAINED)
+    drift = unexplained_rows(run.rows)
+    unexplained = smallest_per_classification(drift, {str(row.classification.name) for row in drift})
+    verdict = run.verdict
     return {
         "fuzz_format": FUZZ_FORMAT,
         "encoding": {"NaN": "the string \"NaN\"", "undefined": "null",
@@ -105,9 +122,16 @@ def fuzz_to_json(run: FuzzRun) -> dict[str, Any]:
                      "targets": list(run.targets), "shrink_rounds": run.shrink_rounds,
                      "generator": "ragas_compat.tools.fuzz.generator (seeded random.Random per case)"},
         "provenance": run.provenance,
-        "explained_classifications": list(EXPLAINED),
-        "unexplained_classifications": list(UNEXPLAINED),
+        "expectations": run.expectations,
+        "verdict": None if verdict is None else {
+            "status": verdict.status, "line": verdict.line(), "identical": verdict.identical,
+            "explained": verdict.explained, "unexplained": verdict.unexplained, "errors": verdict.errors,
+            "harness_errors": verdict.harness_errors},
+        "drift": run.drift,
         "divergence": run.divergence,
+        "findings_by_kind": finding_counts(run.findings),
+        "explained_by": explained_by(run),
+        "findings": findings_json(run),
         "pairs": len(run.rows),
         "contexts_scored": run.contexts_scored,
         "by_classification": _counts(run.rows),
@@ -151,16 +175,27 @@ def fuzz_to_markdown(data: dict[str, Any]) -> str:
     lines = [f"# Fuzz: Ragas {data['provenance'].get('ragas_version')} vs reference", "",
              f"Seed {settings['seed']}, {settings['cases']} generated cases, {data['pairs']} (case, Ragas target) "
              f"pairs, {data['contexts_scored']} scored contexts. "
-             f"Divergence: **{'yes' if data['divergence'] else 'no'}**.", "",
-             "Explained classifications (a named semantic difference, recomputed): "
-             + ", ".join(data["explained_classifications"]) + ". Unexplained: "
-             + ", ".join(data["unexplained_classifications"]) + ".", "",
+             f"Drift: **{'yes' if data['drift'] else 'no'}**.", "",
+             (data["verdict"] or {}).get("line", ""), "",
+             f"Rows are explained as `run` explains them, by the rules and case entries of {data['expectations']}: "
+             "a difference one of them names is no drift; everything else is a finding.", "",
              f"String-similarity targets: {data['string_targets']}.", "",
              "## Counts", ""]
     lines += markdown_table(["classification", "pairs"], [[c, str(data["by_classification"][c])] for c in CLASSIFICATIONS])
     lines += ["## Counts per Ragas target", ""]
     lines += markdown_table(["target", *used], [[t, *(str(counts[c]) for c in used)]
                                         for t, counts in data["by_target"].items()])
+    if data["explained_by"]:
+        lines += ["## Explained by rules and case entries", ""]
+        lines += markdown_table(["rule or case entry", "rows"], [[by, str(n)] for by, n in data["explained_by"].items()])
+    if data["findings"]:
+        lines += ["## Drift", "", "What `run` would call drift on these rows (" + ", ".join(
+            f"{n} {kind}" for kind, n in data["findings_by_kind"].items() if n) + "):", ""]
+        lines += [f"- {f['kind']}: case `{f['case_id']}`, {f['target']}: {f['message']}" if f["case_id"] is not None
+                  else f"- {f['kind']}: {f['message']}" for f in data["findings"][:FINDING_LINES]]
+        if len(data["findings"]) > FINDING_LINES:
+            lines.append(f"- ... and {len(data['findings']) - FINDING_LINES} more (fuzz.json lists every one)")
+        lines.append("")
     if data["errors"]:
         lines += ["## Errors", "", "Raised by Ragas, or by the harness while driving it (its scripted judge, "
                   "frozen embedding model or probe: no Ragas value, and nothing said of Ragas).", ""]
@@ -169,7 +204,7 @@ def fuzz_to_markdown(data: dict[str, Any]) -> str:
                          for e in data["errors"]])
     lines += ["## Smallest unexplained examples", "", f"Shrinking: {data['shrinking']}.", ""]
     if not data["smallest_examples"]:
-        lines.append("None: every pair has an explained classification.")
+        lines.append("None: a rule or case entry explains every difference.")
     for name, example in data["smallest_examples"].items():
         lines += [f"### {name}", ""]
         for target, ex in example["by_target"].items():

@@ -5,9 +5,13 @@ requests (``ragas_compat.runner.StartedProbe``), each forking ``workers`` scorin
 (``harness/probe/probe_workers.py``; each batch is sent in ``by_cost`` order, so the workers get equal
 work). Every batch is handed over at once, so the probe never waits for the host: while it scores
 batch k + 1, the host pairs batch k with the reference (``ragas_compat.compare.audit.build_audit``).
-The fuzz run has no expectations file: a row's meaning is its classification, split into EXPLAINED
-ones (a known, named semantic difference, recomputed by the diff engine) and UNEXPLAINED ones
-(``divergence``, ``error``). The rows do not depend on ``workers`` or on the batching.
+Classification is ``run``'s pipeline, reused: ``build_audit`` with the same expectations (the pin's
+rules in ``pinned/expectations.toml``, or a user's file layered over them, ``pipeline.load_run_expectations``)
+explains each row by a rule or case entry, ``compare.findings`` lists what nothing explains (an
+unexplained row or pair, an error no rule explains, a harness error, a value out of range) and
+``compare.verdict`` says it in one line. A fuzz run is drift (exit 1) exactly when ``run`` would call
+the same rows drift; the shrinker works only on unexplained rows (``unexplained_rows``). The rows do
+not depend on ``workers`` or on the batching.
 
 Throughput is counted in *scored contexts*: for every (case, target) result whose target reads
 ``retrieved_contexts``, the number of retrieved contexts of the case.
@@ -25,9 +29,13 @@ from typing import Any
 
 from ragas_compat import runner as probe_runner
 from ragas_compat.cases.loader import Suite, _build_case, parse_suite
-from ragas_compat.compare.audit import AuditRow, build_audit
+from ragas_compat.compare.api_paths import PathPair
+from ragas_compat.compare.audit import Audit, AuditRow, build_audit, judged
 from ragas_compat.compare.expectations import Expectations
+from ragas_compat.compare.findings import Finding, row_findings
+from ragas_compat.compare.verdict import FAIL_ON_DEFAULT, Verdict, failing
 from ragas_compat.errors import HarnessInputError, RagasUnavailable
+from ragas_compat.pipeline import pin_expectations
 from ragas_compat.runner import ProbeRun, StartedProbe, run_probe
 from ragas_compat.tools.fuzz.generator import (
     check_case_count,
@@ -37,14 +45,10 @@ from ragas_compat.tools.fuzz.generator import (
     targets_for,
 )
 
-EXPLAINED: tuple[str, ...] = ("identical", "epsilon", "undefined_nan", "empty_as_zero", "dedup", "coercion",
-                              "rounding", "variant")
-UNEXPLAINED: tuple[str, ...] = ("divergence", "error")
 PAIRING_CHUNK = 20             # cases per build_audit call (see _pair)
 MAX_BATCH = 2000               # cases per batch when --batch-size is not given
 MAX_WORKERS = 64               # --workers: scoring processes forked by each probe after its import
 BATCH_TIMEOUT_FLOOR = 600.0    # seconds; a batch may also take 2 s per case
-NO_EXPECTATIONS = Expectations("fuzz (no expectations)", ())
 
 ProbeFunction = Callable[..., ProbeRun]
 Progress = Callable[[int, int], None]
@@ -66,6 +70,9 @@ class FuzzRun:
     provenance: dict[str, Any]
     seconds: float                         # wall time of generation + probes + classification
     probe_seconds: float                   # the probe's wall time (sum over its requests)
+    expectations: str = ""                 # the source of the rules and case entries applied (as run's)
+    findings: tuple[Finding, ...] = ()     # what run would call drift: compare.findings over rows and pairs
+    verdict: Verdict | None = None         # compare.verdict of the same audit
     shrink_rounds: int = 0                 # probe rounds allowed to shrink the findings (delta_debug)
     shrunk: dict[tuple[str, str], Any] = field(default_factory=dict)  # (classification, target) -> delta_debug.Shrunk
 
@@ -76,7 +83,23 @@ class FuzzRun:
 
     @property
     def divergence(self) -> bool:
-        return any(row.classification.name == "divergence" for row in self.rows)
+        """A ``divergence`` no rule or case entry explains."""
+        return any(finding.kind == "divergence" for finding in self.findings)
+
+    @property
+    def drift(self) -> bool:
+        """What makes ``run`` exit 1 by default (``compare.verdict.failing``): the fuzz run's exit code."""
+        return bool(failing(self.findings, FAIL_ON_DEFAULT))
+
+
+def unexplained(row: AuditRow) -> bool:
+    """The row is drift by itself (``compare.findings.row_findings``): nothing explains it, or nobody scored it."""
+    return bool(row_findings(row))
+
+
+def unexplained_rows(rows: Sequence[AuditRow]) -> list[AuditRow]:
+    """The rows the shrinker may work on: those ``unexplained``; an explained difference is no finding."""
+    return [row for row in rows if unexplained(row)]
 
 
 def default_workers() -> int:
@@ -111,27 +134,54 @@ def fuzz_suite(cases: list[dict[str, Any]], seed: int, *, validate: bool) -> Sui
     return Suite(document["suite"], f"fuzz seed {seed}", tuple(_build_case(c) for c in cases))
 
 
-def _pair(suite: Suite, start: int, stop: int, output: dict[str, Any],
-          metrics: Sequence[str]) -> tuple[AuditRow, ...]:
-    """Classify one batch's probe results with ``build_audit``, PAIRING_CHUNK cases at a time:
-    build_audit's cross-API pairing compares every row with every other row of its suite, so it is
-    kept to small suites (the pairs are per case; chunking changes no result)."""
+@dataclass
+class Paired:
+    """What ``build_audit`` made of the batches so far: rows, legacy-vs-collections pairs, problems of
+    the expectations, and the expectations as bound to the Ragas version that ran."""
+
+    rows: list[AuditRow] = field(default_factory=list)
+    pairs: list[PathPair] = field(default_factory=list)
+    problems: list[str] = field(default_factory=list)
+    expectations: Expectations | None = None
+
+    def add(self, audit: Audit) -> None:
+        self.rows.extend(audit.rows)
+        self.pairs.extend(audit.pairs)
+        self.problems.extend(audit.expectation_problems)
+        self.expectations = audit.expectations
+
+
+def _pair(suite: Suite, start: int, stop: int, output: dict[str, Any], metrics: Sequence[str],
+          expectations: Expectations, into: Paired | None = None) -> Paired:
+    """Classify one batch's probe results with ``build_audit`` under ``expectations`` (as ``run``
+    does), PAIRING_CHUNK cases at a time: build_audit's cross-API pairing compares every row with every
+    other row of its suite, so it is kept to small suites (the pairs are per case; chunking changes no
+    result)."""
     by_case: dict[str, list[dict[str, Any]]] = {}
     for result in output.get("results", []):
         by_case.setdefault(result["case_id"], []).append(result)
-    rows: list[AuditRow] = []
+    paired = into if into is not None else Paired()
     for chunk in range(start, stop, PAIRING_CHUNK):
         cases = suite.cases[chunk:min(chunk + PAIRING_CHUNK, stop)]
         results = [r for case in cases for r in by_case.get(case.id, [])]
-        audit = build_audit(Suite(suite.name, suite.source, cases), {**output, "results": results},
-                            NO_EXPECTATIONS, {}, metrics=metrics)
-        rows.extend(audit.rows)
-    return tuple(rows)
+        paired.add(build_audit(Suite(suite.name, suite.source, cases), {**output, "results": results},
+                               expectations, {}, metrics=metrics))
+    return paired
 
 
-def classify_results(suite: Suite, output: dict[str, Any], metrics: Sequence[str]) -> tuple[AuditRow, ...]:
-    """Every (case, target) result of one probe output over all of ``suite``, classified (see ``_pair``)."""
-    return _pair(suite, 0, len(suite.cases), output, metrics)
+def classify_results(suite: Suite, output: dict[str, Any], metrics: Sequence[str],
+                     expectations: Expectations | None = None) -> tuple[AuditRow, ...]:
+    """Every (case, target) result of one probe output over all of ``suite``, classified and explained
+    under ``expectations`` (default: the pin's rules; see ``_pair``)."""
+    chosen = expectations if expectations is not None else pin_expectations()
+    return tuple(_pair(suite, 0, len(suite.cases), output, metrics, chosen).rows)
+
+
+def judge_fuzz(suite: Suite, paired: Paired, provenance: dict[str, Any]) -> Audit:
+    """One audit of the whole fuzz run, judged as ``run`` judges its audit (``compare.audit.judged``):
+    its ``findings`` and ``verdict`` are the fuzz run's."""
+    return judged(Audit(suite, provenance, tuple(paired.rows), (), tuple(paired.problems), paired.expectations,
+                        pairs=tuple(paired.pairs)))
 
 
 def _provenance(runs: Sequence[ProbeRun]) -> dict[str, Any]:
@@ -203,7 +253,8 @@ def run_fuzz(n: int, seed: int, metrics: Sequence[str] | None = None, *, workers
              timeout: float | None = None, validate: bool = False,
              probe: ProbeFunction | None = None,
              on_batch: Callable[[int, int, ProbeRun], None] | None = None,
-             on_progress: Progress | None = None, started: StartedProbe | None = None) -> FuzzRun:
+             on_progress: Progress | None = None, started: StartedProbe | None = None,
+             expectations: Expectations | None = None) -> FuzzRun:
     """Generate ``n`` cases from ``seed``, score them with Ragas and the reference, classify every pair.
 
     The batches (``plan_batches``) are one chain of requests to one probe, which forks ``workers``
@@ -213,10 +264,12 @@ def run_fuzz(n: int, seed: int, metrics: Sequence[str] | None = None, *, workers
     whole run, about five times a second. ``probe`` replaces the real probe (tests): it is called
     once per batch like ``ragas_compat.runner.run_probe`` (without ``workers``); the module's
     ``run_probe`` is looked up at call time, and anything but the real one is used that way.
+    ``expectations``: the rules and case entries that explain rows, as ``run``'s (default: the pin's).
     Raises HarnessInputError for bad arguments and FuzzProbeFailed (naming the batch's cases)
     when a probe process fails."""
     probe = probe or run_probe
     clock = time.perf_counter()
+    expectations = expectations if expectations is not None else pin_expectations()
     workers = workers or default_workers()
     try:
         check_fuzz_arguments(n, workers)  # before anything is generated: a huge --n is refused at once
@@ -229,14 +282,14 @@ def run_fuzz(n: int, seed: int, metrics: Sequence[str] | None = None, *, workers
             started.close()
         raise
     batches = plan_batches(n, batch_size)
-    rows: list[AuditRow] = []
+    paired = Paired()
     runs: list[ProbeRun] = []
 
     def finished(index: int, run: ProbeRun) -> None:
         start, stop = batches[index]
         if not run.ok:
             raise FuzzProbeFailed(f"probe for cases {start}..{stop - 1}: {run.error}")
-        rows.extend(_pair(suite, start, stop, run.output, chosen))
+        _pair(suite, start, stop, run.output, chosen, expectations, into=paired)
         runs.append(run)
         if on_batch is not None:
             on_batch(len(runs), len(batches), run)
@@ -263,7 +316,10 @@ def run_fuzz(n: int, seed: int, metrics: Sequence[str] | None = None, *, workers
                 progress = None if on_progress is None else \
                     (lambda done, total, before=start: on_progress(before + done, n))
                 finished(index, chain.result(progress))
+    provenance = _provenance(runs)
+    audit = judge_fuzz(suite, paired, {**provenance, "expectations": expectations.source})
     return FuzzRun(seed=seed, metrics=chosen, targets=tuple(targets), cases=n, batches=tuple(batches),
-                   workers=workers, rows=tuple(rows), provenance=_provenance(runs),
+                   workers=workers, rows=audit.rows, provenance=provenance, expectations=expectations.source,
+                   findings=audit.findings, verdict=audit.verdict,
                    seconds=time.perf_counter() - clock,
                    probe_seconds=sum(run.seconds for run in runs))
