@@ -82,10 +82,24 @@ def test_default_suite_contains_the_required_examples():
 
 
 def test_default_suite_case_ids_are_short_kebab_case_and_contexts_distinct_per_case():
+    """Contexts are distinct within a case, but for a chunk retrieved twice on purpose (cp-repeated-chunk:
+    a repeat, with the same label in every verdict, so the content-keyed judge answers it alike)."""
     import re
+
+    from ragas_compat.cases.loader import LABEL_LIST_VERDICTS
+
+    repeating = []
     for case in load_default_suite().cases:
         assert re.fullmatch(r"[a-z0-9]+(-[a-z0-9]+)*", case.id) and len(case.id) <= 40
-        assert len(set(case.retrieved_contexts)) == len(case.retrieved_contexts), case.id
+        if len(set(case.retrieved_contexts)) != len(case.retrieved_contexts):
+            repeating.append(case.id)
+            for key in LABEL_LIST_VERDICTS:
+                labels = case.verdicts.get(key)
+                by_text: dict[str, set] = {}
+                for text, label in zip(case.retrieved_contexts, labels or (), strict=False):
+                    by_text.setdefault(text, set()).add(label)
+                assert all(len(found) == 1 for found in by_text.values()), (case.id, key)
+    assert repeating == ["cp-repeated-chunk"]
 
 
 def test_default_suite_never_repeats_a_prompt_key_with_different_labels():

@@ -30,8 +30,9 @@ from the verdicts, so the verdict key must be present in ``verdicts``, and a ver
 by ``judge_calls`` or ``judge_replies``, not both (checked here).
 
 Inconsistent inputs are refused here, so every command (run, explain, fuzz --check-cases, the pytest
-plugin) refuses them the same way: ``corpus_relevant_count`` R smaller than the number of contexts
-labelled relevant (``1`` or ``true``) in ``verdicts.context_precision_with_reference``.
+plugin) refuses them the same way: ``corpus_relevant_count`` R smaller than the number of distinct
+items labelled relevant (``1`` or ``true``) in ``verdicts.context_precision_with_reference`` (an item is
+its ``retrieved_context_ids`` entry when given, else its exact text: a chunk retrieved twice is one item).
 
 A Ragas EvaluationDataset given as a case file (JSONL, a JSON list of samples, ``{"samples": [...]}``,
 CSV: samples with ``user_input``, ``response``, ``retrieved_contexts`` ... or the old column names) is
@@ -226,6 +227,19 @@ def relevant_label_count(labels: list[Any] | tuple[Any, ...]) -> int:
     return sum(1 for v in labels if v is True or (type(v) is int and v == 1))
 
 
+def _relevant(v: Any) -> bool:
+    return v is True or (type(v) is int and v == 1)
+
+
+def distinct_relevant_count(labels: list[Any] | tuple[Any, ...], items: list[Any] | tuple[Any, ...] | None) -> int:
+    """How many distinct corpus items the labels call relevant (``1`` or ``true``): R counts relevant
+    items of the corpus, so a chunk retrieved twice counts once. ``items``: one identity per label (the
+    retrieved context IDs when given, else the context texts); without them every label is its own item."""
+    if items is None or len(items) != len(labels):
+        return relevant_label_count(labels)
+    return len({json.dumps(item, sort_keys=True) for item, v in zip(items, labels, strict=True) if _relevant(v)})
+
+
 def _size_problems(obj: Any, limits: Limits) -> list[tuple[tuple[Any, ...], str]]:
     """Lists of a case longer than ``limits.max_list_items`` (checked before the schema: cheap)."""
     found: list[tuple[tuple[Any, ...], str]] = []
@@ -317,11 +331,15 @@ def _semantic_problems(obj: Any) -> list[tuple[tuple[Any, ...], str]]:
             found.append((("cases", i, "corpus_relevant_count"), f"expected an integer, got number {_short(r)}"))
         elif type(r) is int and isinstance(verdicts, dict):
             labels = verdicts.get(R_LABELS)
-            hits = relevant_label_count(labels) if isinstance(labels, list) else 0
+            ids = case.get("retrieved_context_ids")
+            by_ids = isinstance(ids, list) and isinstance(labels, list) and len(ids) == len(labels)
+            items = ids if by_ids else contexts if isinstance(contexts, list) else None
+            hits = distinct_relevant_count(labels, items) if isinstance(labels, list) else 0
             if r < hits:
                 found.append((("cases", i, "corpus_relevant_count"),
-                              f"R = {r} is smaller than the {hits} contexts labelled relevant in "
-                              f"verdicts.{R_LABELS}: R counts every relevant item in the corpus"))
+                              f"R = {r} is smaller than the {hits} distinct items labelled relevant in "
+                              f"verdicts.{R_LABELS} (by {'retrieved_context_ids' if by_ids else 'exact context text'}): "
+                              "R counts every relevant item in the corpus"))
         if isinstance(contexts, list) and isinstance(verdicts, dict):
             for key in LABEL_LIST_VERDICTS:
                 labels = verdicts.get(key)

@@ -21,6 +21,7 @@ still grow with the lcm of the positive ranks (about K bits), so its terms are a
 from __future__ import annotations
 
 import dataclasses
+import json
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
@@ -78,7 +79,7 @@ def _validate_corpus_relevant(corpus_relevant: object, relevant_retrieved: int, 
     if corpus_relevant < relevant_retrieved:
         raise HarnessInputError(
             f"{field}: corpus relevant count R = {corpus_relevant} is smaller than the "
-            f"{relevant_retrieved} relevant contexts retrieved",
+            f"{relevant_retrieved} distinct relevant items retrieved",
             field=field, value=corpus_relevant)
     return corpus_relevant
 
@@ -108,9 +109,27 @@ def balanced_sum(values: list[Fraction]) -> Fraction:
     return values[0] if values else Fraction(0)
 
 
+def distinct_reading(values: Sequence[int], items: Sequence[object] | None) -> tuple[int, Fraction] | None:
+    """(distinct relevant items retrieved, the AP numerator over distinct items) when some relevant item
+    is retrieved more than once (``items``: one identity per label), else None. A corpus item is
+    relevant once: a repeat after its first retrieval counts as not relevant (its rank is still spent),
+    as trec_eval's AP over documents reads a run."""
+    if items is None or len(items) != len(values):
+        return None
+    seen: set[str] = set()
+    hits, terms = 0, []
+    for i, (v, item) in enumerate(zip(values, items, strict=True), start=1):
+        key = json.dumps(item, sort_keys=True, ensure_ascii=False)
+        if v and key not in seen:
+            seen.add(key)
+            hits += 1
+            terms.append(Fraction(hits, i))
+    return None if hits == sum(values) else (hits, balanced_sum(terms))
+
+
 def context_precision_profile(labels: Sequence[object], corpus_relevant: object = None,
-                              field: str = "labels", *,
-                              corpus_relevant_field: str = "corpus_relevant") -> ContextPrecisionProfile:
+                              field: str = "labels", *, corpus_relevant_field: str = "corpus_relevant",
+                              items: Sequence[object] | None = None) -> ContextPrecisionProfile:
     """Profile of a ranked 0/1 label list; see the module docstring for formulas.
 
     Raises HarnessInputError (naming ``field[i]`` / ``corpus_relevant`` and the value) when a
@@ -133,7 +152,9 @@ def context_precision_profile(labels: Sequence[object], corpus_relevant: object 
     numerator = whole + balanced_sum(fractional)
     ragas_float = sum(terms) / (hits + RAGAS_EPSILON)
     k = len(values)
-    r = _validate_corpus_relevant(corpus_relevant, hits, corpus_relevant_field)
+    distinct = distinct_reading(values, items)
+    corpus_hits, corpus_numerator = distinct if distinct is not None else (hits, numerator)
+    r = _validate_corpus_relevant(corpus_relevant, corpus_hits, corpus_relevant_field)
     return ContextPrecisionProfile(
         retrieved=k,
         relevant_retrieved=hits,
@@ -142,8 +163,8 @@ def context_precision_profile(labels: Sequence[object], corpus_relevant: object 
         context_ap_ragas_float=ragas_float,
         precision_at_k=Fraction(hits, k) if k else None,
         corpus_relevant=r,
-        corpus_ap=numerator / r if r else None,
-        recall_at_k=Fraction(hits, r) if r else None,
+        corpus_ap=corpus_numerator / r if r else None,
+        recall_at_k=Fraction(corpus_hits, r) if r else None,
         empty_context=k == 0,
     )
 
@@ -158,14 +179,17 @@ AP_UNDEFINED = ("None when no retrieved context is relevant (undefined_reason 'n
 
 
 def ap_outcome(metric: str, labels: Sequence[object], field: str, corpus_relevant: int | None,
-               denominator: str, extra: dict[str, object] | None = None) -> ReferenceOutcome:
+               denominator: str, extra: dict[str, object] | None = None,
+               items: Sequence[object] | None = None) -> ReferenceOutcome:
     """The AP outcome of a label list: exact AP, the epsilon float as alternative, and the
-    truthiness-coerced float when the reference refuses non-0/1 labels."""
+    truthiness-coerced float when the reference refuses non-0/1 labels. ``items`` (one identity per
+    label): when a relevant item is retrieved twice, corpus AP and recall@K count it once and the
+    label-level readings (and the context AP over distinct items) are kept beside them (``repeats``)."""
     details: dict[str, object] = {"labels": tuple(labels)}
     details.update(extra or {})
     try:
         profile = context_precision_profile(labels, corpus_relevant, field,
-                                            corpus_relevant_field="corpus_relevant_count")
+                                            corpus_relevant_field="corpus_relevant_count", items=items)
     except HarnessInputError as err:
         alternatives: dict[str, float | Fraction | None] = {}
         if isinstance(labels, (list, tuple)) and not all(is_binary_label(v) for v in labels):
@@ -176,6 +200,18 @@ def ap_outcome(metric: str, labels: Sequence[object], field: str, corpus_relevan
                 details["coercion_exact"] = context_precision_profile(coerced).context_ap_exact
         return ReferenceOutcome(metric, None, None, str(err), alternatives, details, denominator)
     details.update(dataclasses.asdict(profile))
+    values = validate_labels(labels, field)
+    distinct = distinct_reading(values, items)
+    if distinct is not None:
+        r = profile.corpus_relevant
+        details["repeats"] = {
+            "relevant_labels": profile.relevant_retrieved, "distinct_relevant_items": distinct[0],
+            "context_ap_distinct": distinct[1] / distinct[0],
+            "corpus_ap_label_level": profile.numerator / r if r else None,
+            "recall_at_k_label_level": Fraction(profile.relevant_retrieved, r) if r else None,
+            "note": ("a relevant item is retrieved more than once: Ragas's context AP counts every repeat "
+                     "(a duplicate lifts it), AP over distinct items counts it once"),
+        }
     return ReferenceOutcome(metric, profile.context_ap_exact, profile.undefined_reason, None,
                             {"epsilon": profile.context_ap_ragas_float}, details, denominator)
 
@@ -187,8 +223,15 @@ def _verdict_ap(key: str, uses_corpus_relevant: bool) -> Callable[[Case], Refere
         if case.judge_replies.get(key):
             return unparseable_reply_outcome(key, case.verdicts[key], case.judge_replies[key], AP_DENOMINATOR)
         r = case.corpus_relevant_count if uses_corpus_relevant else None
-        return ap_outcome(key, case.verdicts[key], f"verdicts.{key}", r, AP_DENOMINATOR)
+        return ap_outcome(key, case.verdicts[key], f"verdicts.{key}", r, AP_DENOMINATOR, items=retrieved_items(case))
     return outcome
+
+
+def retrieved_items(case: Case) -> tuple[object, ...]:
+    """The corpus identity of each retrieved context: its ``retrieved_context_ids`` entry when the IDs are
+    given (one per context), else its exact text."""
+    ids = case.retrieved_context_ids
+    return ids if ids is not None and len(ids) == len(case.retrieved_contexts) else case.retrieved_contexts
 
 
 def string_match_labels(retrieved: Sequence[str], reference: Sequence[str]) -> tuple[int, ...]:
