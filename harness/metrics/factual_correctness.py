@@ -35,10 +35,18 @@ the final score is ``np.round(score, 2)``. Alternatives the classifier recognise
   guard pulls an exact half-way value (3/8 = 0.375) below the half, so it rounds down (0.37, not 0.38).
 
 Undefined rows (no claims) come out as 0.0 in Ragas (``empty_as_zero``).
+
+Named variant ``verdicts_returned``: when a per-call script's NLI reply (``judge_calls.factual_correctness
+.claim_nli``) returns verdicts for fewer (or more) claims than the side has, Ragas counts TP and FP (or
+FN) over the verdicts returned (``sum(reference_response)``, ``sum(~reference_response)``), so a claim
+the judge left out counts nowhere; the variant is Ragas's rounded score on those counts. A reply names
+its side by ``when.context`` (the reference: response claims; the response: reference claims); an entry
+without ``when`` is read only in precision mode, where a single NLI call is made.
 """
 
 from __future__ import annotations
 
+import json
 import math
 from collections.abc import Mapping, Sequence
 from fractions import Fraction
@@ -135,7 +143,7 @@ def _claims(case_claims: Sequence[Any], field: str) -> list[tuple[str, object]]:
 
 
 def factual_outcome(metric: str, mode: str, beta: float, claims: Sequence[Any],
-                    field: str = f"verdicts.{KEY}") -> ReferenceOutcome:
+                    field: str = f"verdicts.{KEY}", case: Any = None) -> ReferenceOutcome:
     """The reference outcome of one mode on the case's claims (module docstring)."""
     denominator = {"precision": "response claims (TP + FP)", "recall": "TP + FN",
                    "f1": "(1 + b^2) TP + b^2 FN + FP"}[mode]
@@ -175,8 +183,70 @@ def factual_outcome(metric: str, mode: str, beta: float, claims: Sequence[Any],
             "epsilon": ("Ragas divides by (TP + FP + 1e-8) / (TP + FN + 1e-8) before rounding to 2 decimals: "
                         "the guard moves an exact half-way value below the half"),
         }
+        returned = verdicts_returned_variant(case, mode, beta, raw) if case is not None else None
+        if returned is not None:
+            alternatives["variant:" + VERDICTS_RETURNED] = returned[0]
+            details["variants"] = {VERDICTS_RETURNED: VERDICTS_RETURNED_TEXT}
+            details["verdicts_returned"] = returned[1]
     return ReferenceOutcome(metric, value, None if value is not None else "zero_claims", None,
                             alternatives, details, denominator)
+
+
+VERDICTS_RETURNED = "verdicts_returned"
+VERDICTS_RETURNED_TEXT = ("the judge's NLI reply returned verdicts for fewer (or more) claims than the side has; "
+                          "Ragas counts TP, FP and FN over the verdicts returned, not over the claims")
+
+
+def reply_verdicts(reply: object) -> list[object] | None:
+    """The verdicts of one scripted NLI reply (a JSON text with a ``statements`` list, or a list of
+    generations, the first read), or None when it is not one (unparseable: no variant)."""
+    if isinstance(reply, list):
+        reply = reply[0] if reply else None
+    if isinstance(reply, str):
+        try:
+            reply = json.loads(reply)
+        except ValueError:
+            return None
+    statements = reply.get("statements") if isinstance(reply, dict) else None
+    if not isinstance(statements, list) or not all(isinstance(s, dict) and "verdict" in s for s in statements):
+        return None
+    return [s["verdict"] for s in statements]
+
+
+def returned_by_side(case: Any, mode: str) -> dict[str, list[object]]:
+    """Per side ("response": response claims checked against the reference; "reference": reference claims
+    checked against the response), the verdicts a per-call script's ``claim_nli`` reply returns for it
+    (module docstring); sides the script does not answer are absent."""
+    calls = getattr(case, "judge_calls", {}).get(KEY, {}).get("claim_nli", ())
+    found: dict[str, list[object]] = {}
+    for entry in calls:
+        when = entry.get("when") if isinstance(entry, dict) else None
+        reply = entry.get("reply") if isinstance(entry, dict) else entry
+        if isinstance(when, dict) and "context" in when:
+            side = ("response" if when["context"] == case.reference
+                    else "reference" if when["context"] == case.response else None)
+        else:
+            side = "response" if mode == "precision" and len(calls) == 1 else None
+        verdicts = reply_verdicts(reply)
+        if side is not None and verdicts is not None and side not in found:
+            found[side] = verdicts
+    return found
+
+
+def verdicts_returned_variant(case: Any, mode: str, beta: float,
+                              raw: Sequence[tuple[str, object]]) -> tuple[float, dict[str, int]] | None:
+    """Ragas's score over the verdicts the scripted replies return, with the counts per side, when a
+    reply returns another number of verdicts than its side has claims; else None."""
+    returned = returned_by_side(case, mode)
+    if mode == "precision":
+        returned.pop("reference", None)  # never asked in precision mode
+    claims = {side: [v for s, v in raw if s == side] for side in SIDES}
+    if not returned or all(len(verdicts) == len(claims[side]) for side, verdicts in returned.items()):
+        return None
+    labels = {side: [bool(v) for v in returned.get(side, claims[side])] for side in SIDES}
+    tp, fp = sum(labels["response"]), sum(1 for v in labels["response"] if not v)
+    fn = 0 if mode == "precision" else sum(1 for v in labels["reference"] if not v)
+    return ragas_score(mode, beta, tp, fp, fn), {side: len(labels[side]) for side in SIDES}
 
 
 def _as_given(labels: Sequence[int]) -> float:
@@ -248,7 +318,7 @@ def _spec(name: str, mode: str, beta: float, options: tuple[tuple[str, object], 
         undefined_policy=("None ('zero_claims') when the denominator is 0 (no response claim for precision; "
                           "no claim at all for F). Ragas: 0.0 (1e-8 guard / fbeta_score's 0 branch), rounded "
                           "to 2 decimals. Non-0/1 labels are refused (Ragas: bool(verdict))."),
-        compute=lambda case, _n=name, _m=mode, _b=beta: factual_outcome(_n, _m, _b, case.verdicts[KEY]),
+        compute=lambda case, _n=name, _m=mode, _b=beta: factual_outcome(_n, _m, _b, case.verdicts[KEY], case=case),
         requires=(f"verdicts.{KEY}",),
         verdicts=Verdicts(KEY, "claims", "verdict"),
         as_given=_as_given,

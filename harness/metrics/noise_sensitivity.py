@@ -28,6 +28,15 @@ numpy boolean matrices and ``np.mean`` (bit-equal to the exact value as a float)
   no context is relevant, the value is defined);
 - zero response statements: ``np.mean`` of an empty array, NaN (``undefined_nan``);
 - no retrieved context (or an empty input): ``ValueError`` before the judge is asked.
+
+Named variant ``verdicts_returned``: Ragas pairs the NLI verdicts by position and takes ``np.mean`` over
+the verdicts returned, not over the response statements. When a per-call script
+(``judge_calls.noise_sensitivity.noise_nli``, plain entries answered in Ragas's call order: for each
+retrieved context the reference statements then the response statements, then the response statements
+against the reference) returns verdicts for another number of response statements than the response
+has, the same number in every call about the response statements, the variant is Ragas's mean over
+those positions. Replies of another shape name no variant: ``when``/``repeat`` entries, unequal counts
+(numpy does not broadcast them), no verdict returned (numpy raises), no reference statement.
 """
 
 from __future__ import annotations
@@ -38,6 +47,7 @@ from typing import Any
 
 from ragas_compat.cases.model import Case
 from ragas_compat.errors import HarnessInputError
+from ragas_compat.metrics.factual_correctness import VERDICTS_RETURNED, reply_verdicts
 from ragas_compat.metrics.labels import is_binary_label, ragas_int
 from ragas_compat.metrics.outcome import ReferenceOutcome
 from ragas_compat.metrics.spec import (
@@ -130,7 +140,51 @@ def noise_outcome(metric: str, mode: str, case: Case, field: str = f"verdicts.{K
     numerator = rel if mode == "relevant" else irr
     details["numerator"] = numerator
     value = Fraction(numerator, total) if total else None
-    return ReferenceOutcome(metric, value, None if total else "zero_claims", None, {}, details, denominator)
+    alternatives = {}
+    returned = verdicts_returned_variant(mode, case, reference, response) if reference and response else None
+    if returned is not None:
+        alternatives["variant:" + VERDICTS_RETURNED] = returned
+        details["variants"] = {VERDICTS_RETURNED: VERDICTS_RETURNED_TEXT}
+    return ReferenceOutcome(metric, value, None if total else "zero_claims", None, alternatives, details,
+                            denominator)
+
+
+VERDICTS_RETURNED_TEXT = ("the judge's NLI replies returned verdicts for fewer (or more) response statements than "
+                          "the response has; Ragas pairs verdicts by position and averages over the verdicts returned")
+
+
+def verdicts_returned_variant(mode: str, case: Case, reference: Sequence[Mapping[str, Any]],
+                              response: Sequence[Mapping[str, Any]]) -> Fraction | None:
+    """Ragas's value over the verdicts the scripted NLI replies return (module docstring), or None."""
+    calls = case.judge_calls.get(KEY, {}).get("noise_nli", ())
+    if not calls or any(isinstance(entry, dict) for entry in calls):
+        return None
+    n = len(case.retrieved_contexts)
+    frozen: list[list[object]] = []
+    for j in range(n):
+        frozen += [[g["contexts"][j] for g in reference], [a["contexts"][j] for a in response]]
+    frozen.append([a["verdict"] for a in response])
+    replies = [reply_verdicts(entry) for entry in calls[:len(frozen)]]
+    if any(r is None for r in replies):
+        return None
+    lists = [bool_list(replies[i] if i < len(replies) else frozen[i]) for i in range(len(frozen))]
+    gt, ans, to_reference = lists[0:-1:2], lists[1:-1:2], lists[-1]
+    k = len(to_reference)
+    if k in (0, len(response)) or any(len(a) != k for a in ans) or len({len(g) for g in gt}) != 1 or not gt[0]:
+        return None  # no difference, or a shape numpy refuses (k = 0: np.max over a zero-size array raises)
+    relevant = [any(g) for g in gt]  # np.max over the reference statements, per context
+    relevant_faithful = [any(relevant[j] and ans[j][i] for j in range(n)) for i in range(k)]
+    if mode == "relevant":
+        hits = [relevant_faithful[i] and not to_reference[i] for i in range(k)]
+    else:
+        hits = [not relevant_faithful[i] and any(not relevant[j] and ans[j][i] for j in range(n))
+                and not to_reference[i] for i in range(k)]
+    return Fraction(sum(hits), k)
+
+
+def bool_list(verdicts: Sequence[object]) -> list[bool]:
+    """Ragas's reading of verdicts: ``1 if verdict else 0``, then ``astype(bool)``."""
+    return [bool(v) for v in verdicts]
 
 
 def _fuzz(draw: FuzzDraw) -> dict[str, Any]:
