@@ -147,3 +147,40 @@ def test_replies_returning_every_verdict_or_a_shape_numpy_refuses_name_no_varian
         {"statement": "s0", "reason": "r", "verdict": 1}]})  # 1 verdict here, 2 in the other calls
     case = parse_suite({"schema_version": 1, "suite": "t", "cases": [ns]}, source="t").cases[0]
     assert "variant:verdicts_returned" not in metric("noise_sensitivity_relevant").compute(case).alternatives
+
+
+# NonLLMContextPrecisionWithReference: the >= 0.5 similarity comparison (NonLLMContextRecall's is > 0.5).
+AT_THRESHOLD = "edge-context-similarity-at-threshold"  # bundled suite; Ragas 0.4.3 scores it 0.9999999999
+
+
+def _bundled(case_id: str) -> dict:
+    from ragas_compat.resources import package_json
+
+    document = package_json("cases/suites/default.json")
+    return copy.deepcopy(next(c for c in document["cases"] if c["id"] == case_id))
+
+
+def _threshold_audit(case: dict, value: float):
+    suite = parse_suite({"schema_version": 1, "suite": "t", "cases": [case]}, source="t.json")
+    probe = {"ragas": {"version": "0.4.3"}, "results": [
+        {"case_id": case["id"], "target": "legacy:NonLLMContextPrecisionWithReference", "value": value,
+         "received": {}}]}
+    return build_audit(suite, probe, pin_expectations(), {"ragas_version": "0.4.3"})
+
+
+def test_the_inclusive_similarity_threshold_is_a_named_variant_that_says_which_comparison_counted():
+    audit = _threshold_audit(_bundled(AT_THRESHOLD), 0.9999999999)
+    [row] = [r for r in audit.rows if r.spec.name == "context_precision_string_match"]
+    assert row.classification.name is Classification.VARIANT
+    assert ">= 0.5" in row.classification.explanation and "> 0.5" in row.classification.explanation
+    assert row.reference.details["similarity_labels"] == (1,)
+    assert "string-precision-threshold-inclusive" in str(row.expected) and not row.unexpected
+    assert not audit.findings
+
+
+def test_a_context_more_than_half_similar_names_no_threshold_variant():
+    case = _bundled(AT_THRESHOLD)
+    case["retrieved_contexts"] = [case["reference_contexts"][0] + "!"]  # far above 0.5: > and >= agree
+    suite = parse_suite({"schema_version": 1, "suite": "t", "cases": [case]}, source="t.json")
+    reference = metric("context_precision_string_match").compute(suite.cases[0])
+    assert "variant:threshold_inclusive" not in reference.alternatives

@@ -240,12 +240,37 @@ def string_match_labels(retrieved: Sequence[str], reference: Sequence[str]) -> t
     return tuple(1 if c in wanted else 0 for c in retrieved)
 
 
+THRESHOLD_INCLUSIVE = "threshold_inclusive"
+THRESHOLD_INCLUSIVE_TEXT = ("Ragas labels a retrieved context relevant when its Levenshtein similarity to a reference "
+                            "context is >= 0.5 (inclusive; NonLLMContextRecall compares > 0.5): a context exactly half "
+                            "similar counts, and the AP over those labels is Ragas's")
+
+
+def similarity_labels(retrieved: Sequence[str], reference: Sequence[str], inclusive: bool) -> tuple[int, ...]:
+    """Ragas's string-similarity labels: 1 when the best Levenshtein similarity (exact) of a retrieved
+    context to a reference context is >= 1/2 (``inclusive``) or > 1/2."""
+    from ragas_compat.metrics.text_reference import levenshtein_similarity
+
+    half = Fraction(1, 2)
+    best = [max((levenshtein_similarity(c, r) for c in reference), default=Fraction(0)) for r in retrieved]
+    return tuple(int(b >= half if inclusive else b > half) for b in best)
+
+
 def _string_match_precision(case: Case) -> ReferenceOutcome:
     labels = string_match_labels(case.retrieved_contexts, case.reference_contexts or ())
-    return ap_outcome("context_precision_string_match", labels, "derived string-match labels", None,
-                      "retrieved contexts equal to a reference context (Ragas adds 1e-10)",
-                      {"label_rule": "exact string equality with some reference_contexts item",
-                       "reference_contexts": len(case.reference_contexts or ())})
+    outcome = ap_outcome("context_precision_string_match", labels, "derived string-match labels", None,
+                         "retrieved contexts equal to a reference context (Ragas adds 1e-10)",
+                         {"label_rule": "exact string equality with some reference_contexts item",
+                          "reference_contexts": len(case.reference_contexts or ())})
+    reference = case.reference_contexts or ()
+    if outcome.refused is None and reference:
+        inclusive = similarity_labels(case.retrieved_contexts, reference, inclusive=True)
+        if inclusive != similarity_labels(case.retrieved_contexts, reference, inclusive=False):
+            # the >= comparison made the difference: name it, with Ragas's value over those labels
+            outcome.alternatives["variant:" + THRESHOLD_INCLUSIVE] = ragas_float_average_precision(inclusive)
+            outcome.details["variants"] = {THRESHOLD_INCLUSIVE: THRESHOLD_INCLUSIVE_TEXT}
+            outcome.details["similarity_labels"] = inclusive
+    return outcome
 
 
 def _ap_quantities(reference: ReferenceOutcome, given: ExplainInput) -> tuple[list[Quantity], list[str]]:
