@@ -170,6 +170,25 @@ def test_the_minimal_stub_loop_scores_every_case_by_every_class(tmp_path):
     assert report["errors"] == 0 and report["contexts"] == 2 * (1 + 2 + 3) and report["loop_seconds"] > 0
 
 
+@pytest.mark.slow
+@pytest.mark.skipif(importlib.util.find_spec("ragas") is None, reason="Ragas is not installed in this interpreter")
+def test_the_ragas_work_floor_scores_every_pair_the_probe_scores(tmp_path, default_audit_run):
+    """harness/probe/bench/floor.py on the bundled suite: the pairs of the default run's probe, no more, no
+    fewer, and the pairs where Ragas raised are the probe's error values (the same work, minus the harness)."""
+    from ragas_compat.probe.protocol import probe_command
+    from ragas_compat.tools.bench import ENTRY_FLOOR, floor_request
+
+    request = floor_request(tmp_path / "request.json")
+    proc = subprocess.run(probe_command(sys.executable, ENTRY_FLOOR, str(request)), capture_output=True, text=True,
+                          timeout=600, check=False)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    report = json.loads(proc.stdout.strip().splitlines()[-1])
+    results = [r for r in default_audit_run.probe.output["results"] if not r["target"].startswith("selftest:")]
+    assert report["pairs"] == len(results) > 0
+    assert report["errors"] == sum(1 for r in results if isinstance(r["value"], dict))
+    assert report["evaluate_runs"] == 0 and report["seconds"] > 0
+
+
 def test_import_command_is_the_bare_import_for_one_module_and_skips_later_absent_ones():
     from ragas_compat.tools.bench import import_command
 
@@ -209,12 +228,13 @@ def test_audit_imports_are_what_the_probe_imports_after_ragas(tmp_path):
     import ragas_compat
     from ragas_compat.cases.loader import DEFAULT_SUITE
     from ragas_compat.probe.protocol import ENTRY_PROBE, PACKAGE, probe_command
+    from ragas_compat.runner import request_targets
     from ragas_compat.tools.bench import AUDIT_IMPORTS
 
     cases = json.loads((Path(ragas_compat.__file__).parent / DEFAULT_SUITE).read_text(encoding="utf-8"))["cases"]
     request = tmp_path / "request.json"
-    request.write_text(json.dumps({"cases": cases, "targets": None, "output": str(tmp_path / "out.json")}),
-                       encoding="utf-8")
+    request.write_text(json.dumps({"cases": cases, "targets": request_targets(None, cases),
+                                   "output": str(tmp_path / "out.json")}), encoding="utf-8")
     proc = subprocess.run(probe_command(sys.executable, ENTRY_PROBE, str(request), python_flags=("-X", "importtime")),
                           capture_output=True, text=True, timeout=600, check=False,
                           env={**os.environ, "RAGAS_DO_NOT_TRACK": "true"})
