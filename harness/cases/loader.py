@@ -58,7 +58,7 @@ from typing import Any
 import jsonschema
 
 from ragas_compat.cases.configurations import configurations_of, merged, resolve, target_keys
-from ragas_compat.cases.model import DEFAULT_SUITE_SOURCE, Case, Suite
+from ragas_compat.cases.model import DEFAULT_SUITE_SOURCE, Case, Message, Suite, ToolCall
 from ragas_compat.errors import HarnessInputError
 from ragas_compat.input_limits import MAX_CASES_ENV, Limits, json_path, loads_json, read_text, source_name
 from ragas_compat.resources import CASES_SCHEMA, DEFAULT_SUITE, package_text
@@ -90,6 +90,9 @@ def verdict_keys_by_kind(schema: Mapping[str, Any]) -> dict[str, tuple[str, ...]
 
 
 _VERDICT_KINDS = verdict_keys_by_kind(_schema())
+# the keys of a multi-turn case (user_input a list of messages) and of a single-turn case, from the schema
+MULTI_TURN_KEYS: tuple[str, ...] = tuple(_schema()["$defs"]["multiTurnCase"]["properties"])
+SINGLE_TURN_KEYS: tuple[str, ...] = tuple(_schema()["$defs"]["case"]["properties"])
 LABEL_LIST_VERDICTS: tuple[str, ...] = _VERDICT_KINDS["label_list"]
 CLAIM_VERDICTS: tuple[str, ...] = _VERDICT_KINDS["claim_list"]
 
@@ -186,9 +189,24 @@ def _located(error: jsonschema.ValidationError) -> list[tuple[tuple[Any, ...], s
     if (error.validator == "additionalProperties" and error.validator_value is False
             and isinstance(error.instance, dict)):
         allowed = list(error.schema.get("properties", {}))
-        return [((*path, key), unknown_key_message(key, allowed))
+        multi_turn, single_turn = allowed == list(MULTI_TURN_KEYS), allowed == list(SINGLE_TURN_KEYS)
+        return [((*path, key), _single_turn_key_message(key) if multi_turn and key in SINGLE_TURN_KEYS
+                 else _multi_turn_key_message(key) if single_turn and key in MULTI_TURN_KEYS
+                 else unknown_key_message(key, allowed))
                 for key in error.instance if key not in allowed]
     return [(path, _describe(error))]
+
+
+def _single_turn_key_message(key: str) -> str:
+    """A single-turn key in a multi-turn case (its user_input is a list of messages)."""
+    return (f"{key!r} is a single-turn key, but this case is multi-turn (user_input is a list of messages: "
+            f"Ragas's MultiTurnSample); a multi-turn case takes {', '.join(MULTI_TURN_KEYS)}")
+
+
+def _multi_turn_key_message(key: str) -> str:
+    """A multi-turn key in a single-turn case (its user_input is a text)."""
+    return (f"{key!r} is a multi-turn key, but this case is single-turn (user_input is a text); a multi-turn "
+            "case gives user_input as a list of messages ({\"type\": \"human\"|\"ai\"|\"tool\", \"content\": ...})")
 
 
 def _where(obj: Any, path: tuple[Any, ...]) -> str:
@@ -356,6 +374,7 @@ def _semantic_problems(obj: Any) -> list[tuple[tuple[Any, ...], str]]:
                 elif key not in LABEL_LIST_VERDICTS:
                     found.append((("cases", i, "judge_replies", key), unknown_key_message(key, LABEL_LIST_VERDICTS)))
         found += _judge_call_problems(i, case)
+        found += _message_problems(i, case)
         if isinstance(replies, dict) and isinstance(contexts, list):
             for key, by_index in replies.items():
                 if key in LABEL_LIST_VERDICTS and not (isinstance(verdicts, dict) and key in verdicts):
@@ -369,6 +388,18 @@ def _semantic_problems(obj: Any) -> list[tuple[tuple[Any, ...], str]]:
                     elif int(index) >= len(contexts):
                         found.append((("cases", i, "judge_replies", key, index),
                                       f"context index {index} out of range ({len(contexts)} retrieved contexts)"))
+    return found
+
+
+def _message_problems(i: int, case: dict[str, Any]) -> list[tuple[tuple[Any, ...], str]]:
+    """Tool calls on a message that is not an ai message (Ragas's HumanMessage and ToolMessage have no
+    tool calls: pydantic would drop them silently)."""
+    messages = case.get("user_input")
+    found: list[tuple[tuple[Any, ...], str]] = []
+    for j, message in enumerate(messages if isinstance(messages, list) else ()):
+        if isinstance(message, dict) and "tool_calls" in message and message.get("type") in ("human", "tool"):
+            found.append((("cases", i, "user_input", j, "tool_calls"),
+                          f"only ai messages make tool calls; this is a {message['type']} message"))
     return found
 
 
@@ -424,9 +455,29 @@ def _opt_tuple(case: dict[str, Any], key: str) -> tuple[Any, ...] | None:
     return tuple(case[key]) if key in case else None
 
 
+def _tool_calls(calls: list[dict[str, Any]]) -> tuple[ToolCall, ...]:
+    return tuple(ToolCall(call["name"], MappingProxyType(dict(call["args"]))) for call in calls)
+
+
+def _build_multi_turn_case(raw: dict[str, Any]) -> Case:
+    """One validated multi-turn case (user_input a list of messages: Ragas's MultiTurnSample)."""
+    conversation = tuple(Message(m["type"], m["content"], None if "tool_calls" not in m else _tool_calls(m["tool_calls"]))
+                         for m in raw["user_input"])
+    return Case(
+        id=raw["id"], category=raw["category"], description=raw.get("description"),
+        user_input="", reference=raw.get("reference", ""), response="", retrieved_contexts=(),
+        conversation=conversation,
+        reference_tool_calls=None if "reference_tool_calls" not in raw else _tool_calls(raw["reference_tool_calls"]),
+        reference_topics=_opt_tuple(raw, "reference_topics"),
+        raw=raw,
+    )
+
+
 def _build_case(raw: dict[str, Any], suite_targets: Any = None) -> Case:
     """One validated case; ``suite_targets``: the file's default ``targets``, merged into the case's
     (and into its raw object, which the probe reads: ``configurations.merged``)."""
+    if isinstance(raw.get("user_input"), list):
+        return _build_multi_turn_case(raw)
     targets = merged(suite_targets, raw.get("targets"))
     if suite_targets:
         raw = {**raw, "targets": targets}

@@ -17,6 +17,24 @@ CATEGORIES = ("single_source", "multi_source", "no_answer", "conflict", "outdate
 DEFAULT_SUITE_SOURCE = "bundled:default"
 
 
+@dataclass(frozen=True)
+class ToolCall:
+    """One tool call (``ragas.messages.ToolCall``): the tool's name and its arguments as given (JSON values)."""
+
+    name: str
+    args: Mapping[str, Any]
+
+
+@dataclass(frozen=True)
+class Message:
+    """One message of a multi-turn case (``ragas.messages``): ``type`` human, ai or tool; an ai message's
+    ``tool_calls`` (None when it calls none; parallel calls are several calls of one message)."""
+
+    type: str
+    content: str
+    tool_calls: tuple[ToolCall, ...] | None = None
+
+
 @dataclass(frozen=True, eq=True)
 class Case:
     """One frozen case. Sequences are tuples; ``raw`` is the case's JSON object exactly as read
@@ -59,7 +77,25 @@ class Case:
     # the configured Ragas targets scoring the case (case key "targets", merged with the suite default):
     # for each (API, class) named, these replace the built-in configurations (ragas_compat.cases.configurations)
     targets: tuple[TargetConfig, ...] = ()
+    # multi-turn cases (case key user_input given as a list of messages: Ragas's MultiTurnSample): the
+    # conversation in order; None for a single-turn case. A multi-turn case has user_input "" and no
+    # response or retrieved contexts (response "", retrieved_contexts ()); its reference is "" when absent.
+    conversation: tuple[Message, ...] | None = None
+    reference_tool_calls: tuple[ToolCall, ...] | None = None
+    reference_topics: tuple[str, ...] | None = None
     raw: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
+
+
+    @property
+    def multi_turn(self) -> bool:
+        """A multi-turn case (Ragas's MultiTurnSample), whose user_input is a list of messages."""
+        return self.conversation is not None
+
+    @property
+    def predicted_tool_calls(self) -> tuple[ToolCall, ...]:
+        """The tool calls of the conversation's ai messages, in order (a message's parallel calls in its order)."""
+        return tuple(call for message in self.conversation or () if message.type == "ai"
+                     for call in message.tool_calls or ())
 
 
 @dataclass(frozen=True)
