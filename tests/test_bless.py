@@ -113,3 +113,30 @@ def test_bless_round_trip_end_to_end(tmp_path: Path):
     assert {(f["classification"], f["expected"]) for f in report["drift"]} == {("empty_as_zero", "epsilon")}
     for case_id, target in moved:
         assert case_id in edited.output and target in edited.output
+
+
+@pytest.mark.parametrize("kind", ["folder", "fifo", "under_a_file"])
+def test_bless_out_goes_through_the_write_preflight_before_any_work(tmp_path: Path, monkeypatch, kind):
+    """``--out`` a folder, a FIFO, or a path under a regular file: exit 2 naming --out, before the suite is
+    read, a Ragas source resolved or a probe started."""
+    import os
+
+    from ragas_compat.cli import expect as expect_cli
+
+    def no_work(*args, **kwargs):
+        raise AssertionError("bless did work before refusing --out")
+
+    for name in ("load_suite", "resolve_ragas_source", "bless_suite"):
+        monkeypatch.setattr(expect_cli, name, no_work)
+    if kind == "folder":
+        out = tmp_path / "expectations.toml"
+        out.mkdir()
+    elif kind == "fifo":
+        out = tmp_path / "fifo.toml"
+        os.mkfifo(out)
+    else:
+        (tmp_path / "plain").write_text("x", encoding="utf-8")
+        out = tmp_path / "plain" / "expectations.toml"
+    result = runner.invoke(app, ["expect", "bless", "--out", str(out)])
+    assert result.exit_code == 2, result.output
+    assert "--out" in result.output

@@ -18,7 +18,7 @@ import typer
 from ragas_compat.cli.common import exits_on_harness_errors, positive_seconds, shown, stdout
 from ragas_compat.pin import resolve_ragas_source
 from ragas_compat.pipeline import bless_suite, load_suite
-from ragas_compat.report.atomic import check_writable
+from ragas_compat.write_preflight import check_output_file
 
 DEFAULT_BLESSED = Path("expectations.toml")
 
@@ -39,8 +39,8 @@ def bless(
                                   help="Seconds before the probe (or any other subprocess) is stopped."),
 ) -> None:
     """Write the current classifications of a suite as an expectations file to review and commit."""
+    check_output_file(out)  # a folder, FIFO or unwritable place: exit 2 before the suite is read or Ragas run
     suite = load_suite(list(cases or []))
-    check_writable(out.parent if str(out.parent) else Path("."))
     source = resolve_ragas_source(python=python, checkout=ragas_checkout, git_url=ragas_git,
                                   allow_other_commit=allow_other_commit, timeout=timeout)
     audit = bless_suite(suite, source, out, python=python, timeout=timeout).audit
