@@ -9,7 +9,10 @@ Ragas is never imported here: whatever touches Ragas runs in a subprocess of ``p
                      (ratio per alternated pair; target <= 1.3); the same for ``run --metric
                      faithfulness`` (one metric, both APIs and evaluate()); and, without a target,
                      ``run`` / importing AUDIT_IMPORTS (what the audit's probe imports before it
-                     can score every class: the floor this machine allows).
+                     can score every class: the floor this machine allows); and ``run`` /
+                     harness/probe/bench/floor.py, Ragas's own work: every (case, target) pair of the
+                     bundled suite scored through Ragas with the probe's frozen judge in one process,
+                     nothing else (target <= 1.1).
 2. probe overhead    harness/probe/bench/benchmark.py: probe ms per scored context / a minimal
                      hand-written stub loop on the same Ragas class and verdicts (ratio of the
                      median round of each invocation; target <= 1.1).
@@ -51,6 +54,7 @@ from ragas_compat.tools.scale_bench import measure_scale
 
 BENCH_FORMAT = 1
 RUN_TARGET, PROBE_TARGET, MATRIX_TARGET = 1.3, 1.1, 1.2
+RAGAS_WORK_TARGET = 1.1  # run / floor.py (Ragas's own scoring of the bundled suite)
 RELEVANT_SHARE = 0.5  # share of relevant labels in the scaling benchmark's random label lists
 
 
@@ -136,12 +140,34 @@ def import_command(python: str, modules: Sequence[str]) -> list[str]:
     return [python, "-c", script]
 
 
+ENTRY_FLOOR = "bench.floor"  # harness/probe/bench/floor.py: the bundled suite's pairs scored by Ragas alone
+
+
+def floor_request(path: Path) -> Path:
+    """Write the request of ``bench.floor`` at ``path``: the bundled suite's cases and the targets a
+    default run requests for them (``runner.request_targets``)."""
+    from ragas_compat.cases import load_default_suite
+
+    cases = [case.raw for case in load_default_suite().cases]
+    path.write_text(json.dumps({"cases": cases, "targets": request_targets(None, cases)}), encoding="utf-8")
+    return path
+
+
 def measure_run_vs_floor(repetitions: int, *, python: str = sys.executable, warm_up: bool = True,
-                         metric: str | None = None, audit_imports: bool = False) -> BenchRow:
+                         metric: str | None = None, audit_imports: bool = False,
+                         ragas_work: bool = False) -> BenchRow:
     """Wall time of ``ragas-compat run`` (bundled suite, --out to a temp folder; only ``metric`` when
     given) vs the floor ``python -c "import ragas.metrics"`` (with ``audit_imports``: every module of
-    AUDIT_IMPORTS, a floor without target), alternated pair by pair (the order flips every pair)."""
-    if audit_imports:
+    AUDIT_IMPORTS, a floor without target; with ``ragas_work``: harness/probe/bench/floor.py, every
+    (case, target) pair of the bundled suite scored by Ragas with the same stub judge and nothing else,
+    target RAGAS_WORK_TARGET), alternated pair by pair (the order flips every pair)."""
+    if ragas_work:
+        row = BenchRow("run_vs_ragas_floor", "run vs Ragas's own work (floor.py)", target=RAGAS_WORK_TARGET,
+                       notes=["the floor imports ragas.metrics and its collections and scores every (case, target) "
+                              "pair of the bundled suite in one process, each through Ragas with the probe's frozen "
+                              "judge; no evaluate() pass, reference, classification or report (run: default "
+                              "--workers, one per core)"])
+    elif audit_imports:
         row = BenchRow("run_vs_import_floor", "run vs the audit's imports",
                        notes=["the floor imports " + ", ".join(AUDIT_IMPORTS) + " in one process (no target: "
                               "what the default audit cannot go below on this machine)"])
@@ -151,7 +177,11 @@ def measure_run_vs_floor(repetitions: int, *, python: str = sys.executable, warm
         row = BenchRow("run_one_metric_vs_floor", f"run --metric {metric} vs floor", target=RUN_TARGET)
     floor_command = import_command(python, AUDIT_IMPORTS if audit_imports else ("ragas.metrics",))
     only = ["--metric", metric] if metric else []
+    floor_reports: list[dict] = []
     with tempfile.TemporaryDirectory(prefix="ragas-compat-bench-") as tmp:
+        if ragas_work:
+            floor_command = probe_command(python, ENTRY_FLOOR, str(floor_request(Path(tmp) / "floor-request.json")))
+
         def run_once(index: int) -> float:
             seconds, proc = _timed([python, "-m", "ragas_compat", "run", "--out", str(Path(tmp) / f"run-{index}"), *only])
             if proc.returncode not in (0, 1):  # 1 = drift: the run still completed
@@ -161,7 +191,10 @@ def measure_run_vs_floor(repetitions: int, *, python: str = sys.executable, warm
         def floor_once() -> float:
             seconds, proc = _timed(floor_command)
             if proc.returncode != 0:
-                raise RuntimeError(f"the floor ({floor_command[2].splitlines()[0]}) failed: {_tail(proc.stderr)}")
+                label = "floor.py" if ragas_work else floor_command[2].splitlines()[0]
+                raise RuntimeError(f"the floor ({label}) failed: {_tail(proc.stderr)}")
+            if ragas_work:
+                floor_reports.append(json.loads(proc.stdout.strip().splitlines()[-1]))
             return seconds
 
         try:
@@ -178,6 +211,10 @@ def measure_run_vs_floor(repetitions: int, *, python: str = sys.executable, warm
                 row.ratios.append(run_seconds / floor_seconds)
         except (RuntimeError, subprocess.TimeoutExpired, OSError) as exc:
             return BenchRow(row.id, row.measurement, reason=str(exc))
+    if floor_reports:
+        last = floor_reports[-1]
+        row.extra["floor"] = last
+        row.notes.append(f"the floor scored {last['pairs']} pairs ({last['errors']} raised)")
     return row
 
 
@@ -452,7 +489,7 @@ class BenchPlan:
                    min_seconds=0.05, matrix_repetitions=2, warm_up=True, scale_cases=2_000, scale_repetitions=5)
 
 
-ROW_IDS = ("run_vs_floor", "run_vs_import_floor", "run_one_metric_vs_floor", "probe_overhead", "scaling_ragas_legacy",
+ROW_IDS = ("run_vs_floor", "run_vs_import_floor", "run_vs_ragas_floor", "run_one_metric_vs_floor", "probe_overhead", "scaling_ragas_legacy",
            "scaling_reference_random", "scaling_reference_all_relevant", "scaling_reference_float", "matrix_warm_vs_cold",
            "scale_marginal_time", "scale_peak_memory", "report_size",
            "fuzz_per_process", "fuzz_two_workers")
@@ -467,6 +504,8 @@ def run_bench(quick: bool, *, python: str = sys.executable,
     rows = [measure_run_vs_floor(plan.run_pairs, python=python, warm_up=plan.warm_up)]
     progress("run vs the audit's own imports")
     rows.append(measure_run_vs_floor(plan.run_pairs, python=python, warm_up=False, audit_imports=True))
+    progress("run vs Ragas's own work (floor.py)")
+    rows.append(measure_run_vs_floor(plan.run_pairs, python=python, warm_up=False, ragas_work=True))
     progress(f"run --metric {ONE_METRIC} vs floor")
     rows.append(measure_run_vs_floor(plan.run_pairs, python=python, warm_up=False, metric=ONE_METRIC))
     progress("probe overhead")

@@ -1,0 +1,112 @@
+"""The floor of an audit run that is Ragas's own work (``ragas-compat bench``: run / this floor).
+
+``ragas_compat_probe.bench.floor REQUEST.json [--evaluate]`` (``protocol.probe_command``; REQUEST: the
+``cases`` and ``targets`` of the run's probe request, as the host builds them) imports what the audit
+imports (``ragas.metrics``, ``ragas.metrics.collections``; the string metrics' own imports come with
+their first use, as in the probe), then scores every (case, target) pair the probe scores, one after
+another in one process, through Ragas with the same stub: a fresh instance of the class with the
+probe's frozen judge (``FrozenJudgeLLM`` or ``FrozenInstructorJudge`` answering from a content-keyed
+``PromptBook`` scripted for the case) and frozen embeddings, on a ``SingleTurnSample`` (legacy) or the
+case's fields (collections). Nothing else: no warning capture, no received-input recording, no result
+records, no worker processes, no reference, classification or report. With ``--evaluate`` it also runs
+the evaluate()/aevaluate() passes the probe runs (``evaluate.planned_runs``), one after another.
+Prints ``{"pairs", "errors", "evaluate_runs", "seconds"}``; an error is counted, not raised.
+Standard library, Ragas and the probe's stubs only; it never imports the harness.
+"""
+
+from __future__ import annotations
+
+import os
+
+os.environ["RAGAS_DO_NOT_TRACK"] = "true"
+
+import asyncio
+import json
+import sys
+import time
+import typing as t
+import warnings
+
+from ..judge.prompt_book import PromptBook
+from ..protocol import API_COLLECTIONS, API_LEGACY
+from ..targets import Target, targets_from_request
+
+
+async def score_pair(target: Target, case: dict) -> object:
+    """One (case, target) through Ragas with the probe's stub judge and embeddings."""
+    from ..scoring import (
+        collections_judge_class,
+        constructor_options,
+        frozen_embeddings,
+        legacy_judge_class,
+        resolve_collections_class,
+        resolve_legacy_class,
+    )
+
+    book = PromptBook()
+    if target.api == API_LEGACY:
+        from ragas.dataset_schema import SingleTurnSample
+
+        cls = resolve_legacy_class(target)
+        options = constructor_options(cls, target.options)
+        if target.embeddings:
+            options["embeddings"] = frozen_embeddings(case)
+        metric = cls(llm=legacy_judge_class()(book), **options) if target.needs_judge else cls(**options)
+        if target.embeddings and target.needs_judge:
+            from ..stubs.legacy_llm import NO_RETRY
+
+            metric.init(NO_RETRY)  # as evaluate() does (AnswerCorrectness's AnswerSimilarity)
+        target.expect_prompts(metric, case, book)
+        declared = SingleTurnSample.model_fields
+        sample = SingleTurnSample(**{f: case[f] for f in target.fields_read if f in case and f in declared})
+        return await metric.single_turn_ascore(sample)
+    cls = resolve_collections_class(target)
+    options = constructor_options(cls, target.options)
+    if target.embeddings:
+        options["embeddings"] = frozen_embeddings(case)
+    metric = cls(llm=collections_judge_class()(book), **options) if target.needs_judge else cls(**options)
+    target.expect_prompts(metric, case, book)
+    return await metric.ascore(**{f: case[f] for f in target.fields_read if f in case})
+
+
+async def score_all(cases: list[dict], targets: t.Sequence[Target]) -> tuple[int, int]:
+    """Every pair the probe scores (case by case, targets in request order): (pairs, errors)."""
+    pairs = errors = 0
+    for case in cases:
+        for target in targets:
+            if target.api not in (API_LEGACY, API_COLLECTIONS) or not target.applies(case):
+                continue
+            pairs += 1
+            try:
+                await score_pair(target, case)
+            except Exception:  # the floor measures time; a failing pair is counted
+                errors += 1
+    return pairs, errors
+
+
+def main(argv: list[str]) -> int:
+    with open(argv[1], encoding="utf-8") as handle:
+        request = json.load(handle)
+    start = time.perf_counter()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        import ragas.metrics
+        import ragas.metrics.collections  # noqa: F401
+
+        targets = targets_from_request(request["targets"])
+        pairs, errors = asyncio.run(score_all(request["cases"], targets))
+        runs = 0
+        if "--evaluate" in argv[2:]:
+            from ..evaluate import planned_runs, run_group
+
+            settings, planned = planned_runs(request["cases"], True, targets)
+            for run in planned:
+                run_group(*run, settings)
+                runs += 1
+    print(json.dumps({"pairs": pairs, "errors": errors, "evaluate_runs": runs,
+                      "seconds": round(time.perf_counter() - start, 3)}))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
