@@ -113,7 +113,9 @@ def record_command(
     metrics: Optional[list[str]] = typer.Option(None, "--metric", help="Metrics to record (repeatable); default: "
                                                                        "every recordable metric the columns allow."),
     limit: Optional[int] = typer.Option(None, "--limit", help="Record only the first N samples (a trial run)."),
-    concurrency: int = typer.Option(4, "--concurrency", help="Samples scored at once."),
+    concurrency: Optional[int] = typer.Option(None, "--concurrency", min=1,
+                                              help="Samples scored at once (default: the installed Ragas's "
+                                                   "RunConfig.max_workers, as its evaluate() runs; 16 in 0.4.3)."),
     batch_size: int = typer.Option(16, "--batch-size", help="Samples per batch (the file is rewritten after each)."),
     suite: Optional[str] = typer.Option(None, "--suite", help="Suite name (default: <dataset>-recorded)."),
     python: str = typer.Option(sys.executable, "--python", help="Interpreter whose Ragas records."),

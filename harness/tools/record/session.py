@@ -10,7 +10,8 @@ The steps:
    recording is refused;
 4. score the samples in batches, each batch one recording-probe subprocess
    (``harness/probe/record/``: Ragas, the judge and the network guard live there), up to
-   ``concurrency`` samples at once inside it; after each batch the case file is rewritten atomically
+   ``concurrency`` samples at once inside it (default: the installed Ragas's ``RunConfig.max_workers``,
+   the jobs its ``evaluate()`` runs at once); after each batch the case file is rewritten atomically
    (temporary file, fsync, rename) with every case recorded so far in dataset order, so an interruption
    loses at most the batch in flight and a rerun continues where it stopped; the file of an
    interrupted-then-resumed recording equals that of an uninterrupted one;
@@ -46,6 +47,7 @@ from ragas_compat.metrics.registry import metric as metric_spec
 from ragas_compat.probe.protocol import ENTRY_RECORD, probe_command
 from ragas_compat.runner import check_timeout, resolve_executable, run_in_own_group
 from ragas_compat.tools.record.cases import LLM_METRICS, NON_LLM_METRICS, RECORDABLE, build_case
+from ragas_compat.tools.record.concurrency import ragas_max_workers
 from ragas_compat.tools.record.dataset import Dataset, read_dataset
 from ragas_compat.tools.record.secrets import redacted, secret_values
 from ragas_compat.write_preflight import check_output_file
@@ -363,11 +365,12 @@ def _sample_request(sample: Any) -> dict[str, Any]:
 
 
 def record(dataset_path: Path, out: Path, *, judge: Judge | None, metrics: list[str] | None = None,
-           python: str = sys.executable, limit: int | None = None, concurrency: int = 4, batch_size: int = 16,
+           python: str = sys.executable, limit: int | None = None, concurrency: int | None = None, batch_size: int = 16,
            timeout: float = 1800.0, suite: str | None = None,
            progress: Callable[[Progress], None] | None = None,
            announce: Callable[[str], None] | None = None) -> RecordResult:
-    """Record ``dataset_path`` into the case file ``out`` (see the module docstring)."""
+    """Record ``dataset_path`` into the case file ``out`` (see the module docstring); ``concurrency`` None:
+    the installed Ragas's ``RunConfig.max_workers``, as its ``evaluate()`` runs (``record.concurrency``)."""
     timeout = check_timeout(timeout)
     for option, value in (("--limit", limit), ("--concurrency", concurrency), ("--batch-size", batch_size)):
         if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < 1):
@@ -395,6 +398,8 @@ def record(dataset_path: Path, out: Path, *, judge: Judge | None, metrics: list[
     scored = 0
     attempts_failed = 0
     order = {s.id: s.row for s in dataset.samples}
+    if concurrency is None and todo:
+        concurrency = ragas_max_workers(python).value
     for first in range(0, len(todo), batch_size):
         batch = todo[first:first + batch_size]
         document = run_batch([_sample_request(s) for s in batch], chosen, judge, python=python,
