@@ -12,7 +12,7 @@ from typing import Optional
 
 import typer
 
-from ragas_compat.cli.common import exits_on_harness_errors, shown, stdout
+from ragas_compat.cli.common import exits_on_harness_errors, shown, stderr, stdout
 from ragas_compat.tools.record.importer import import_labels
 
 
@@ -31,6 +31,8 @@ def import_command(
     `ragas-compat run --cases FILE` audits: judge_audit rows give the judge-vs-human audit, context
     precision / recall / faithfulness rows give the frozen verdicts Ragas and the reference score."""
     result = import_labels(dataset, labels, out, verdicts_from=verdicts_from, suite=suite)
+    for warning in result.warnings:  # also in the case file's "warnings"
+        stderr().print(f"[bold yellow]warning:[/] {shown(warning)}", highlight=False, soft_wrap=True)
     stdout().print(f"{result.cases} cases in {shown(result.path)} ({result.labelled} with labels from "
                    f"{result.rows} rows; {result.audited} claims in judge audits)", highlight=False)
 

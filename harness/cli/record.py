@@ -136,6 +136,8 @@ def record_command(
         err.print(f"[yellow]note:[/] {shown(result.model_note)}", highlight=False)
     for line in result.failed:
         err.print(f"[yellow]not recorded[/] {shown(line)}", highlight=False, soft_wrap=True)
+    for warning in result.warnings:  # also in the case file's "warnings"
+        err.print(f"[bold yellow]warning:[/] {shown(warning)}", highlight=False, soft_wrap=True)
     console.print(f"{result.recorded} cases in {shown(result.path)} ({result.scored_now} scored now, "
                   f"{result.seconds:.1f} s; {'complete' if result.complete else 'incomplete'}; "
                   f"{result.failed_attempts} judge requests failed and were retried or given up by Ragas; "

@@ -270,9 +270,10 @@ class DialectBook:
     def __getattr__(self, name: str) -> t.Any:
         return getattr(self._book, name)
 
-    def expect(self, kind: str, instruction: str, prompt_input: dict, reply: dict, label: str) -> None:
+    def expect(self, kind: str, instruction: str, prompt_input: dict, reply: dict, label: str,
+               row: object | None = None) -> None:
         shaped, (reply,) = self._adapter.adapt(self._book, kind, prompt_input, [reply])
-        self._book.expect(kind, instruction, shaped, reply, label)
+        self._book.expect(kind, instruction, shaped, reply, label, row=row)
 
     def allow(self, kind: str, instruction: str, prompt_input: dict, reply: dict, label: str) -> None:
         shaped, (reply,) = self._adapter.adapt(self._book, kind, prompt_input, [reply])
@@ -292,9 +293,10 @@ class DialectBook:
         shaped, replies = self._adapter.adapt(self._book, kind, prompt_input, replies)
         self._book.expect_in_order(kind, instruction, shaped, replies, label)
 
-    def expect_raw(self, kind: str, instruction: str, prompt_input: dict, text: str, label: str) -> None:
+    def expect_raw(self, kind: str, instruction: str, prompt_input: dict, text: str, label: str,
+                   row: object | None = None) -> None:
         shaped, _ = self._adapter.adapt(self._book, kind, prompt_input, [])
-        self._book.expect_raw(kind, instruction, shaped, text, label)
+        self._book.expect_raw(kind, instruction, shaped, text, label, row=row)
 
     def expect_format_fix(self, fix_instruction: str, kind: str, prompt_input: dict, output_string: str,
                           fixed_text: str, label: str) -> None:

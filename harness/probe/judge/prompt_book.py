@@ -11,6 +11,14 @@ exception) when the prompt is not in the book, is asked more often than the book
 or is ambiguous (the same prompt must receive different replies, which no judge that
 answers by content can do). :meth:`PromptBook.unasked` lists expected prompts never asked.
 
+Replay by order (``row``): identical prompt content expected more than once within ONE row, by a
+script that knows Ragas asks those prompts one after another (context precision asks a row's
+contexts in index order, in both APIs), is a queue: its k-th asking gets the k-th reply, so a judge
+(or a labeller) that gave two identical chunks different verdicts replays as it was recorded. Asked
+more often than the queue holds is still a mismatch. Identical content with different replies from
+different rows (or expected without a row) stays ambiguous: ``evaluate()`` scores rows concurrently,
+so the order between rows is not Ragas's to give.
+
 Per-call scripts (:meth:`PromptBook.script_calls`; a case's ``judge_calls``): the askings of one prompt
 kind answered in CALL order, not by content, each with the scripted raw reply text verbatim (or the
 ``n`` generations of that call). An entry with ``when`` answers only an asking whose input has those
@@ -83,6 +91,11 @@ class _Entry:
     served: int = 0  # samples already handed out (a Ragas that asks one generation per call takes the next)
     optional: bool = False  # may be asked, never missed (allow)
     repeatable: bool = False  # asked again on identical content: the same (last) reply (a format fix)
+    rows: list[object] = field(default_factory=list)  # the row token of each reply (None: no row given)
+
+    def one_row(self) -> bool:
+        """Every reply was expected by one and the same row (asked one after another, in order)."""
+        return bool(self.rows) and self.rows[0] is not None and all(r is self.rows[0] for r in self.rows)
 
 
 @dataclass
@@ -162,23 +175,25 @@ class PromptBook:
         self._calls[kind] = (label, [scripted_call(entry) for entry in calls])
 
     def expect(self, kind: str, instruction: str, prompt_input: dict, reply: dict,
-               label: str) -> None:
+               label: str, row: object | None = None) -> None:
         """Expect one asking of prompt ``kind`` on ``prompt_input``; answer with ``reply``.
 
-        Expecting the same (kind, input) twice expects it to be asked twice.
+        Expecting the same (kind, input) twice expects it to be asked twice. ``row``: a token of the
+        one row whose askings of this prompt come one after another (module docstring: replay by
+        order); the same content expected with different replies by one row is answered in order.
         """
         known = self._kinds.setdefault(instruction, kind)
         if known != kind:
             raise ValueError(f"instruction registered for both {known!r} and {kind!r}")
-        self._add((kind, canonical(prompt_input)), _reply_text(reply), label)
+        self._add((kind, canonical(prompt_input)), _reply_text(reply), label, row)
 
     def expect_raw(self, kind: str, instruction: str, prompt_input: dict, text: str,
-                   label: str) -> None:
+                   label: str, row: object | None = None) -> None:
         """Like :meth:`expect`, but the judge replies with ``text`` verbatim (e.g. malformed JSON)."""
         known = self._kinds.setdefault(instruction, kind)
         if known != kind:
             raise ValueError(f"instruction registered for both {known!r} and {kind!r}")
-        self._add((kind, canonical(prompt_input)), text, label)
+        self._add((kind, canonical(prompt_input)), text, label, row)
 
     def expect_format_fix(self, fix_instruction: str, kind: str, prompt_input: dict,
                           output_string: str, fixed_text: str, label: str) -> None:
@@ -289,9 +304,10 @@ class PromptBook:
         if replies:
             self._entries[(kind, canonical(prompt_input))].in_order = True
 
-    def _add(self, key: tuple[str, str], reply_text: str, label: str) -> None:
+    def _add(self, key: tuple[str, str], reply_text: str, label: str, row: object | None = None) -> None:
         entry = self._entries.setdefault(key, _Entry(label=label))
         entry.replies.append(reply_text)
+        entry.rows.append(row)
 
     @property
     def expected_count(self) -> int:
@@ -365,11 +381,13 @@ class PromptBook:
                     f"{kind} prompt ({entry.label}) asked {entry.asked} times; "
                     f"the frozen verdicts provide {len(entry.replies)}"
                 )
-            if len(set(entry.replies)) > 1 and not entry.in_order:
+            if len(set(entry.replies)) > 1 and not (entry.in_order or entry.one_row()):
                 entry.asked += 1
+                rows = ("" if not any(r is not None for r in entry.rows) else
+                        " in different rows (evaluate() scores rows concurrently: no asking order between them)")
                 raise self._fail(
                     f"{kind} prompt ({entry.label}) is ambiguous: identical prompt content must "
-                    f"receive different frozen replies {entry.replies}"
+                    f"receive different frozen replies {entry.replies}{rows}"
                 )
             reply = entry.replies[min(entry.asked, len(entry.replies) - 1)]
             entry.asked += 1

@@ -160,10 +160,15 @@ def context_precision_script(verdict_key: str, answer_field: str) -> Script:
     the API follows it with a format-fix prompt, that prompt gets the same text back (as
     ``{"text": ...}``), so parsing fails and the metric raises. Ragas asks context by context, so
     no prompt is expected after the first raw reply.
+
+    Ragas asks a row's contexts one after another in index order (both APIs), so a chunk retrieved
+    twice with two different verdicts is answered in that order (``PromptBook`` replay by order):
+    the expectations carry one row token per case.
     """
 
     def script(prompts: PromptAdapter, metric: t.Any, case: dict, book: PromptBook) -> None:
         use_judge_calls(prompts, metric, case, book, verdict_key)
+        row = object()  # this case's askings: one after another
         contexts = case.get("retrieved_contexts") or []
         raw_replies = (case.get("judge_replies") or {}).get(verdict_key) or {}
         labels = case["verdicts"][verdict_key]
@@ -175,7 +180,7 @@ def context_precision_script(verdict_key: str, answer_field: str) -> Script:
             if str(i) in raw_replies:
                 raw = raw_replies[str(i)]
                 book.expect_raw(CONTEXT_PRECISION, instruction, prompt_input, raw,
-                                label=f"judge_replies.{verdict_key}.{i}")
+                                label=f"judge_replies.{verdict_key}.{i}", row=row)
                 if prompts.format_fix_after_raw_reply:
                     book.expect_format_fix(fix_output_format_instruction(), CONTEXT_PRECISION,
                                            prompt_input, raw, raw,
@@ -190,7 +195,7 @@ def context_precision_script(verdict_key: str, answer_field: str) -> Script:
                                label=f"verdicts.{verdict_key}[{j}] (after an unparseable reply)")
                 return
             book.expect(CONTEXT_PRECISION, instruction, prompt_input,
-                        {"reason": FROZEN_REASON, "verdict": label}, label=f"verdicts.{verdict_key}[{i}]")
+                        {"reason": FROZEN_REASON, "verdict": label}, label=f"verdicts.{verdict_key}[{i}]", row=row)
 
     return script
 

@@ -59,6 +59,58 @@ NLI_DIFFERS = ("Ragas generated {generated} statement(s) but the judge's NLI rep
                "replay's statement prompt answers with them, not with what the judge generated")
 
 
+CP_ANSWER_FIELD = {"context_precision_with_reference": "reference", "context_precision_without_reference": "response"}
+REPEATED_PROMPT = ("case {case!r}, {key}: contexts {indices} are the same text, so Ragas asked the judge the same prompt "
+                   "{count} times, and the verdicts differ ({labels}); the replay answers identical prompts in the order "
+                   "Ragas asks them (context order), so it reproduces these verdicts, but a judge answering by content "
+                   "cannot, and the labels are not a property of the text")
+REPEATED_ACROSS_CASES = ("{key}: cases {cases} ask the judge the same prompt (question, context {context!r}, answer) "
+                         "and their verdicts differ ({labels}); each case replays on its own, but evaluate() scores "
+                         "rows concurrently, so its replay of them is a StubMismatch (ambiguous)")
+
+
+def _label_text(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False)
+
+
+def repeated_prompt_warnings(cases: list[dict[str, Any]]) -> list[str]:
+    """Warnings for context-precision verdicts that differ on identical prompts: within a case (a chunk
+    retrieved twice, judged 1 then 0: replayed in asking order) and across cases (the same question,
+    context and answer with other verdicts: evaluate() cannot tell the rows apart). Contexts never judged
+    (``recording.unjudged``, a raw reply in ``judge_replies``) hold placeholders and are left out."""
+    warnings: list[str] = []
+    across: dict[tuple[str, str], dict[str, list[Any]]] = {}  # (key, prompt) -> case id -> its labels
+    for case in cases:
+        contexts = case.get("retrieved_contexts") or []
+        for key in CP_KEYS:
+            labels = (case.get("verdicts") or {}).get(key)
+            if not isinstance(labels, list):
+                continue
+            skipped = set((case.get("recording") or {}).get("unjudged", {}).get(key) or ())
+            skipped |= {int(i) for i in ((case.get("judge_replies") or {}).get(key) or {})}
+            by_text: dict[str, list[int]] = {}
+            for i, (context, _) in enumerate(zip(contexts, labels, strict=False)):
+                if i not in skipped and isinstance(context, str):
+                    by_text.setdefault(context, []).append(i)
+            for context, indices in by_text.items():
+                shown = [_label_text(labels[i]) for i in indices]
+                if len(set(shown)) > 1:
+                    warnings.append(REPEATED_PROMPT.format(case=case.get("id"), key=key,
+                                                           indices=", ".join(map(str, indices)), count=len(indices),
+                                                           labels=", ".join(shown)))
+                prompt = json.dumps([case.get("user_input"), context, case.get(CP_ANSWER_FIELD[key])],
+                                    ensure_ascii=False)
+                across.setdefault((key, prompt), {}).setdefault(str(case.get("id")), []).extend(shown)
+    for (key, prompt), by_case in across.items():
+        if len(by_case) > 1 and len({label for labels in by_case.values() for label in labels}) > 1:
+            context = json.loads(prompt)[1]
+            warnings.append(REPEATED_ACROSS_CASES.format(
+                key=key, cases=", ".join(repr(c) for c in by_case),
+                context=context if len(context) <= 80 else context[:77] + "...",
+                labels="; ".join(f"{c}: {', '.join(labels)}" for c, labels in by_case.items())))
+    return warnings
+
+
 @dataclass(frozen=True)
 class Built:
     case: dict[str, Any] | None

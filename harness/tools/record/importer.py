@@ -53,7 +53,7 @@ from ragas_compat.cases import parse_suite_text
 from ragas_compat.errors import HarnessInputError
 from ragas_compat.input_limits import Limits, decode_utf8, read_bytes
 from ragas_compat.metrics.registry import metric as metric_spec
-from ragas_compat.tools.record.cases import CP_KEYS, DEFAULT_CATEGORY
+from ragas_compat.tools.record.cases import CP_KEYS, DEFAULT_CATEGORY, repeated_prompt_warnings
 from ragas_compat.tools.record.dataset import MAX_PROBLEMS, Dataset, Sample, csv_field_limit, read_dataset
 from ragas_compat.tools.record.session import write_atomically
 from ragas_compat.write_preflight import check_output_file
@@ -74,6 +74,7 @@ class ImportResult:
     labelled: int          # cases with at least one verdict or audited claim
     rows: int              # CSV rows read
     audited: int           # claims in judge_audit maps, all cases
+    warnings: tuple[str, ...] = ()  # the file's warnings (identical prompts labelled differently)
 
 
 @dataclass
@@ -265,7 +266,7 @@ def import_labels(dataset_path: Path, labels_path: Path, out: Path, *, verdicts_
     write_atomically(out, text)
     labelled = sum(1 for c in cases if "verdicts" in c or "judge_audit" in c)
     audited = sum(len(c.get("judge_audit", {}).get("human", {})) for c in cases)
-    return ImportResult(out, len(cases), labelled, len(rows), audited)
+    return ImportResult(out, len(cases), labelled, len(rows), audited, tuple(repeated_prompt_warnings(cases)))
 
 
 def _document_text(dataset: Dataset, labels_path: Path, cases: list[dict[str, Any]], verdicts_from: str,
@@ -280,4 +281,7 @@ def _document_text(dataset: Dataset, labels_path: Path, cases: list[dict[str, An
                         "labels."),
         "cases": cases,
     }
+    warnings = repeated_prompt_warnings(cases)
+    if warnings:
+        document["warnings"] = warnings
     return json.dumps(document, indent=1, ensure_ascii=False, allow_nan=False) + "\n"

@@ -46,7 +46,13 @@ from ragas_compat.input_limits import Limits, decode_utf8, loads_json, read_byte
 from ragas_compat.metrics.registry import metric as metric_spec
 from ragas_compat.probe.protocol import ENTRY_RECORD, probe_command
 from ragas_compat.runner import check_timeout, resolve_executable, run_in_own_group
-from ragas_compat.tools.record.cases import LLM_METRICS, NON_LLM_METRICS, RECORDABLE, build_case
+from ragas_compat.tools.record.cases import (
+    LLM_METRICS,
+    NON_LLM_METRICS,
+    RECORDABLE,
+    build_case,
+    repeated_prompt_warnings,
+)
 from ragas_compat.tools.record.concurrency import ragas_max_workers
 from ragas_compat.tools.record.dataset import Dataset, read_dataset
 from ragas_compat.tools.record.secrets import redacted, secret_values
@@ -309,6 +315,7 @@ class RecordResult:
     model_note: str | None
     network_blocked: int
     failed_attempts: int       # judge requests that raised (Ragas retried them or gave up), this run
+    warnings: list[str] = field(default_factory=list)  # the file's warnings (identical prompts, other verdicts)
 
 
 def _probe_env() -> dict[str, str]:
@@ -443,7 +450,7 @@ def record(dataset_path: Path, out: Path, *, judge: Judge | None, metrics: list[
         recording.setdefault("fingerprint", print_)
         _write(out, done, order, recording, dataset, suite, complete=complete)
     return RecordResult(out, len(done), scored, failed, time.perf_counter() - started, complete, model_note,
-                        len(blocked), attempts_failed)
+                        len(blocked), attempts_failed, repeated_prompt_warnings(list(done.values())))
 
 
 def _ragas_class(document: dict[str, Any], metric: str) -> str | None:
@@ -465,6 +472,9 @@ def _write(out: Path, done: dict[str, dict[str, Any]], order: dict[str, int], re
         "recording": {**recording, "complete": complete, "cases": len(cases)},
         "cases": cases,
     }
+    warnings = repeated_prompt_warnings(cases)
+    if warnings:
+        document["warnings"] = warnings
     text = json.dumps(document, indent=1, ensure_ascii=False, allow_nan=False) + "\n"
     limit = Limits.current().max_input_bytes
     size = len(text.encode("utf-8"))
