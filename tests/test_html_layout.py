@@ -23,6 +23,7 @@ def page_file(default_audit_run, tmp_path_factory):
     return path
 
 
+@pytest.mark.slow
 def test_the_compared_cells_are_in_view_at_1400_px_and_the_means_chart_is_near_the_top(page_file):
     sync_playwright = _browser()
     with sync_playwright() as p:

@@ -57,6 +57,7 @@ def test_telemetry_is_off_inside_the_probe(suite_run):
     assert suite_run.output["ragas"]["import_error"] is None
 
 
+@pytest.mark.slow
 def test_guard_catches_a_real_connection_attempt():
     """Negative control: the same guard records and blocks an attempt made inside the probe."""
     case = {"id": "net", "category": "edge", "user_input": "q", "reference": "r", "response": "a",

@@ -190,6 +190,7 @@ def test_sigterm_during_a_chain_of_batches_kills_the_probe_group_and_starts_no_m
 
 # ------------------------------------------------------------------ relative paths
 
+@pytest.mark.slow
 def test_relative_python_is_resolved_before_the_probe_starts(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     relative = os.path.relpath(sys.executable, tmp_path)  # the venv's own bin/python, not its target

@@ -57,6 +57,7 @@ def test_fill_takes_only_the_chosen_metrics(suite):
     assert len(book) == applicable > 0
 
 
+@pytest.mark.slow
 def test_build_audit_with_a_filled_book_computes_nothing_more(runs, suite, monkeypatch):
     full, _ = runs
     book = ReferenceBook().fill(suite)
@@ -77,6 +78,7 @@ def test_targets_of_chosen_metrics():
     assert "legacy:Faithfulness" in targets and all("Precision" not in t for t in targets)
 
 
+@pytest.mark.slow
 def test_a_metric_run_scores_only_its_targets_and_matches_the_full_run(runs):
     full, chosen = runs
     wanted = set(targets_of(CHOSEN))

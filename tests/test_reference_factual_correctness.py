@@ -95,6 +95,7 @@ json.dump(out, sys.stdout)
 """
 
 
+@pytest.mark.slow
 def test_ragas_float_formula_is_ragas_fbeta_score_bit_for_bit():
     """Ragas 0.4.3's fbeta_score, run in a subprocess (Ragas never enters the test process)."""
     import json
