@@ -48,8 +48,10 @@ from ragas_compat.probe.protocol import (
     RESULTS_LINE,
     TELEMETRY_ENV,
     WAIT_FLAG,
+    Budget,
     ProbeRequest,
     TargetSpec,
+    full_budget,
     probe_command,
 )
 
@@ -70,6 +72,35 @@ def check_timeout(timeout: object, option: str = "--timeout") -> float:
         raise HarnessInputError(f"{option} {timeout!r}: must be a positive, finite number of seconds",
                                 field=option, value=timeout)
     return float(timeout)
+
+
+_CASE_BUDGET: dict = {}  # set_case_budget: the command line's per-case budget, sent with every probe request
+
+
+def set_case_budget(*, judge_calls: int | None = None, case_seconds: float | None = None,
+                    memory_gib: float | None = None) -> None:
+    """The per-(case, target) budget of every probe request this process sends (``protocol.Budget``;
+    None: the default). ``memory_gib``: the probe's address space in GiB (0: no limit).
+    HarnessInputError (exit 2) for a value out of range."""
+    _CASE_BUDGET.clear()
+    if judge_calls is not None:
+        if isinstance(judge_calls, bool) or not isinstance(judge_calls, int) or judge_calls < 1:
+            raise HarnessInputError(f"--case-judge-calls {judge_calls!r}: must be a positive integer",
+                                    field="--case-judge-calls", value=judge_calls)
+        _CASE_BUDGET["judge_calls"] = judge_calls
+    if case_seconds is not None:
+        _CASE_BUDGET["case_seconds"] = check_timeout(case_seconds, "--case-timeout")
+    if memory_gib is not None:
+        if isinstance(memory_gib, bool) or not isinstance(memory_gib, (int, float)) or not math.isfinite(memory_gib) \
+                or memory_gib < 0 or 0 < memory_gib < 0.25:
+            raise HarnessInputError(f"--case-memory {memory_gib!r}: the probe's address space in GiB, at least "
+                                    "0.25 (0: no limit)", field="--case-memory", value=memory_gib)
+        _CASE_BUDGET["address_space"] = int(memory_gib * 2**30) if memory_gib else None
+
+
+def case_budget() -> Budget:
+    """The budget a probe request carries (``set_case_budget``, the defaults for the rest)."""
+    return full_budget(_CASE_BUDGET)
 
 
 def resolve_executable(python: str) -> str:
@@ -431,7 +462,8 @@ class StartedProbe:
         index = len(self.submitted)
         request_path, output_path = self._paths(index)
         request: ProbeRequest = {"cases": cases, "targets": request_targets(targets, cases),
-                                 "output": str(output_path), "workers": max(1, int(workers))}
+                                 "output": str(output_path), "workers": max(1, int(workers)),
+                                 "budget": case_budget()}
         if evaluate:
             request["evaluate"] = evaluate
         if chained:

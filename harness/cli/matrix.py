@@ -28,6 +28,7 @@ from ragas_compat.pipeline import load_suite
 from ragas_compat.report.atomic import check_writable
 from ragas_compat.report.markdown.table import markdown_table
 from ragas_compat.resources import DEFAULT_REPORT_DIR, display_path
+from ragas_compat.runner import set_case_budget
 from ragas_compat.tools.matrix.drift import Matrix, build_matrix
 from ragas_compat.tools.matrix.environments import (
     DEFAULT_LOCK_DIR,
@@ -154,11 +155,20 @@ def matrix_command(
     fail_on: Optional[list[str]] = typer.Option(None, "--fail-on",
                                                 help="Finding kinds that make the exit code 1, comma-separated or "
                                                      f"repeated: all (default), none, {', '.join(DRIFT_KINDS)}."),
+    case_timeout: Optional[float] = typer.Option(None, "--case-timeout", callback=positive_seconds,
+                                                 help="Seconds one case may take in one Ragas class (default 60); "
+                                                      "past it the case is one 'Ragas did not finish' cell."),
+    case_judge_calls: Optional[int] = typer.Option(None, "--case-judge-calls", min=1,
+                                                   help="Judge calls one case may make in one Ragas class "
+                                                        "(default 50)."),
+    case_memory: Optional[float] = typer.Option(None, "--case-memory",
+                                                help="The probe's address space in GiB (default 4; 0: no limit)."),
     telemetry: bool = typer.Option(False, "--telemetry",
                                    help="Leave Ragas's telemetry on in every column: each network attempt is "
                                         "blocked and counted, and a change in the count is a drift."),
     output: OutputFormat = format_option(),
 ) -> None:
+    set_case_budget(judge_calls=case_judge_calls, case_seconds=case_timeout, memory_gib=case_memory)
     console = stdout() if output is OutputFormat.TABLE else stderr()  # progress; stdout keeps md/json clean
     started = time.perf_counter()
     kinds = parse_fail_on(fail_on)

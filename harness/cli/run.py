@@ -50,7 +50,7 @@ from ragas_compat.pipeline import DEFAULT_OUT, REPORT_FILES, load_run_expectatio
 from ragas_compat.report.atomic import check_writable
 from ragas_compat.report.markdown.findings import findings_markdown
 from ragas_compat.report.markdown.table import markdown_table
-from ragas_compat.runner import StartedProbe, default_workers, take_early_probe
+from ragas_compat.runner import StartedProbe, default_workers, set_case_budget, take_early_probe
 from ragas_compat.tools import shards
 
 
@@ -189,11 +189,20 @@ def run(
     quiet: bool = quiet_option(),
     verbose: bool = typer.Option(False, "--verbose", help="Print every finding and drift line (default: the "
                                                           f"first {FINDING_LINES} and {DRIFT_LINES})."),
+    case_timeout: Optional[float] = typer.Option(None, "--case-timeout", callback=positive_seconds,
+                                                 help="Seconds one case may take in one Ragas class (default 60); "
+                                                      "past it the case is one 'Ragas did not finish' cell."),
+    case_judge_calls: Optional[int] = typer.Option(None, "--case-judge-calls", min=1,
+                                                   help="Judge calls one case may make in one Ragas class "
+                                                        "(default 50)."),
+    case_memory: Optional[float] = typer.Option(None, "--case-memory",
+                                                help="The probe's address space in GiB (default 4; 0: no limit)."),
     shard: Optional[str] = typer.Option(None, "--shard", metavar="K/N",
                                         help="Score only shard K of N (cases split by a hash of their id) and write "
                                              "OUT/shard.json; `ragas-compat merge` makes the N shards one report set."),
 ) -> None:
     """Run the audit: Ragas and the reference on the same frozen verdicts, classified and reported."""
+    set_case_budget(judge_calls=case_judge_calls, case_seconds=case_timeout, memory_gib=case_memory)
     installed = ragas_checkout is None and ragas_git is None
     # the installed Ragas needs no source resolution first: its probe imports Ragas meanwhile
     started = (take_early_probe(python=python, timeout=timeout) or StartedProbe(python=python, timeout=timeout)

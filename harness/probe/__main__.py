@@ -65,7 +65,9 @@ from .protocol import (
     ProbeOutput,
     ProbeRequest,
     ProbeResult,
+    budget_problem,
     encode_warnings,
+    full_budget,
 )
 from .targets import BadTargets, Target, targets_from_request
 from .workers import WorkerFailed, run_forked, split
@@ -91,6 +93,9 @@ def read_request(path: str) -> ProbeRequest:
     workers = request.get("workers", 1)
     if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
         raise BadRequest(f"{path}: 'workers' must be a positive integer")
+    problem = budget_problem(request.get("budget"))
+    if problem:
+        raise BadRequest(f"{path}: {problem}")
     following = request.get("next_request")
     if following is not None and not (isinstance(following, str) and isinstance(request.get("output"), str)):
         raise BadRequest(f"{path}: 'next_request' must be a path, and a chained request needs an 'output' file")
@@ -205,15 +210,25 @@ def first_uses(pairs: list[Pair]) -> list[Pair]:
 async def run_pairs(cases: list[dict], pairs: list[Pair], by_name: dict[str, Target],
                     case_done: t.Callable[[], None] = lambda: None) -> list[ProbeResult]:
     """The result of each pair, in the given order (``case_done`` after the last pair of each case)."""
+    from .budget import within_deadline
+    from .protocol import new_result
     from .scoring import run_target
     from .selftest import run_selftest_target
+
+    def stopped(target: Target, case: dict) -> t.Callable[[t.Any], ProbeResult]:
+        def result(exc: t.Any) -> ProbeResult:  # a case stopped before it could make its own result
+            record = new_result(case, target.name, target.api, target.metric, target.fields_read)
+            record["value"] = exc.value()
+            return record
+        return result
 
     results = []
     for number, (i, name) in enumerate(pairs):
         if name.startswith(SELFTEST_PREFIX):
             results.append(run_selftest_target(name, cases[i]))
-        else:
-            results.append(await run_target(by_name[name], cases[i]))
+        else:  # within the request's budget per (case, target) (budget: judge calls, time, memory)
+            target = by_name[name]
+            results.append(await within_deadline(run_target(target, cases[i]), stopped(target, cases[i])))
         if number + 1 == len(pairs) or pairs[number + 1][0] != i:
             case_done()
     return results
@@ -378,13 +393,17 @@ def main(argv: list[str]) -> int:
         except BadRequest as exc:
             print(f"bad request: {exc}", file=sys.stderr)
             return EXIT_BAD_REQUEST
+        from .budget import limit_address_space, set_budget
+
+        set_budget(full_budget(request.get("budget")))
         if imported is None:
             imported = import_ragas(document)
         if not imported:
             document["telemetry"] = telemetry_state()
             write(document, request.get("output"))
             return EXIT_RAGAS_IMPORT
-        try:
+        try:  # the address space is limited once Ragas is imported (the import itself is not a case)
+            limit_address_space(full_budget(request.get("budget"))["address_space"])
             score(document, request, attempts, progress_prefix(request_path))
         except WorkerFailed as exc:
             print(f"probe worker failed: {exc}", file=sys.stderr)

@@ -221,6 +221,72 @@ class ErrorValue(t.TypedDict):
 EncodedScore = t.Union[float, str, ErrorValue]  # float | "NaN" | "Infinity" | "-Infinity" | error
 
 
+# -- the per-case budget ---------------------------------------------------------------------
+class Budget(t.TypedDict):
+    """What one (case, target) may take before the probe stops it (``ProbeRequest["budget"]``; the
+    recording probe: per (sample, metric)). A case over it is ONE result whose value is a
+    :data:`BUDGET_ERROR_TYPE` error ("Ragas did not finish (...)"); the other cases and the run go on."""
+
+    judge_calls: int            # calls to the judge per (case, target); the next one stops the case
+    judge_chars: int            # characters of the prompts the judge receives per (case, target) (a
+                                # release nesting each format-fix prompt in the next grows them 2x a call)
+    case_seconds: float         # wall seconds per (case, target)
+    address_space: int | None   # bytes of address space of the whole probe process (RLIMIT_AS); null: no limit
+
+
+# sane for every bundled case (the longest asks 13 calls and scores in well under a second); the address
+# space leaves the ~1.6 GB Ragas's import maps plenty of room while no runaway case reaches the machine's end
+DEFAULT_BUDGET: Budget = {"judge_calls": 50, "judge_chars": 16 * 2**20, "case_seconds": 60.0,
+                          "address_space": 4 * 2**30}
+BUDGET_ERROR_TYPE = "BudgetExceeded"  # a case stopped by the budget (origin: whose code looped or grew)
+BUDGET_PREFIX = "Ragas did not finish"
+
+
+def budget_problem(raw: object) -> str | None:
+    """What is wrong with a request's ``budget`` (None: absent or well-formed; missing keys take defaults)."""
+    if raw is None:
+        return None
+    if not isinstance(raw, dict):
+        return "'budget' must be an object"
+    unknown = sorted(set(raw) - set(DEFAULT_BUDGET))
+    if unknown:
+        return f"'budget' has unknown keys {unknown}"
+    calls, chars, seconds, space = (raw.get(k, DEFAULT_BUDGET[k])  # type: ignore[literal-required]
+                                    for k in ("judge_calls", "judge_chars", "case_seconds", "address_space"))
+    for key, count in (("judge_calls", calls), ("judge_chars", chars)):
+        if isinstance(count, bool) or not isinstance(count, int) or count < 1:
+            return f"'budget.{key}' must be a positive integer"
+    if isinstance(seconds, bool) or not isinstance(seconds, (int, float)) or not math.isfinite(seconds) \
+            or seconds <= 0:
+        return "'budget.case_seconds' must be a positive, finite number"
+    if space is not None and (isinstance(space, bool) or not isinstance(space, int) or space < 2**20):
+        return "'budget.address_space' must be null or a number of bytes (at least 1 MiB)"
+    return None
+
+
+def full_budget(raw: object) -> Budget:
+    """The request's budget with the defaults for what it leaves out (``raw`` checked by ``budget_problem``)."""
+    given = raw if isinstance(raw, dict) else {}
+    return t.cast(Budget, {key: given.get(key, default) for key, default in DEFAULT_BUDGET.items()})
+
+
+def budget_message(what: str, budget: Budget, calls: int, chars: int = 0) -> str:
+    """``Ragas did not finish (51 judge calls)``, ``(memory)``, ``(time)``: the message of a case the budget
+    stopped, with the limit it ran into and the judge calls it made."""
+    if what == "judge calls":
+        return (f"{BUDGET_PREFIX} ({calls} judge calls): the probe stops a case and target at "
+                f"{budget['judge_calls']} judge calls")
+    if what == "prompt size":
+        return (f"{BUDGET_PREFIX} (memory): its prompts to the judge reached {chars:,} characters in {calls} "
+                f"judge calls; the probe stops a case and target at {budget['judge_chars']:,}")
+    if what == "memory":
+        space = budget["address_space"]
+        limit = f"the probe's {space / 2**30:g} GiB address space" if space else "the machine's memory"
+        return f"{BUDGET_PREFIX} (memory): it ran out of {limit} after {calls} judge calls"
+    return (f"{BUDGET_PREFIX} (time): still running after {budget['case_seconds']:g} s per case and target, "
+            f"{calls} judge calls")
+
+
 class _ProbeRequestRequired(t.TypedDict):
     cases: list[dict[str, t.Any]]  # raw case dicts (the case-file format)
     targets: list[TargetSpec]      # what to score (each case by each target that applies to it), in output order
@@ -233,6 +299,7 @@ class ProbeRequest(_ProbeRequestRequired, total=False):
     evaluate: bool | dict[str, t.Any]  # also run Ragas's evaluate()/aevaluate() (the probe's evaluate module)
     workers: int               # processes forked after the import to score the cases (default 1)
     next_request: str          # a chained request: after writing "output", wait for this file and serve it
+    budget: Budget             # per (case, target) limits (DEFAULT_BUDGET for what it leaves out)
 
 
 class WarningRecord(t.TypedDict):

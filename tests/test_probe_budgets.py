@@ -1,0 +1,218 @@
+"""The probe's per-case budget: a case whose Ragas code loops asking the judge, grows without bound or
+never returns is ONE result, "Ragas did not finish (N judge calls / memory / time)" (a BudgetExceeded
+error of Ragas's, no origin), and the other cases of the run are scored.
+
+The hostile classes are Ragas's own ``Faithfulness`` with a ``_single_turn_ascore`` that misbehaves (a
+module on the probe's import path, named in the request's targets like any private Ragas module): the
+judge, its script and the sample are the probe's usual ones. Each probe runs as a subprocess bounded by
+a timeout; before the budget existed the looping case never ended (and reached the machine's memory).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from ragas_compat.cases import load_default_suite
+from ragas_compat.probe.budget import OverBudget, caller_origin, cap_judge_calls
+from ragas_compat.probe.protocol import (
+    BUDGET_ERROR_TYPE,
+    DEFAULT_BUDGET,
+    ENTRY_PROBE,
+    HARNESS_ORIGIN,
+    PROBE_DIR,
+    budget_problem,
+    probe_command,
+)
+from ragas_compat.runner import request_targets
+
+HOSTILE = textwrap.dedent('''
+    import asyncio
+    import json
+    from langchain_core.prompt_values import StringPromptValue
+    from ragas.metrics._faithfulness import Faithfulness
+
+    class LoopingFaithfulness(Faithfulness):
+        """Asks the judge again after every failure, without end (a retry loop with no bound)."""
+        async def _single_turn_ascore(self, sample, callbacks):
+            while True:
+                try:
+                    await self.llm.agenerate_text(StringPromptValue(text="answer in JSON, please"))
+                except Exception:
+                    pass
+
+    class NestingFaithfulness(Faithfulness):
+        """Asks the judge to fix its format, the whole previous prompt escaped into the next (as 0.2.0 does)."""
+        async def _single_turn_ascore(self, sample, callbacks):
+            text = "fix the format"
+            while True:
+                try:
+                    await self.llm.agenerate_text(StringPromptValue(text=text))
+                except Exception:
+                    pass
+                text = json.dumps({"prompt_value": text, "output_string": "not JSON"})
+
+    class HoggingFaithfulness(Faithfulness):
+        """Keeps every reply's worth of memory, without end."""
+        async def _single_turn_ascore(self, sample, callbacks):
+            kept = []
+            while True:
+                kept.append(bytearray(32 * 2**20))
+
+    class SpinningFaithfulness(Faithfulness):
+        """Computes without end, never giving the event loop back."""
+        async def _single_turn_ascore(self, sample, callbacks):
+            n = 0
+            while True:
+                n += 1
+
+    class StuckFaithfulness(Faithfulness):
+        """Awaits something that never comes."""
+        async def _single_turn_ascore(self, sample, callbacks):
+            await asyncio.Event().wait()
+''')
+
+MEASURE = textwrap.dedent('''
+    import json, resource, subprocess, sys
+    proc = subprocess.run(json.loads(sys.argv[1]), env=json.loads(sys.argv[2]), timeout=float(sys.argv[3]),
+                          stdin=subprocess.DEVNULL, capture_output=True, text=True)
+    peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss * 1024
+    print(json.dumps({"code": proc.returncode, "peak": peak, "stderr": proc.stderr[-3000:]}))
+''')
+
+
+def faithfulness_case(case_id: str) -> dict:
+    suite = load_default_suite()
+    raw = next(c.raw for c in suite.cases if "faithfulness" in (c.raw.get("verdicts") or {}))
+    return {**raw, "id": case_id}
+
+
+def hostile_target(class_name: str, case_id: str) -> dict:
+    [spec] = request_targets(["legacy:Faithfulness"])
+    return {**spec, "ragas_class": class_name, "module": "hostile_metrics", "cases": [case_id]}
+
+
+def run_probe_measured(tmp_path: Path, request: dict, timeout: float = 240.0,
+                       python: str = sys.executable) -> tuple[dict, dict]:
+    """The probe's output and ``{"code", "peak" (bytes of the probe's peak RSS), "stderr"}``."""
+    (tmp_path / "hostile_metrics.py").write_text(HOSTILE, encoding="utf-8")
+    request = {**request, "output": str(tmp_path / "result.json")}
+    (tmp_path / "request.json").write_text(json.dumps(request), encoding="utf-8")
+    env = {**os.environ, "PYTHONPATH": str(tmp_path), "RAGAS_DO_NOT_TRACK": "true"}
+    command = probe_command(python, ENTRY_PROBE, str(tmp_path / "request.json"))
+    measured = subprocess.run([sys.executable, "-c", MEASURE, json.dumps(command), json.dumps(env), str(timeout)],
+                              capture_output=True, text=True, timeout=timeout + 30, cwd=tmp_path)
+    assert measured.returncode == 0, measured.stderr[-3000:]
+    facts = json.loads(measured.stdout)
+    assert facts["code"] == 0, facts["stderr"]
+    return json.loads((tmp_path / "result.json").read_text(encoding="utf-8")), facts
+
+
+@pytest.mark.slow
+def test_a_looping_growing_spinning_or_stuck_case_is_one_cell_and_the_run_is_scored(tmp_path):
+    hostile = {"loop": "LoopingFaithfulness", "nest": "NestingFaithfulness", "hog": "HoggingFaithfulness",
+               "spin": "SpinningFaithfulness", "stuck": "StuckFaithfulness"}
+    cases = [faithfulness_case(case_id) for case_id in ("plain", *hostile)]
+    targets = request_targets(["legacy:Faithfulness"]) + [hostile_target(cls, cid) for cid, cls in hostile.items()]
+    budget = {"judge_calls": 50, "case_seconds": 4.0, "address_space": 9 * 2**28}  # 2.25 GiB: ~1.6 mapped by the import
+    output, facts = run_probe_measured(tmp_path, {"cases": cases, "targets": targets, "budget": budget})
+    by_key = {(r["case_id"], r["target"]): r for r in output["results"]}
+    # the real class scored every case, the hostile ones included
+    for case_id in ("plain", *hostile):
+        assert isinstance(by_key[(case_id, "legacy:Faithfulness")]["value"], float), by_key[(case_id, "legacy:Faithfulness")]
+    stopped = {case_id: by_key[(case_id, f"legacy:{cls}")] for case_id, cls in hostile.items()}
+    for case_id, result in stopped.items():
+        error = result["value"]["error"]
+        assert error["type"] == BUDGET_ERROR_TYPE, (case_id, error)
+        assert "origin" not in error, (case_id, error)  # Ragas's class looped: Ragas's behaviour
+        assert error["message"].startswith("Ragas did not finish ("), error
+    assert "(51 judge calls)" in stopped["loop"]["value"]["error"]["message"]
+    assert stopped["loop"]["prompts"] == 50
+    assert "(memory): its prompts to the judge reached" in stopped["nest"]["value"]["error"]["message"]
+    assert stopped["nest"]["prompts"] < 50
+    assert "(memory): it ran out of" in stopped["hog"]["value"]["error"]["message"]
+    assert "(time)" in stopped["spin"]["value"]["error"]["message"]
+    assert "(time)" in stopped["stuck"]["value"]["error"]["message"]
+    # the runaway and the memory bomb stayed far below the machine's end (RSS of the probe's process)
+    assert facts["peak"] < 2**30, facts["peak"]
+    print(f"probe peak RSS {facts['peak'] / 2**20:.0f} MiB")
+
+
+@pytest.mark.slow
+def test_a_judge_that_never_returns_json_stops_the_real_retry_logic_at_the_cap(tmp_path):
+    """Ragas's own retry (its output parser asking to fix the format) against a judge that always answers
+    with unparseable text: with a cap of 2 calls, the third stops the case as one BudgetExceeded cell."""
+    case = faithfulness_case("never-json")
+    case["judge_calls"] = {"faithfulness": {"statement_generator": [{"reply": "not JSON", "repeat": True}],
+                                            "fix_output_format": [{"reply": "still not JSON", "repeat": True}]}}
+    other = faithfulness_case("plain")
+    request = {"cases": [case, other], "targets": request_targets(["legacy:Faithfulness"]),
+               "budget": {"judge_calls": 2}}
+    output, _ = run_probe_measured(tmp_path, request)
+    values = {r["case_id"]: r["value"] for r in output["results"]}
+    assert values["never-json"]["error"]["type"] == BUDGET_ERROR_TYPE, values
+    assert "(3 judge calls)" in values["never-json"]["error"]["message"]
+    assert "origin" not in values["never-json"]["error"]
+    assert isinstance(values["plain"], float)
+
+
+def test_the_cap_blames_whoever_called_the_judge():
+    class Book:
+        def answer_generations(self, prompt_text: str, n: int) -> list[str]:
+            return ["{}"] * n
+
+    book = cap_judge_calls(Book(), cap=2)
+    book.answer_generations("p", 1)
+    book.answer_generations("p", 1)
+    with pytest.raises(OverBudget) as over:  # this test's code (not the probe's) called: not the harness's
+        book.answer_generations("p", 1)
+    assert over.value.calls == 3 and over.value.origin is None
+    # the same loop in a file of the probe: the harness looped, so the harness's error
+    looping = compile("def ask(book):\n    for _ in range(5):\n        book.answer_generations('p', 1)\n",
+                      os.path.join(PROBE_DIR, "scoring.py"), "exec")
+    namespace: dict = {}
+    exec(looping, namespace)
+    with pytest.raises(OverBudget) as over:
+        namespace["ask"](cap_judge_calls(Book(), cap=2))
+    assert over.value.origin == HARNESS_ORIGIN
+    assert over.value.value()["error"]["origin"] == HARNESS_ORIGIN
+    assert caller_origin(None) is None
+
+
+def test_the_request_carries_a_checked_budget():
+    assert budget_problem(None) is None and budget_problem(DEFAULT_BUDGET) is None
+    assert budget_problem({"judge_calls": 0}) and budget_problem({"case_seconds": float("inf")})
+    assert budget_problem({"address_space": 5}) and budget_problem({"judge_call": 3})
+    assert budget_problem({"address_space": None}) is None
+
+
+@pytest.mark.slow
+def test_ragas_0_2_0_nesting_format_fixes_without_end_is_one_cell(tmp_path):
+    """The attack: 0.2.0 asks a judge that never returns valid JSON to fix the format of its own fix,
+    recursively, each prompt holding the previous one escaped; the probe reached 11.5 GB and the kernel
+    ended the whole column. Now the case stops at the prompt-size cap, well under 1 GiB."""
+    from test_probe_dialects import cached_environment
+
+    env = cached_environment("0.2.0")
+    if env is None:
+        pytest.skip("Ragas 0.2.0's environment is not built in the matrix cache (ragas-compat matrix --versions 0.2.0)")
+    document = json.loads((Path(__file__).parent / "data" / "per_call_cases.json").read_text(encoding="utf-8"))
+    case = next(c for c in document["cases"] if c["id"] == "per-call-precision-reply-never-json")
+    bad = case["judge_calls"]["context_precision_with_reference"]["context_precision"][0]
+    case["judge_calls"] = {"context_precision_with_reference": {
+        "context_precision": [{"reply": bad, "repeat": True}], "fix_output_format": [{"reply": bad, "repeat": True}]}}
+    request = {"cases": [case], "targets": request_targets(["legacy:LLMContextPrecisionWithReference"])}
+    output, facts = run_probe_measured(tmp_path, request, python=str(env / "bin" / "python"))
+    assert output["ragas"]["version"] == "0.2.0"
+    [result] = output["results"]
+    error = result["value"]["error"]
+    assert error["type"] == BUDGET_ERROR_TYPE and "origin" not in error, error
+    assert error["message"].startswith("Ragas did not finish (memory): its prompts to the judge reached"), error
+    assert facts["peak"] < 2**30, facts["peak"]
+    print(f"0.2.0 probe peak RSS {facts['peak'] / 2**20:.0f} MiB")
