@@ -89,3 +89,18 @@ def test_its_explain_adapter_builds_a_case_it_applies_to(spec: MetricSpec):
     assert spec.applies_to(case)
     quantities, formulas = adapter.quantities(spec.outcome(case), EXAMPLE_INPUTS[adapter.takes])
     assert quantities and formulas
+
+
+@pytest.mark.parametrize("spec", [s for s in METRICS if s.multi_turn], ids=by_name)
+def test_a_multi_turn_metric_is_bundled_fuzzed_and_explained_on_multi_turn_cases(spec: MetricSpec):
+    from ragas_compat.tools.explain import explain_metric, synthetic_case
+
+    bundled = [case for case in SUITE.cases if spec.applies_to(case)]
+    assert bundled and all(case.multi_turn for case in bundled), spec.name
+    fuzzed = parse_suite(fuzz_suite_document(generate_cases(6, 2026, [spec.name]), 2026), source="fuzz").cases
+    assert all(case.multi_turn for case in fuzzed)
+    assert synthetic_case(explain_metric(spec.explain.command), EXAMPLE_INPUTS[spec.explain.takes]).multi_turn
+
+
+def test_multi_turn_families_are_registered():
+    assert {"tool_call_accuracy", "tool_call_accuracy_flexible", "tool_call_f1"} <= {s.name for s in METRICS if s.multi_turn}

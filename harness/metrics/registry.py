@@ -33,12 +33,13 @@ from ragas_compat.metrics import (
     rubrics_score,
     semantic_similarity,
     text_similarity,
+    tool_calls,
 )
 from ragas_compat.metrics.spec import MetricSpec
 from ragas_compat.probe.protocol import TargetSpec, spec_name
 from ragas_compat.vocabulary import TargetId
 
-FAMILIES = (context_precision, context_recall, id_overlap, faithfulness, judge_audit, factual_correctness, context_entity_recall, noise_sensitivity, text_similarity, semantic_similarity, criteria_votes, rubrics_score, nvidia_ratings, answer_correctness, answer_relevancy, datacompy_score, quoted_spans)
+FAMILIES = (context_precision, context_recall, id_overlap, faithfulness, judge_audit, factual_correctness, context_entity_recall, noise_sensitivity, text_similarity, semantic_similarity, criteria_votes, rubrics_score, nvidia_ratings, answer_correctness, answer_relevancy, datacompy_score, quoted_spans, tool_calls)
 
 _REGISTRY: dict[str, MetricSpec] = {}
 

@@ -165,6 +165,8 @@ class MetricSpec:
     configure: Callable[[Mapping[str, Any]], Callable[[Case], ReferenceOutcome] | None] | None = None
     # set on a copy ``configured`` by a case: the configuration's options (None: the built-in one)
     configuration: tuple[tuple[str, Any], ...] | None = None
+    # True: its classes score multi-turn cases (Ragas's MultiTurnSample: user_input a list of messages)
+    multi_turn: bool = False
 
     def configured(self, api: str, ragas_class: str, options: tuple[tuple[str, Any], ...]) -> MetricSpec | None:
         """This metric with ``options`` for ``api``'s ``ragas_class`` (one target: its only class), or None

@@ -27,6 +27,7 @@ import typing as t
 import warnings
 
 from .judge.prompt_book import PromptBook
+from .multi_turn import is_multi_turn, multi_turn_sample
 from .protocol import API_LEGACY, encode_score, encode_warnings
 from .scoring import constructor_options, frozen_embeddings, legacy_judge_class, resolve_legacy_class
 from .targets import Target
@@ -159,6 +160,8 @@ def _dataset(targets: tuple[Target, ...], cases: tuple[dict, ...]) -> t.Any:
     from ragas.dataset_schema import EvaluationDataset, SingleTurnSample
 
     fields = sorted({f for target in targets for f in target.fields_read})
+    if cases and all(is_multi_turn(c) for c in cases):  # multi-turn targets apply to multi-turn cases only
+        return EvaluationDataset(samples=[multi_turn_sample({f: c[f] for f in fields if f in c})[0] for c in cases])
     return EvaluationDataset(samples=[SingleTurnSample(**{f: c[f] for f in fields if f in c})
                                       for c in cases])
 

@@ -25,7 +25,7 @@ import types
 import typing as t
 import warnings
 
-from .budget import OverBudget, cap_judge_calls, memory_value
+from . import multi_turn
 from .judge.prompt_book import PromptBook, StubMismatch
 from .protocol import (
     API_COLLECTIONS,
@@ -59,8 +59,6 @@ def _failure_value(book: PromptBook, exc: Exception) -> EncodedScore:
     """The value of a run that raised: the judge's mismatches if there were any, else the exception,
     with ``"origin": "harness"`` when the harness raised it (the judge's mismatches; an exception whose
     innermost frame is in the probe's code: its scripted judge, its frozen embedding model)."""
-    if isinstance(exc, MemoryError):  # the probe's address space (budget.limit_address_space) ran out
-        return memory_value(exc, len(book.asked), raised_by_probe(exc))
     if book.problems:
         return _mismatch(book.problems)
     return error_record(exc, origin=HARNESS_ORIGIN if raised_by_probe(exc) else None)
@@ -235,7 +233,7 @@ def _record_received(metric: t.Any, fields: tuple[str, ...], received: dict) -> 
 async def run_legacy_target(target: Target, case: dict) -> ProbeResult:
     """Score one case with one legacy target; every failure becomes the result's error value."""
     result = _new_result(case, target)
-    book = cap_judge_calls(PromptBook())  # the budget's judge calls per (case, target)
+    book = PromptBook()
     received: dict = {}
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
@@ -260,16 +258,20 @@ async def run_legacy_target(target: Target, case: dict) -> ProbeResult:
                 raise TargetNotScripted(f"{cls.__qualname__} has no prompt interface the scripted judge "
                                         f"knows ({exc})") from None
             result["expected_prompts"] = book.expected_count
-            _record_received(metric, target.fields_read, received)
-            sample, result["fields_accepted"], result["fields_dropped"] = adapt_inputs(
-                sample_cls, {f: case[f] for f in row_fields(sample_cls, metric, target.fields_read) if f in case})
-            scored = (metric.ascore(sample) if isinstance(sample, dict)
-                      else metric.single_turn_ascore(sample))
+            if multi_turn.is_multi_turn(case):  # a MultiTurnSample, scored with multi_turn_ascore
+                multi_turn.record_received(metric, target.fields_read, received, case)
+                sample, result["fields_accepted"], result["fields_dropped"] = multi_turn.multi_turn_sample(
+                    {f: case[f] for f in target.fields_read if f in case})
+                scored = metric.multi_turn_ascore(sample)
+            else:
+                _record_received(metric, target.fields_read, received)
+                sample, result["fields_accepted"], result["fields_dropped"] = adapt_inputs(
+                    sample_cls, {f: case[f] for f in row_fields(sample_cls, metric, target.fields_read) if f in case})
+                scored = (metric.ascore(sample) if isinstance(sample, dict)
+                          else metric.single_turn_ascore(sample))
             value = encode_score(await scored)
         except TargetUnavailable as exc:  # no such class or configuration here, or not scripted
             value = _unavailable(exc)
-        except OverBudget as exc:  # Ragas did not finish within the case's budget (budget)
-            value = exc.value(len(book.asked))
         except Exception as exc:
             value = _failure_value(book, exc)
         else:
@@ -316,7 +318,7 @@ def _metric_value(result: t.Any) -> EncodedScore:
 async def run_collections_target(target: Target, case: dict) -> ProbeResult:
     """Score one case with one collections target; every failure becomes the result's error value."""
     result = _new_result(case, target)
-    book = cap_judge_calls(PromptBook())  # the budget's judge calls per (case, target)
+    book = PromptBook()
     judge = None
     inputs = {f: case[f] for f in target.fields_read if f in case}
     with warnings.catch_warnings(record=True) as caught:
@@ -338,11 +340,11 @@ async def run_collections_target(target: Target, case: dict) -> ProbeResult:
                                         f"knows ({exc})") from None
             result["expected_prompts"] = book.expected_count
             result["received"] = {f: jsonable(v) for f, v in inputs.items()}
-            value = _metric_value(await metric.ascore(**inputs))
+            # a multi-turn case's messages and tool calls as ragas.messages objects, as a user passes them
+            arguments = multi_turn.ragas_arguments(inputs) if multi_turn.is_multi_turn(case) else inputs
+            value = _metric_value(await metric.ascore(**arguments))
         except TargetUnavailable as exc:
             value = _unavailable(exc)
-        except OverBudget as exc:
-            value = exc.value(len(book.asked))
         except Exception as exc:
             value = _failure_value(book, exc)
         else:

@@ -30,7 +30,7 @@ from fractions import Fraction
 from typing import Any
 
 from ragas_compat.cases import Case, parse_suite
-from ragas_compat.cases.loader import relevant_label_count
+from ragas_compat.cases.loader import MULTI_TURN_KEYS, relevant_label_count
 from ragas_compat.compare.audit import build_audit
 from ragas_compat.compare.classify import Diagnosis
 from ragas_compat.compare.expectations import Expectations
@@ -230,6 +230,8 @@ def synthetic_case(spec: ExplainMetric, given: ExplainInput) -> Case:
         "retrieved_contexts": [],
     }
     raw.update(spec.adapter.case_inputs(given))
+    if isinstance(raw["user_input"], list):  # a multi-turn case has none of the single-turn keys
+        raw = {key: value for key, value in raw.items() if key in MULTI_TURN_KEYS}
     suite = parse_suite({"schema_version": 1, "suite": "explain", "cases": [raw]}, source="explain")
     return suite.cases[0]
 

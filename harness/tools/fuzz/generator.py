@@ -33,6 +33,7 @@ import random
 from collections.abc import Sequence
 from typing import Any
 
+from ragas_compat.cases.loader import MULTI_TURN_KEYS
 from ragas_compat.errors import HarnessInputError
 from ragas_compat.metrics.registry import all_metrics, metric
 from ragas_compat.metrics.spec import FuzzDraw
@@ -231,9 +232,12 @@ def generate_case(seed: int, index: int, metrics: Sequence[str] | None = None) -
                     retrieved_ids=retrieved_ids, reference_ids=reference_ids)
     verdicts: dict[str, Any] = {}
     tables: list[tuple[dict[str, Any], dict[str, Any]]] = []  # (a metric's inputs, its embeddings)
+    # a case is single- or multi-turn: the multi-turn metrics (their user_input is a list of messages) are
+    # fuzzed when no single-turn metric is (--metric tool_call_accuracy ...), so single-turn cases never change
+    single_turn = any(not metric(name).multi_turn for name in metrics)
     for name in metrics:
         spec = metric(name)
-        if spec.fuzz_inputs is None:
+        if spec.fuzz_inputs is None or (spec.multi_turn and single_turn):
             continue
         own = dataclasses.replace(draw, rng=random.Random(f"ragas-compat-fuzz:{seed}:{index}:{name}"))
         inputs = spec.fuzz_inputs(own)
@@ -248,6 +252,8 @@ def generate_case(seed: int, index: int, metrics: Sequence[str] | None = None) -
         case.setdefault("embeddings", {}).update(embeddings_of_final_texts(inputs, table, case))
     if verdicts:
         case["verdicts"] = verdicts
+    if isinstance(case.get("user_input"), list):  # a multi-turn case has none of the single-turn keys
+        case = {key: value for key, value in case.items() if key in MULTI_TURN_KEYS}
     return case
 
 
