@@ -19,7 +19,10 @@ Ranking, by consequence for a reported score (within a kind, the one with more r
    findings name; it is no mean-gap finding;
 2. ``empty_as_zero``: undefined rows scored 0.0, indistinguishable from a real zero, kept in means;
 3. ``divergence`` (explained): Ragas measures something else on these inputs;
-4. ``dedup`` and ``coercion``: Ragas scored other inputs than the case gave;
+4. ``dedup``, ``coercion`` and ``repeat``: Ragas scored other inputs than the case gave, or counted an input
+   twice: ``repeat`` is a context-precision row whose relevant chunk is retrieved more than once (the
+   reference's ``details.repeats``) and where Ragas's value is the label-level AP (the row is explained,
+   identical or by its guard constant): the finding shows the difference to AP over distinct items;
 5. ``collections_raise``: the collections API raises where the legacy API returns a value;
 6. ``error``: a Ragas class raises (evaluate() turns the row into NaN and drops it);
 7. ``undefined_nan``: same meaning, NaN encoding; evaluate() drops the row from its mean;
@@ -49,6 +52,7 @@ Audit = Any  # ragas_compat.compare.audit.Audit (which imports this module): row
 
 RANKS: dict[str, int] = {
     "unexplained": 0, "mean_gap": 1, "empty_as_zero": 2, "divergence": 3, "variant": 3, "dedup": 4, "coercion": 4,
+    "repeat": 4,
     "collections_raise": 5, "error": 6, "undefined_nan": 7, "epsilon": 8,
 }
 
@@ -391,6 +395,32 @@ def _coercion(audit: Audit) -> list[Headline]:
     return [Headline("coercion", "coercion", sentence, example_of(row), len(rows), row.expected.label)]
 
 
+def _repeat(audit: Audit) -> list[Headline]:
+    """Context-precision rows whose relevant chunk is retrieved more than once and whose Ragas value is the
+    label-level AP (every repeat counted): the reference's distinct-items reading beside it."""
+    rows = _prefer_legacy([r for r in audit.rows if isinstance(r.reference.details.get("repeats"), dict)
+                           and not r.unexpected and r.classification.name in ("identical", "epsilon")])
+    if not rows:
+        return []
+    row = rows[0]
+    repeats = row.reference.details["repeats"]
+    distinct = repeats["context_ap_distinct"]
+    sentence = (f"Ragas's context precision counts a relevant chunk retrieved more than once as relevant again "
+                f"({_plural(len(rows), 'row')}; the AP of its labels, not of the corpus items): "
+                f"{_class(row.target)} on {row.case.id} gives {value_text(row.ragas_value)}, the AP over its "
+                f"{repeats['relevant_labels']} relevant labels ({exact_text(row.reference.value)}), where AP over "
+                f"the {repeats['distinct_relevant_items']} distinct relevant items gives {exact_text(distinct)}")
+    details = row.reference.details
+    if details.get("corpus_relevant") is not None and repeats.get("corpus_ap_label_level") is not None:
+        sentence += (f"; with R={details['corpus_relevant']} relevant items, corpus AP is "
+                     f"{exact_text(details.get('corpus_ap'))} and recall@K {exact_text(details.get('recall_at_k'))} "
+                     f"(counting every label: {exact_text(repeats['corpus_ap_label_level'])} and "
+                     f"{exact_text(repeats['recall_at_k_label_level'])})")
+    example = ExampleRow(row.case.id, row.spec.name, str(row.target), value_text(row.ragas_value),
+                         f"distinct items: {exact_text(distinct)}; every label: {reference_text(row)}")
+    return [Headline("repeat", "repeat", sentence + ".", example, len(rows), row.expected.label)]
+
+
 def _collections_raise(audit: Audit) -> tuple[list[Headline], set[tuple[str, str]]]:
     """Pairs where the collections path raises and the legacy path returns a value (and those rows)."""
     pairs = [p for p in audit.pairs if isinstance(p.collections.ragas_value, RagasError)
@@ -449,7 +479,7 @@ def headlines(audit: Audit, limit: int | None = None) -> list[Headline]:
     raised, covered = _collections_raise(audit)
     found = (_unexplained(audit) + _mean_gap(audit) + _empty_as_zero(audit)
              + _by_rule(audit, "divergence", "divergence", set()) + _by_rule(audit, "variant", "variant", set())
-             + _dedup(audit) + _coercion(audit)
+             + _dedup(audit) + _coercion(audit) + _repeat(audit)
              + raised + _by_rule(audit, "error", "error", covered) + _undefined_nan(audit) + _epsilon(audit))
     found.sort(key=Headline.sort_key)
     return found[:limit] if limit is not None else found
