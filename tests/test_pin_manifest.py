@@ -57,7 +57,8 @@ def test_repository_manifest_loads_with_the_pin_and_measured_points():
     assert manifest.pin.former_repositories == ("https://github.com/explodinggradients/ragas",)
     assert manifest.pin.date == dt.date(2026, 2, 24)
     assert (manifest.pin.nearest_release, manifest.pin.relation) == ("0.4.3", "after")
-    assert len(manifest.audited_files) == 56 and len(manifest.target_modules) == 57
+    # every audited file stands behind some registered class (the classes themselves: test_provenance_coverage)
+    assert set(manifest.audited_files) == set().union(*manifest.target_modules.values())
     tag = manifest.reference_point("v0.4.3")
     assert tag.kind == "tag" and tag.commit == V043 and set(tag.blobs) == set(manifest.audited_files)
     assert tag.blobs["src/ragas/metrics/_context_precision.py"] == "ea68dc82051c66d5a36189c2b922f7563f101c8c"
