@@ -42,6 +42,7 @@ from ragas_compat.vocabulary import TargetId
 FAMILIES = (context_precision, context_recall, id_overlap, faithfulness, judge_audit, factual_correctness, context_entity_recall, noise_sensitivity, text_similarity, semantic_similarity, criteria_votes, rubrics_score, nvidia_ratings, answer_correctness, answer_relevancy, datacompy_score, quoted_spans, tool_calls)
 
 _REGISTRY: dict[str, MetricSpec] = {}
+_BY_TARGET: dict[TargetId, tuple[MetricSpec, ...]] = {}  # metrics_for_target's answers; emptied on (un)register
 
 
 def register(spec: MetricSpec) -> MetricSpec:
@@ -49,11 +50,13 @@ def register(spec: MetricSpec) -> MetricSpec:
     if spec.name in _REGISTRY:
         raise ValueError(f"metric {spec.name!r} is already registered")
     _REGISTRY[spec.name] = spec
+    _BY_TARGET.clear()
     return spec
 
 
 def unregister(name: str) -> None:
     del _REGISTRY[name]
+    _BY_TARGET.clear()
 
 
 def all_metrics() -> tuple[MetricSpec, ...]:
@@ -80,7 +83,9 @@ def metrics_for_target(target: str, case: Case | None = None) -> tuple[MetricSpe
     if case is not None and case.targets:
         return case_targets(case).get(str(target), ())
     target = TargetId(target)
-    return tuple(spec for spec in _REGISTRY.values() if target in spec.ragas_targets)
+    if target not in _BY_TARGET:  # one scan per target, not one per result row
+        _BY_TARGET[target] = tuple(spec for spec in _REGISTRY.values() if target in spec.ragas_targets)
+    return _BY_TARGET[target]
 
 
 _CONFIGURED: dict[tuple[TargetConfig, tuple[str, ...]], tuple[MetricSpec, ...]] = {}
