@@ -76,17 +76,20 @@ def test_a_text_that_is_not_a_table_is_undefined_with_its_reason(reference, resp
         assert classify(float("nan"), out).name is Classification.UNDEFINED_NAN
 
 
-def test_empty_tables_and_no_match_are_undefined_and_ragas_encodings_are_named():
+def test_empty_tables_are_undefined_and_no_match_in_two_non_empty_tables_is_0():
     header_only = outcome("rows_precision", "id,name\n", "id,name\n")
     assert header_only.value is None and header_only.undefined_reason == "empty_response_rows"
     assert outcome("rows_recall", "id,name\n", TWO).undefined_reason == "empty_reference_rows"
     assert outcome("columns_f1", "id,name\n", "id,name\n").value == 1   # no row differs
+    assert outcome("rows_f1", "id,name\n", TWO).undefined_reason == "empty_reference_rows"  # R is 0/0: F1 too
+    # both tables non-empty, nothing matched: P = 0/2 and R = 0/2 are defined, F1 = 0 (hand-computed), not 0/0
     no_match = outcome("rows_f1", TWO, "id,name\n3,Carol\n4,Dan\n")
-    assert no_match.value is None and no_match.undefined_reason == "no_match"
+    assert no_match.value == Fraction(0) and no_match.undefined_reason is None
     assert outcome("rows_precision", TWO, "id,name\n3,Carol\n4,Dan\n").value == 0
-    # measured at Ragas 0.4.3: legacy NaN, collections 0.0
-    assert classify(float("nan"), no_match).name is Classification.UNDEFINED_NAN
-    assert classify(0.0, no_match).name is Classification.EMPTY_AS_ZERO
+    assert outcome("columns_f1", "id,name\n1,Alice\n", "code,label\n1,Alice\n").value == Fraction(0)
+    # measured at Ragas 0.4.3: collections 0.0 (the value), legacy NaN (numpy 0/0: a divergence its rule names)
+    assert classify(0.0, no_match).name is Classification.IDENTICAL
+    assert classify(float("nan"), no_match).name is Classification.DIVERGENCE
 
 
 def test_pandas_typed_values_are_a_named_variant():

@@ -51,11 +51,15 @@ def test_similarity_float_cancellation_is_rounding_not_divergence():
     assert diagnosis.name is Classification.ROUNDING and "cancels digits" in diagnosis.explanation
 
 
-def test_empty_response_is_undefined_for_the_ngram_metrics():
-    for name in ("bleu", "chrf", "rouge_1_precision", "rouge_l_fmeasure"):
+def test_empty_response_is_undefined_where_the_response_is_the_denominator():
+    for name in ("rouge_1_precision", "rouge_l_fmeasure"):
         out = metric(name).outcome(case("Paris is the capital.", ""))
         assert out.value is None and out.undefined_reason
         assert classify(0.0, out).name is Classification.EMPTY_AS_ZERO
+    # recall divides by the reference; BLEU and chrF of an empty hypothesis are 0 (sacrebleu's reading)
+    for name in ("bleu", "chrf", "rouge_1_recall", "rouge_l_recall"):
+        out = metric(name).outcome(case("Paris is the capital.", ""))
+        assert out.value == 0 and classify(0.0, out).name is Classification.IDENTICAL
     assert metric("string_similarity_levenshtein").outcome(case("Paris", "")).value == 0
 
 

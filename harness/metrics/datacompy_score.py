@@ -16,7 +16,8 @@ by position (datacompy's ``on_index=True`` over pandas' 0, 1, 2 ... index):
 Undefined policy: a text that is not a table (no header, an unclosed quote: ``unparseable_csv``; a row
 with another field count than the header: ``ragged_csv``; a repeated column name: ``duplicate_column``);
 a table with no row (rows mode: ``empty_response_rows`` / ``empty_reference_rows``); F1 when P or R is
-undefined or P + R = 0 (``no_match``: nothing matched, 0/0).
+undefined. F1 with both tables non-empty and nothing matched is 0 (P = R = 0: the harmonic mean of two
+zeros, the limit of 2PR/(P+R); not undefined, since neither P nor R is).
 
 Ragas reads both texts with ``pandas.read_csv`` and compares with ``datacompy.Compare``: column names
 lower-cased, each column typed by pandas (integers, floats, booleans, text; ``""``, ``NA``, ``null`` ...
@@ -216,8 +217,8 @@ def score(mode: str, metric: str, c: Counts) -> tuple[Fraction | None, str | Non
         return recall, None if recall is not None else empty["recall"]
     if precision is None or recall is None:
         return None, empty["precision"] if precision is None else empty["recall"]
-    if precision + recall == 0:
-        return None, "no_match"
+    if precision + recall == 0:  # both defined and 0: nothing matched in two non-empty tables
+        return Fraction(0), None
     return 2 * precision * recall / (precision + recall), None
 
 
@@ -243,9 +244,7 @@ def _outcome(mode: str, metric: str) -> Callable[[Case], ReferenceOutcome]:
         typed = typed_counts(mode, as_pandas_reads(reference), as_pandas_reads(response))
         details[READS_NO_MATCH] = typed.matched == 0
         if typed != c:
-            typed_value, typed_undefined = score(mode, metric, typed)
-            if typed_value is None and typed_undefined == "no_match":
-                typed_value = Fraction(0)   # F1 with nothing matched: the collections class's 0.0 (legacy: NaN)
+            typed_value, _ = score(mode, metric, typed)
             if typed_value is not None:
                 alternatives["variant:datacompy_typed_values"] = typed_value
                 details["variants"] = {"datacompy_typed_values": TYPED_VALUES}
@@ -349,8 +348,8 @@ def _spec(mode: str, metric: str) -> MetricSpec:
         ragas=ragas, fields_read=FIELDS, denominator=_unit_denominator(mode, metric),
         undefined_policy=("None when a text is not a table ('unparseable_csv', 'ragged_csv', 'duplicate_column'; "
                           "Ragas: NaN when pandas cannot read it), when the divided-by table has no "
-                          f"{mode} ('empty_response_{mode}' / 'empty_reference_{mode}'), and for F1 when nothing "
-                          "matched ('no_match', 0/0)."),
+                          f"{mode} ('empty_response_{mode}' / 'empty_reference_{mode}'); F1 with nothing matched in two "
+                          "non-empty tables is 0 (P = R = 0)."),
         compute=_outcome(mode, metric), requires=REQUIRES, fuzz_inputs=fuzz_tables,
         explain=ExplainAdapter(command=name.replace("_", "-"), takes="texts", inputs_help=TEXTS_HELP, targets=ragas.ids(),
                                case_inputs=explain_tables, quantities=_quantities))

@@ -125,8 +125,7 @@ def _datacompy_counts(reference: str, response: str) -> tuple[tuple[int, int, in
 
 def datacompy_oracle(mode: str, metric: str, reference: str, response: str) -> dict[str, Any]:
     """datacompy's counts on pandas' reading of both texts; value None when a text is not a table
-    pandas reads, when Compare refuses the tables, when a divided-by table is empty, or for F1 when
-    P + R = 0."""
+    pandas reads, when Compare refuses the tables or when a divided-by table is empty; F1 with P = R = 0 is 0."""
     def compute() -> float | None:
         both = _datacompy_counts(reference, response)
         if both is None:
@@ -136,7 +135,7 @@ def datacompy_oracle(mode: str, metric: str, reference: str, response: str) -> d
         r = matched / n_ref if n_ref else None
         if metric != "f1":
             return p if metric == "precision" else r
-        return None if p is None or r is None or p + r == 0 else 2 * (p * r) / (p + r)
+        return None if p is None or r is None else 0.0 if p + r == 0 else 2 * (p * r) / (p + r)
     return _run("datacompy", f"datacompy.Compare(pd.read_csv(reference), pd.read_csv(response), on_index=True): "
                              f"{mode} {metric}", compute)
 

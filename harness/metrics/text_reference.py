@@ -136,14 +136,16 @@ def rouge_counts(rouge_type: str, reference: Sequence[str], response: Sequence[s
 
 def rouge_value(mode: str, overlap: int, response_units: int, reference_units: int) -> Fraction | None:
     """precision = overlap / response units, recall = overlap / reference units, fmeasure their
-    harmonic mean (0 when both are 0); None where a denominator is empty."""
+    harmonic mean (0 when both are 0). Each is None only where ITS denominator is empty: precision
+    on an empty response, recall on an empty reference (an empty response has recall 0/|ref| = 0),
+    fmeasure when either is (one of its two terms is 0/0)."""
+    if mode == "precision":
+        return None if response_units == 0 else Fraction(overlap, response_units)
+    if mode == "recall":
+        return None if reference_units == 0 else Fraction(overlap, reference_units)
     if response_units == 0 or reference_units == 0:
         return None
     precision, recall = Fraction(overlap, response_units), Fraction(overlap, reference_units)
-    if mode == "precision":
-        return precision
-    if mode == "recall":
-        return recall
     return Fraction(0) if overlap == 0 else 2 * precision * recall / (precision + recall)
 
 

@@ -70,6 +70,14 @@ ONE_MINUS_DISTANCE = ("rapidfuzz divides the distance by the longer length in do
                       "from 1, which cancels digits near 0 (1 - 19/20 = 0.050000000000000044): recomputing that "
                       "float evaluation")
 
+# The absolute error of that float evaluation, 1 - fl(d / n) for integers 0 <= d <= n: fl(d / n) is within
+# half an ulp of d / n, at most 2^-54 (d / n <= 1); for d / n >= 1/2 the subtraction from 1 is exact (Sterbenz),
+# below 1/2 its result lies in (1/2, 1] and rounds by at most 2^-54 while fl(d / n) was within 2^-55. So the
+# float is within 2^-54 + 2^-55 < 2^-53 (half an ulp of 1.0) of the exact 1 - d/n, whatever its magnitude:
+# near 0 (1 - 19/20) that is many ulps of the result, and still rounding. An overflow or underflow is not
+# (1/2 read as 0.0 is 2^52 times farther away).
+ONE_MINUS_QUOTIENT_ERROR = 2.0 ** -53
+
 
 def _similarity(measure: str) -> Callable[[Case], ReferenceOutcome]:
     def compute(case: Case) -> ReferenceOutcome:
@@ -83,6 +91,7 @@ def _similarity(measure: str) -> Callable[[Case], ReferenceOutcome]:
             distance = (1 - value) * longest  # an integer: the edit or Hamming distance
             outcome.alternatives["rounding"] = 1 - int(distance) / longest
             details["ragas_semantics"] = {"rounding": ONE_MINUS_DISTANCE}
+            details["float_tolerance"] = ONE_MINUS_QUOTIENT_ERROR
         return outcome
     return compute
 
@@ -94,10 +103,18 @@ BLEU_FIRST_SENTENCE = (
     "against each reference sentence as an alternative reference")
 
 
+EMPTY_HYPOTHESIS_UNDEFINED = "empty_hypothesis_undefined"
+EMPTY_HYPOTHESIS_TEXT = ("the response has no {unit}: every n-gram precision is 0/0, so the score is undefined in that "
+                         "reading; sacrebleu (and the textbook) give 0, which the reference follows")
+
+
 def _bleu(case: Case) -> ReferenceOutcome:
     value, details = tr.bleu(case.response, [case.reference])
     details["oracle"] = oracles.bleu_oracle(case.reference, case.response)
     variants: dict[str, tuple[Fraction | None, str]] = {}
+    if value is None:  # no hypothesis token: sacrebleu's 0, "undefined" the alternative
+        value = Fraction(0)
+        variants[EMPTY_HYPOTHESIS_UNDEFINED] = (None, EMPTY_HYPOTHESIS_TEXT.format(unit="token"))
     response_sentences = tr.split_sentences_ragas(case.response)
     reference_sentences = tr.split_sentences_ragas(case.reference)
     if len(response_sentences) > 1 or len(reference_sentences) > 1:
@@ -120,7 +137,12 @@ BLEU_DOUBLES = ("sacrebleu evaluates BLEU in doubles (precisions in percent, mat
 def _chrf(case: Case) -> ReferenceOutcome:
     value, details = tr.chrf(case.reference, case.response)
     details["oracle"] = oracles.chrf_oracle(case.reference, case.response)
-    return _outcome("chrf", value, details, "character n-grams of each order (averaged over orders 1-6)")
+    variants: dict[str, tuple[Fraction | None, str]] = {}
+    if value is None and not "".join(case.response.split()):  # no hypothesis character: sacrebleu's 0
+        value = Fraction(0)
+        variants[EMPTY_HYPOTHESIS_UNDEFINED] = (None, EMPTY_HYPOTHESIS_TEXT.format(unit="non-space character"))
+    return _outcome("chrf", value, details, "character n-grams of each order (averaged over orders 1-6)",
+                    variants=variants)
 
 
 ROUGE_STEMMING = ("Ragas's RougeScore runs rouge-score with use_stemmer=True: tokens longer than 3 characters "
@@ -147,7 +169,9 @@ def _rouge(rouge_type: str, mode: str) -> Callable[[Case], ReferenceOutcome]:
             details["variants_not_computed"] = "rouge_porter_stemming (nltk is not installed)"
         denominator = {"precision": "response tokens", "recall": "reference tokens",
                        "fmeasure": "harmonic mean of precision and recall"}[mode]
-        undefined = "empty_response_tokens" if hyp_units == 0 else "empty_reference_tokens"
+        # undefined only where this mode's own denominator is empty (rouge_value)
+        undefined = ("empty_reference_tokens" if mode == "recall" or (mode == "fmeasure" and hyp_units) else
+                     "empty_response_tokens")
         return _outcome(f"rouge_{short}_{mode}", value, details, denominator, undefined, variants)
     return compute
 
@@ -266,18 +290,24 @@ SPECS: tuple[MetricSpec, ...] = (
     _spec("bleu", "BLEU-4 of response vs reference: 13a tokens, case kept, brevity penalty, exp smoothing (sacrebleu's "
           "corpus_bleu defaults); oracle sacrebleu.corpus_bleu([response], [[reference]])",
           _targets("BleuScore", "BleuScore", "ragas.metrics._bleu_score"), _bleu, "none (geometric mean of n-gram precisions times the brevity "
-          "penalty)", "None ('empty_response') when the response has no token; Ragas returns 0.0."),
+          "penalty)", "Always defined: 0 when the response has no token (sacrebleu's reading; 'undefined' is the "
+          "alternative, variant empty_hypothesis_undefined)."),
     _spec("chrf", "chrF2 of response vs reference: character 1-6-grams without whitespace, case kept, precision and "
           "recall averaged over the orders both texts have (sacrebleu's defaults); oracle sacrebleu.corpus_chrf",
           _targets("ChrfScore", "CHRFScore", "ragas.metrics._chrf_score"), _chrf, "character n-grams of each order",
-          "None ('empty_text') when either text has no non-space character; Ragas returns 0.0."),
+          "0 when the response has no non-space character (sacrebleu's reading; 'undefined' is the alternative, "
+          "variant empty_hypothesis_undefined); None ('empty_text') when only the reference has none; Ragas "
+          "returns 0.0."),
     *(_spec(f"rouge_{'1' if t == 'rouge1' else 'l'}_{mode}",
             f"{t} {mode} ({_ROUGE_TEXT[t]}) over rouge-score's tokens (lowercase ASCII [a-z0-9]+ runs), no stemming; "
             f"oracle rouge-score with use_stemmer=False",
             _targets("RougeScore", "RougeScore", "ragas.metrics._rouge_score", (("rouge_type", t), ("mode", mode))), _rouge(t, mode),
             {"precision": "response tokens", "recall": "reference tokens",
              "fmeasure": "precision + recall (harmonic mean)"}[mode],
-            "None ('empty_response_tokens' / 'empty_reference_tokens') when a text has no token; Ragas returns 0.0.",
+            {"precision": "None ('empty_response_tokens') when the response has no token (an empty reference: 0)",
+             "recall": "None ('empty_reference_tokens') when the reference has no token (an empty response: 0)",
+             "fmeasure": "None ('empty_response_tokens' / 'empty_reference_tokens') when a text has no token"}[mode]
+            + "; Ragas returns 0.0.",
             _reads(_rouge(t, mode), rouge_type=t, mode=mode))
       for t in ("rouge1", "rougeL") for mode in ("precision", "recall", "fmeasure")),
 )
