@@ -13,14 +13,19 @@ NaN, or the same error type and message. ``replay_problems(audit)`` lists, as
   faithfulness statements the NLI reply did not judge): the replay may reproduce the score, but not
   the live prompts, so it is reported too (with the value comparison).
 
+- a live outcome frozen as "Ragas raised before asking the judge" (``recording.raised``: exception type,
+  the input fact, zero judge calls) whose replayed row does not raise the same type (Ragas's own error,
+  not the harness's) on the same input without asking its judge; one that does is reproduced (the type
+  is compared, not the message, which Python and Ragas may word differently);
+
 - a recorded live value with no replayed row and no such reason (a verdict key deleted from the
   recording, a target this replay does not produce): nothing compared it, so it is not passed over.
 
 Only a live target whose metrics the run left out with ``--metric`` (``provenance["metrics"]``) is
 *unchecked*, and it is counted as such. ``ragas_compat.compare.verdict`` turns each problem into a
 ``replay_mismatch`` finding; ``replay_account(audit)`` counts every live score once
-(``ReplayAccount.line``: "replay: N live scores, N reproduced bit for bit, K not replayable (why),
-0 unchecked"), for the terminal and the reports.
+(``ReplayAccount.line``: "replay: N live scores, N reproduced bit for bit, R raised the recorded
+exception type again before asking the judge, K not replayable (why), 0 unchecked"), for the terminal and the reports.
 """
 
 from __future__ import annotations
@@ -72,7 +77,7 @@ def _left_out(target: str, selected: frozenset[str] | None) -> bool:
 class _Outcome:
     case_id: str
     target: str
-    status: str            # reproduced, not_frozen, differs, not_replayable, no_row, unchecked
+    status: str            # reproduced, raised, not_frozen, differs, not_replayable, no_row, unchecked
     classification: str | None
     message: str | None
 
@@ -103,6 +108,11 @@ def _outcomes(audit: Any) -> Iterator[_Outcome]:
                                    "this replay does not score the target), so nothing compared it")
                 continue
             classification = str(row.classification.name)
+            raised = (recording.get("raised") or {}).get(target)
+            if isinstance(raised, dict):
+                problem = _raised_problem(raised, live, row)
+                yield _Outcome(case.id, target, "differs" if problem else "raised", classification, problem)
+                continue
             if not same_value(live, row.ragas_value):
                 yield _Outcome(case.id, target, "differs", classification,
                                f"the offline replay gave {_shown(row.ragas_value)}, the live recording {_shown(live)}")
@@ -112,6 +122,35 @@ def _outcomes(audit: Any) -> Iterator[_Outcome]:
                                f"scored, but part of the live run is not in them: {not_frozen[target]}")
             else:
                 yield _Outcome(case.id, target, "reproduced", classification, None)
+
+
+def _input_fact_holds(case: Any, field_name: str, fact: Any) -> bool:
+    value = getattr(case, field_name, None)
+    return fact == "empty" and value is not None and len(value) == 0
+
+
+def _raised_problem(raised: dict, live: Any, row: Any) -> str | None:
+    """Why the replayed row does not reproduce a frozen "Ragas raised before asking the judge" (None: it
+    does): the same exception type, raised by Ragas, with no prompt asked, on the same input fact."""
+    wanted = str(raised.get("type"))
+    facts = raised.get("input") or {}
+    broken = [f"{name} is no longer {fact}" for name, fact in facts.items()
+              if not _input_fact_holds(row.case, name, fact)]
+    if broken or not facts:
+        return (f"the recording froze Ragas raising {wanted} before asking the judge on an input fact the case "
+                f"no longer has ({'; '.join(broken) or 'no input fact recorded'})")
+    if not isinstance(live, RagasError) or live.type != wanted:
+        return f"the recording froze Ragas raising {wanted} before asking the judge, but its live value is {_shown(live)}"
+    replayed = row.ragas_value
+    facts_text = ", ".join(f"{name} {fact}" for name, fact in facts.items())
+    if not isinstance(replayed, RagasError) or replayed.raised_by_harness or replayed.type != wanted:
+        return (f"live, Ragas raised {wanted} before asking the judge ({facts_text}); the offline replay gave "
+                f"{_shown(replayed)}" + (" (the harness's error)" if isinstance(replayed, RagasError)
+                                         and replayed.raised_by_harness else ""))
+    if row.prompts:
+        return (f"live, Ragas raised {wanted} before asking the judge ({facts_text}); the offline replay raised it "
+                f"after asking its judge {row.prompts} prompt(s)")
+    return None
 
 
 @dataclass(frozen=True)
@@ -125,12 +164,15 @@ class ReplayAccount:
     no_row: int = 0              # no replayed row and no recorded reason
     unchecked: int = 0           # left out with --metric
     not_replayable: dict[str, int] = field(default_factory=dict)  # reason -> live scores
+    raised: int = 0              # Ragas raised the recorded type again before asking the judge (recording.raised)
 
     def line(self) -> str:
         """``replay: 12 live scores, 11 reproduced bit for bit, 1 not replayable (why), 0 unchecked``."""
         parts = [f"replay: {self.live} live score{'' if self.live == 1 else 's'}",
                  f"{self.reproduced + self.not_frozen} reproduced bit for bit"
                  + (f" ({self.not_frozen} from verdicts that do not hold the whole live run)" if self.not_frozen else "")]
+        if self.raised:
+            parts.append(f"{self.raised} raised the recorded exception type again before asking the judge")
         if self.differs:
             parts.append(f"{self.differs} differ")
         if self.no_row:
@@ -144,7 +186,8 @@ class ReplayAccount:
     def as_json(self) -> dict[str, Any]:
         return {"live": self.live, "reproduced": self.reproduced, "not_frozen": self.not_frozen,
                 "differs": self.differs, "no_row": self.no_row, "unchecked": self.unchecked,
-                "not_replayable": dict(sorted(self.not_replayable.items())), "line": self.line()}
+                "not_replayable": dict(sorted(self.not_replayable.items())), "raised": self.raised,
+                "line": self.line()}
 
 
 def replay_account(audit: Any) -> ReplayAccount | None:
@@ -155,7 +198,7 @@ def replay_account(audit: Any) -> ReplayAccount | None:
     status = Counter(o.status for o in outcomes)
     reasons = Counter(_reason(o.message or "") for o in outcomes if o.status == "not_replayable")
     return ReplayAccount(len(outcomes), status["reproduced"], status["not_frozen"], status["differs"],
-                         status["no_row"], status["unchecked"], dict(reasons))
+                         status["no_row"], status["unchecked"], dict(reasons), status["raised"])
 
 
 def _reason(message: str) -> str:
@@ -166,4 +209,4 @@ def replay_problems(audit: Any) -> list[tuple[str, str, str | None, str]]:
     """``(case_id, target, classification of the replayed row or None, message)`` for every recorded
     live score the replay does not reproduce, or whose reproduction nothing checked."""
     return [(o.case_id, o.target, o.classification, o.message or "") for o in _outcomes(audit)
-            if o.status not in ("reproduced", "unchecked")]
+            if o.status not in ("reproduced", "raised", "unchecked")]

@@ -19,7 +19,10 @@ the metric scored), as the probe recorded them:
 Recorded with the collections API (targets ``collections:...``) the prompt kinds are the same; an
 unparseable context-precision reply is not replayable there (instructor, not Ragas, parsed it: the
 replay's frozen judge cannot reproduce instructor's failure), and a class that raised before asking
-the judge (e.g. an empty response) has nothing to freeze: both go to ``recording.not_replayable``.
+the judge (e.g. an empty response) has no verdict to freeze: both go to ``recording.not_replayable``,
+except a context-precision class that raised on a sample with no retrieved context: its verdicts are
+the empty label list (nothing to judge), and ``recording.raised`` holds what it raised (type, the input
+fact, zero judge calls), which the replay must raise again without asking its judge.
 
 ``recording.live`` holds the live score per Ragas target (the probe's score encoding), so
 ``ragas-compat run`` can check that the offline replay reproduces it bit for bit; a live outcome the
@@ -148,6 +151,24 @@ def _error_text(call: dict[str, Any]) -> str:
 
 NOT_ASKED = ("Ragas raised before asking the judge anything ({error}), so there is no verdict to freeze; "
              "this outcome is kept here and not replayed")
+NOT_ASKED_CLAIMS = ("Ragas raised before asking the judge anything ({error}); the replay of this metric needs the "
+                    "judge's claims as verdicts and none were asked (writing some would invent a judge's answer for "
+                    "the other classes the replay scores), so this outcome is kept here and not replayed")
+
+
+def _raised_before_asking(metric: str, target: str, contexts: list[Any], value: dict[str, Any],
+                          out: dict[str, Any]) -> bool:
+    """Freeze "Ragas raised before asking the judge" as a replayable outcome where the verdict key can be
+    written without inventing a judge's answer: a context-precision metric on a sample with no retrieved
+    context (one label per context: none). ``recording.raised[target]`` holds the exception type, the
+    input fact and zero judge calls; the replay runs the same class on the same input and must raise that
+    type without asking its judge (``ragas_compat.compare.replay``). False: nothing frozen."""
+    if metric not in CP_KEYS or contexts:
+        return False
+    out["verdicts"][metric] = []
+    out["recording"]["raised"][target] = {"type": str(value["error"].get("type")),
+                                          "input": {"retrieved_contexts": "empty"}, "judge_calls": 0}
+    return True
 COLLECTIONS_PARSE_LIMIT = ("the judge's reply could not be parsed ({error}); instructor parsed it for the collections "
                            "class, and the replay's frozen judge cannot reproduce instructor's failure, so this outcome "
                            "is kept here and not replayed")
@@ -251,7 +272,8 @@ def build_case(sample: Sample, result: dict[str, Any]) -> Built:
             case[optional] = fields[optional]
     out: dict[str, Any] = {"verdicts": {}, "judge_replies": {},
                            "recording": {"dataset_row": sample.row, "live": {}, "replies": {},
-                                         "not_replayable": {}, "not_frozen": {}, "unjudged": {}}}
+                                         "not_replayable": {}, "not_frozen": {}, "unjudged": {},
+                                         "raised": {}}}
     for metric, record in (result.get("metrics") or {}).items():
         if record.get("skipped"):
             continue
@@ -274,7 +296,10 @@ def build_case(sample: Sample, result: dict[str, Any]) -> Built:
         if oversized:
             problem = OVERSIZED.format(size=oversized, limit=MAX_REPLY_CHARS, kept=REPLY_KEPT_CHARS)
         elif metric in LLM_METRICS and not calls and isinstance(value, dict) and "error" in value:
-            problem = NOT_ASKED.format(error=f"{value['error'].get('type')}: {value['error'].get('message')}")
+            if record.get("llm_replies") or record.get("failed_attempts") or \
+                    not _raised_before_asking(metric, target, contexts, value, out):
+                error = f"{value['error'].get('type')}: {value['error'].get('message')}"
+                problem = (NOT_ASKED_CLAIMS if metric in ("context_recall", "faithfulness") else NOT_ASKED).format(error=error)
         elif metric in CP_KEYS:
             problem = _context_precision(metric, contexts, calls, out,
                                          raw_replayable=not str(target).startswith("collections:"))
@@ -291,6 +316,7 @@ def build_case(sample: Sample, result: dict[str, Any]) -> Built:
                 out["recording"]["unjudged"].pop(metric, None)
         if problem is not None:
             out["recording"]["not_replayable"][target] = problem
+            out["recording"]["raised"].pop(target, None)
             out["recording"]["not_frozen"].pop(metric, None)
         elif metric in out["recording"]["not_frozen"]:
             out["recording"]["not_frozen"][target] = out["recording"]["not_frozen"].pop(metric)
