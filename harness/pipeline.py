@@ -88,6 +88,7 @@ def provenance(probe: ProbeRun, source: RagasSource, suite: Suite, expectations:
         "harness_version": ragas_compat.__version__,
         "python": {"version": python.get("version", platform.python_version()),
                    "implementation": python.get("implementation", platform.python_implementation())},
+        "platform": platform.platform(),  # `diff` shows it when two runs differ in OS, libc or machine
         "ragas_version": output["ragas"].get("version"),
         "ragas": ragas,
         "pin": pin.to_provenance(),

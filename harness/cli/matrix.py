@@ -29,7 +29,7 @@ from ragas_compat.report.atomic import check_writable
 from ragas_compat.report.markdown.table import markdown_table
 from ragas_compat.resources import DEFAULT_REPORT_DIR, display_path
 from ragas_compat.runner import set_case_budget
-from ragas_compat.tools.matrix.drift import Matrix, build_matrix
+from ragas_compat.tools.matrix.drift import Matrix, build_matrix, column_python
 from ragas_compat.tools.matrix.environments import (
     DEFAULT_LOCK_DIR,
     DEFAULT_VERSIONS_FILE,
@@ -39,10 +39,11 @@ from ragas_compat.tools.matrix.environments import (
     load_version_rules,
     parse_entries,
     record_lock,
+    with_pythons,
 )
 from ragas_compat.tools.matrix.installers import INSTALLER_CHOICES, InstallFailed, choose_installer
 from ragas_compat.tools.matrix.release_list import load_default_versions
-from ragas_compat.tools.matrix.report import REPORT_FILES, cases_text, write_matrix_reports
+from ragas_compat.tools.matrix.report import REPORT_FILES, cases_text, drift_what, write_matrix_reports
 from ragas_compat.tools.matrix.run import VersionColumn, run_matrix
 from ragas_compat.tools.matrix.verdict import MatrixFinding, matrix_exit_code, matrix_findings
 
@@ -55,7 +56,8 @@ def _environment_text(env: Environment) -> str:
 
 
 def _column_json(env: Environment, column: VersionColumn) -> dict:
-    return {"label": env.label, "ragas_version": column.version, "environment": env.status,
+    return {"label": env.label, "ragas_version": column.version, "python": column_python(column),
+            "environment": env.status,
             "installer": env.installer,
             "build_seconds": env.build_seconds, "size_bytes": env.size_bytes, "probe_seconds": column.probe_seconds,
             "available": column.available, "error": column.error, "notes": list(env.notes)}
@@ -65,7 +67,8 @@ def summary_json(matrix: Matrix, environments: list, columns: list, found: list[
                  fail_on: frozenset[str], out: Path, timings: dict) -> dict:
     return {"columns": [_column_json(env, column) for env, column in zip(environments, columns, strict=True)],
             "drifts": [{"from": d.before, "to": d.after, "kind": d.kind, "by": d.by, "cause": d.text,
-                        "rows": len(d.rows)} for d in matrix.drifts],
+                        **({"explained_by": d.rule} if d.rule else {}), "rows": len(d.rows)}
+                       for d in matrix.drifts],
             "findings": [{"kind": f.kind, "from": f.before, "to": f.after, "case_id": f.case_id, "target": f.target,
                           "message": f.message, "fails": f.kind in fail_on} for f in found],
             "seconds": {name: round(value, 1) for name, value in timings.items()},
@@ -87,7 +90,7 @@ def summary_markdown(matrix: Matrix, environments: list, columns: list, found: l
         if drifts:
             lines += ["", f"### {title}", ""]
             lines += markdown_table(["from → to", "cause", "what", "cases"],
-                                    [[f"{d.before} → {d.after}", d.kind, d.text,
+                                    [[f"{d.before} → {d.after}", d.kind, drift_what(d),
                                       cases_text([case for case, _ in d.rows], total)] for d in drifts])
     failing = sum(1 for f in found if f.kind in fail_on)
     lines += ["", f"Findings: {len(found)} ({failing} of a --fail-on kind).", "",
@@ -97,10 +100,11 @@ def summary_markdown(matrix: Matrix, environments: list, columns: list, found: l
 
 def _print_summary(console: Console, matrix: Matrix, environments: list, columns: list, timings: dict) -> None:
     table = Table(title="Ragas version matrix")
-    for name in ("column", "Ragas", "environment", "build s", "size MB", "probe s", "status"):
+    for name in ("column", "Ragas", "Python", "environment", "build s", "size MB", "probe s", "status"):
         table.add_column(name)
     for env, column in zip(environments, columns, strict=True):
-        table.add_row(shown(env.label), shown(column.version or "?"), _environment_text(env),
+        table.add_row(shown(env.label), shown(column.version or "?"), shown(column_python(column) or "?"),
+                      _environment_text(env),
                       "" if env.build_seconds is None else f"{env.build_seconds:.0f}",
                       "" if env.size_bytes is None else f"{env.size_bytes / 1e6:.0f}",
                       "" if column.probe_seconds is None else f"{column.probe_seconds:.1f}",
@@ -115,8 +119,9 @@ def _print_summary(console: Console, matrix: Matrix, environments: list, columns
         if len(cases) > 80:
             cases = cases[:77] + "..."
         label = "[yellow]drift[/]" if drift.by == "ragas" else "[dim]not compared (harness)[/]"
+        explained = f" [green](explained: drift rule {shown(drift.rule)})[/]" if drift.rule else ""
         console.print(f"{label} {shown(drift.before)} → {shown(drift.after)} {drift.kind}: "
-                      f"{shown(drift.text[:120])} [dim]({len(drift.rows)} rows; {shown(cases)})[/]",
+                      f"{shown(drift.text[:120])}{explained} [dim]({len(drift.rows)} rows; {shown(cases)})[/]",
                       soft_wrap=True, highlight=False)
     console.print(f"environments {timings['environments']:.1f} s, probes {timings['probes']:.1f} s, "
                   f"total {timings['total']:.1f} s", highlight=False)
@@ -131,8 +136,13 @@ MATRIX_HELP = (
 def matrix_command(
     versions: Optional[str] = typer.Option(None, "--versions",
                                            help="Comma-separated releases (0.2.15), specifiers (>=0.3,<0.4) "
-                                                "or checkout:PATH entries, oldest first; default: "
+                                                "or checkout:PATH entries, oldest first, each optionally "
+                                                "on another Python (0.4.3@3.13); default: "
                                                 "default_versions of --versions-file."),
+    pythons: Optional[str] = typer.Option(None, "--pythons",
+                                          help="Comma-separated Pythons (3.11,3.13): every release without its "
+                                               "own @PYTHON becomes one column per Python, each in its own "
+                                               "environment (cached per release and Python)."),
     cases: Optional[list[Path]] = typer.Option(None, "--cases", help="Case file(s); default: the bundled suite."),
     out: Path = typer.Option(DEFAULT_MATRIX_OUT, "--out", help="Folder for matrix.md, matrix.json, matrix.html."),
     golden: bool = typer.Option(False, "--golden",
@@ -172,7 +182,8 @@ def matrix_command(
     console = stdout() if output is OutputFormat.TABLE else stderr()  # progress; stdout keeps md/json clean
     started = time.perf_counter()
     kinds = parse_fail_on(fail_on)
-    entries = parse_entries(versions if versions is not None else ",".join(load_default_versions(versions_file)))
+    entries = with_pythons(parse_entries(versions if versions is not None else
+                                         ",".join(load_default_versions(versions_file))), pythons)
     rules = load_version_rules(versions_file)
     suite = load_suite(list(cases or []))
     check_writable(out, REPORT_FILES)

@@ -27,6 +27,12 @@ named:
 * ``telemetry``        - (a column pair, no row) the probe blocked a different number of network
   attempts: with ``matrix --telemetry`` Ragas's telemetry is left on and every attempt is counted.
 
+A change a drift rule explains (``pinned/matrix-drift.toml``, ``drift_rules.py``) is shown under the
+rule's kind and cause instead, with the rule's id and reason, and is no finding: e.g. the same Ragas
+release on Python 3.11 and 3.13 giving a context-precision value 1-2 ulps apart is
+``summation_order``, "summation order under Python ≥ 3.12". Columns may differ in Python
+(``0.4.3@3.11``, ``0.4.3@3.13``); each column records the interpreter version its probe reported.
+
 The API table records, per target and version: the module the class comes from and whether
 ``ragas.metrics`` exports it, the sample fields the version accepted and dropped, the columns the
 class declares it reads (``_required_columns``) and the warnings raised while scoring.
@@ -36,6 +42,7 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from itertools import pairwise
 from typing import Any
@@ -44,6 +51,7 @@ from ragas_compat.compare.audit import UNSTABLE_WARNINGS, AuditRow
 from ragas_compat.compare.classify import same_float
 from ragas_compat.compare.rows import reference_text
 from ragas_compat.probe.protocol import HARNESS_ORIGIN, UNAVAILABLE_TYPE
+from ragas_compat.tools.matrix.drift_rules import ColumnFacts, DriftRule, load_drift_rules, ulps_between
 from ragas_compat.tools.matrix.run import VersionColumn, message_line
 from ragas_compat.values import RagasError
 
@@ -124,6 +132,7 @@ class Cell:
 class Cause:
     kind: str
     text: str
+    rule: str | None = None  # the id of the drift rule (pinned/matrix-drift.toml) that explains it
 
 
 @dataclass(frozen=True)
@@ -161,6 +170,7 @@ class ColumnInfo:
     import_warnings: tuple[str, ...]
     network_attempts: int
     sample_fields: tuple[str, ...]  # the input fields this version's sample (or 0.1.x row) accepted, any target
+    python: str | None = None  # the column's interpreter, "3.13.0" (the probe's own report)
 
 
 @dataclass(frozen=True)
@@ -172,6 +182,8 @@ class Drift:
     kind: str
     text: str
     rows: tuple[tuple[str, str], ...]  # (case_id, target)
+    rule: str | None = None  # the drift rule that explains it (no finding then)
+    reason: str | None = None  # that rule's reason
 
     @property
     def by(self) -> str:
@@ -332,8 +344,35 @@ def _api_cell(results: list[dict]) -> ApiCell:
     )
 
 
-def build_matrix(columns: list[VersionColumn], suite_info: dict[str, Any]) -> Matrix:
-    """Assemble rows, adjacent changes, the API table and the drift summary from the columns."""
+def column_python(column: VersionColumn) -> str | None:
+    """The interpreter version the column's probe reported (``python.version``), else the environment's
+    MAJOR.MINOR, else None."""
+    reported = (column.probe_output.get("python") or {}).get("version")
+    return reported if isinstance(reported, str) and reported else column.environment.python_tag
+
+
+def explain_causes(causes: tuple[Cause, ...], before: Cell, after: Cell, metric: str, target: str,
+                   facts: tuple[ColumnFacts, ColumnFacts], rules: Sequence[DriftRule]) -> tuple[Cause, ...]:
+    """``causes`` with each one a drift rule explains replaced by the rule's cause (first rule wins)."""
+    explained = []
+    for cause in causes:
+        rule = next((r for r in rules if r.explains_change(cause.kind, target, metric, *facts,
+                                                              before.value, after.value)), None)
+        if rule is None:
+            explained.append(cause)
+            continue
+        ulps = ulps_between(before.value, after.value)
+        detail = f"{before.value!r} -> {after.value!r}, {ulps} ulp" if ulps is not None else cause.text
+        explained.append(Cause(rule.kind, f"{rule.cause} ({detail})", rule.id))
+    return tuple(explained)
+
+
+def build_matrix(columns: list[VersionColumn], suite_info: dict[str, Any],
+                 drift_rules: Sequence[DriftRule] | None = None) -> Matrix:
+    """Assemble rows, adjacent changes, the API table and the drift summary from the columns; a change
+    a drift rule explains (``drift_rules``, default pinned/matrix-drift.toml) carries the rule."""
+    rules = load_drift_rules() if drift_rules is None else tuple(drift_rules)
+    facts = [ColumnFacts(c.label, c.version, column_python(c)) for c in columns]
     keyed: list[dict[tuple[str, str], tuple[AuditRow, dict]]] = []
     order: dict[tuple[str, str], tuple] = {}
     info: dict[tuple[str, str], tuple[str, str, str, str]] = {}
@@ -363,7 +402,8 @@ def build_matrix(columns: list[VersionColumn], suite_info: dict[str, Any]) -> Ma
                 cells.append(cell_from(*mapping[key]))
             else:
                 cells.append(Cell("absent"))
-        changes = tuple(causes_between(cells[i - 1], cells[i], labels[i - 1], labels[i])
+        changes = tuple(explain_causes(causes_between(cells[i - 1], cells[i], labels[i - 1], labels[i]),
+                                       cells[i - 1], cells[i], metric_name, target, (facts[i - 1], facts[i]), rules)
                         for i in range(1, len(cells)))
         rows.append(MatrixRow(key[0], category, metric_name, target, reference, tuple(cells), changes))
 
@@ -384,18 +424,27 @@ def build_matrix(columns: list[VersionColumn], suite_info: dict[str, Any]) -> Ma
             network_attempts=len(c.probe_output.get("network_attempts") or ()),
             sample_fields=tuple(sorted({f for r in c.probe_output.get("results", [])
                                         for f in r.get("fields_accepted") or ()})),
+            python=column_python(c),
         ) for c in columns)
     return Matrix(suite_info, info_columns, tuple(rows), api,
-                  summarise_drifts(rows, labels) + telemetry_drifts(info_columns))
+                  summarise_drifts(rows, labels, rules) + telemetry_drifts(info_columns))
 
 
-def summarise_drifts(rows: list[MatrixRow], labels: list[str]) -> tuple[Drift, ...]:
-    """Group the changes by (adjacent pair, cause) and list the rows that show each."""
-    grouped: dict[tuple[int, str, str], list[tuple[str, str]]] = {}
+def summarise_drifts(rows: list[MatrixRow], labels: list[str],
+                     rules: Sequence[DriftRule] = ()) -> tuple[Drift, ...]:
+    """Group the changes by (adjacent pair, cause) and list the rows that show each; a change a drift
+    rule explains is grouped under the rule's cause (without the values) and carries the rule and
+    its reason."""
+    by_id = {rule.id: rule for rule in rules}
+    grouped: dict[tuple[int, str, str, str], list[tuple[str, str]]] = {}
     for row in rows:
         for index, causes in enumerate(row.changes):
             for cause in causes:
-                text = cause.text if cause.kind not in ("value_changed",) else "value changed"
-                grouped.setdefault((index, cause.kind, text), []).append((row.case_id, row.target))
-    return tuple(Drift(labels[index], labels[index + 1], kind, text, tuple(found))
-                 for (index, kind, text), found in sorted(grouped.items(), key=lambda item: (item[0][0], item[0][1], item[0][2])))
+                if cause.rule in by_id:
+                    text = by_id[cause.rule].cause
+                else:
+                    text = cause.text if cause.kind not in ("value_changed",) else "value changed"
+                grouped.setdefault((index, cause.kind, text, cause.rule or ""), []).append((row.case_id, row.target))
+    return tuple(Drift(labels[index], labels[index + 1], kind, text, tuple(found), rule or None,
+                       by_id[rule].reason if rule in by_id else None)
+                 for (index, kind, text, rule), found in sorted(grouped.items(), key=lambda item: item[0]))

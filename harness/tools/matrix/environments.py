@@ -15,16 +15,25 @@ until a build of that version succeeds. Builds of different versions run in para
 two processes are serialised by a lock file.
 
 A matrix entry is a release specifier (``0.3.9``, ``==0.3.9``, ``>=0.3,<0.4``: a range is resolved
-to its newest matching release with one ``pip index versions ragas``) or ``checkout:PATH`` (a Ragas
+to its newest matching release with one ``pip index versions ragas``), optionally on another Python
+(``0.4.3@3.13``; ``with_pythons`` expands ``--pythons 3.11,3.13``), or ``checkout:PATH`` (a Ragas
 git working tree run as it is, with the harness's own interpreter and ``PATH/src`` first on the path).
+
+Python is an axis: an environment is cached per (release, Python) in ``<cache>/<version>@<MAJOR.MINOR>/``
+(``environment_dir``; ``<cache>/<version>/`` still holds one built before, for the Python its marker
+names), built from an interpreter of that Python (``find_python``: ``PATH``, pyenv, ``uv python find``),
+under ``<locks>/<version>@<MAJOR.MINOR>.txt`` when a lock was recorded for that Python, else
+``<locks>/<version>.txt`` (a failure under a lock recorded on another Python says so).
 """
 
 from __future__ import annotations
 
+import dataclasses
 import fcntl
 import hashlib
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -124,6 +133,12 @@ class MatrixEntry:
     kind: str  # "release" | "checkout"
     specifier: SpecifierSet | None = None
     path: Path | None = None
+    python: str | None = None  # "3.13" from ``0.4.3@3.13``; None: the harness's own Python
+
+    @property
+    def release_text(self) -> str:
+        """The entry without its ``@PYTHON`` part."""
+        return self.text.rsplit("@", 1)[0] if self.python else self.text
 
     @property
     def exact_version(self) -> str | None:
@@ -152,13 +167,20 @@ def parse_entries(text: str) -> list[MatrixEntry]:
             else:
                 pieces.append(piece)
     for piece in pieces:
+        python = None
+        if "@" in piece and not piece.startswith(CHECKOUT_PREFIX):
+            release_part, python = (part.strip() for part in piece.rsplit("@", 1))
+            python = parse_python_tag(python, piece)
+            piece = f"{release_part}@{python}"
+        else:
+            release_part = piece
         if piece.startswith(CHECKOUT_PREFIX):
             path = piece[len(CHECKOUT_PREFIX):]
             if not path:
                 raise HarnessInputError("--versions: 'checkout:' needs a path", field="--versions", value=piece)
             entries.append(MatrixEntry(piece, "checkout", path=Path(path)))
             continue
-        spec_text = piece.removeprefix("ragas").removeprefix("v").strip()
+        spec_text = release_part.removeprefix("ragas").removeprefix("v").strip()
         try:
             spec_text = f"=={Version(spec_text)}"
         except InvalidVersion:
@@ -168,7 +190,7 @@ def parse_entries(text: str) -> list[MatrixEntry]:
         except InvalidSpecifier:
             raise HarnessInputError(f"--versions: {piece!r} is neither a Ragas release (0.3.9), a specifier "
                                     f"(>=0.3,<0.4) nor checkout:PATH", field="--versions", value=piece) from None
-        entries.append(MatrixEntry(piece, "release", specifier=specifier))
+        entries.append(MatrixEntry(piece, "release", specifier=specifier, python=python))
     if not entries:
         raise HarnessInputError("--versions: give at least one Ragas release or checkout:PATH", field="--versions")
     labels = [e.text for e in entries]
@@ -176,6 +198,94 @@ def parse_entries(text: str) -> list[MatrixEntry]:
     if duplicates:
         raise HarnessInputError(f"--versions: {', '.join(duplicates)} given twice", field="--versions")
     return entries
+
+
+_PYTHON_TAG = re.compile(r"^(?:py(?:thon)?)?(\d+)\.(\d+)$")
+
+
+def parse_python_tag(text: str, entry: str = "") -> str:
+    """``3.13`` (also ``py3.13``, ``python3.13``) -> ``"3.13"``; anything else is bad input."""
+    found = _PYTHON_TAG.match(text.strip().lower())
+    if not found:
+        raise HarnessInputError(f"--versions: {entry or text!r}: the Python after '@' must be MAJOR.MINOR "
+                                "(0.4.3@3.13)", field="--versions", value=entry or text)
+    return f"{int(found.group(1))}.{int(found.group(2))}"
+
+
+def with_pythons(entries: Sequence[MatrixEntry], pythons: str | None) -> list[MatrixEntry]:
+    """``--pythons 3.11,3.13``: every release entry without its own ``@PYTHON`` once per Python, in the
+    order release by release (``0.4.3@3.11, 0.4.3@3.13, ...``); checkouts run with the harness's own
+    interpreter and stay single. None or "" leaves the entries as they are."""
+    if not pythons or not pythons.strip():
+        return list(entries)
+    tags = [parse_python_tag(p, p) for p in pythons.split(",") if p.strip()]
+    if len(set(tags)) != len(tags):
+        raise HarnessInputError(f"--pythons: {pythons!r} names a Python twice", field="--pythons", value=pythons)
+    expanded: list[MatrixEntry] = []
+    for entry in entries:
+        if entry.kind != "release" or entry.python is not None:
+            expanded.append(entry)
+            continue
+        expanded += [MatrixEntry(f"{entry.text}@{tag}", "release", entry.specifier, entry.path, tag) for tag in tags]
+    labels = [e.text for e in expanded]
+    duplicates = sorted({x for x in labels if labels.count(x) > 1})
+    if duplicates:
+        raise HarnessInputError(f"--versions/--pythons: {', '.join(duplicates)} given twice", field="--pythons")
+    return expanded
+
+
+def find_python(tag: str) -> str | None:
+    """An interpreter of Python ``tag`` (``"3.13"``): the harness's own when it is that version, else
+    ``python3.13`` on ``PATH``, else the newest ``3.13.*`` of pyenv (``$PYENV_ROOT`` or ``~/.pyenv``),
+    else what ``uv python find 3.13`` finds (uv's discovery; nothing is downloaded). Each candidate is
+    asked its version (a pyenv shim of a version not selected fails and is passed over). None when
+    none is found."""
+    if tag == _python_tag():
+        return sys.executable
+    for python in _python_candidates(tag):
+        if interpreter_tag(python) == tag:
+            return python
+    return None
+
+
+def _python_candidates(tag: str):
+    found = shutil.which(f"python{tag}")
+    if found:
+        yield found
+    root = Path(os.environ.get("PYENV_ROOT") or Path.home() / ".pyenv") / "versions"
+    versions = []
+    for folder in root.glob(f"{tag}.*"):
+        try:
+            versions.append((Version(folder.name), folder / "bin" / f"python{tag}"))
+        except InvalidVersion:
+            continue
+    for _, python in sorted(versions, reverse=True):
+        if python.exists():
+            yield str(python)
+    from ragas_compat.tools.matrix.installers import find_uv
+
+    uv = find_uv()
+    if uv:
+        try:
+            proc = subprocess.run([uv, "python", "find", "--no-python-downloads", tag], capture_output=True,
+                                  text=True, check=False, timeout=60, stdin=subprocess.DEVNULL,
+                                  cwd=Path.home())
+        except (OSError, subprocess.SubprocessError):
+            return
+        lines = proc.stdout.strip().splitlines()
+        if proc.returncode == 0 and lines:
+            yield lines[-1]
+
+
+def interpreter_tag(python: str, timeout: float = 60.0) -> str | None:
+    """``MAJOR.MINOR`` of an interpreter, asked from the interpreter itself (None when it does not run)."""
+    try:
+        proc = subprocess.run([python, "-I", "-c", "import sys; print('%d.%d' % sys.version_info[:2])"],
+                              capture_output=True, text=True, check=False, timeout=timeout,
+                              stdin=subprocess.DEVNULL)
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return proc.stdout.strip() if proc.returncode == 0 else None
 
 
 def newest_matching(specifier: SpecifierSet, available: Sequence[str]) -> str | None:
@@ -225,6 +335,7 @@ class Environment:
     path: Path | None = field(default=None, compare=False)
     notes: tuple[str, ...] = ()
     installer: str | None = None
+    python_tag: str | None = None  # MAJOR.MINOR of the column's interpreter (a release's or the harness's)
 
     @property
     def available(self) -> bool:
@@ -264,9 +375,10 @@ def lock_digest(lock: Path | None) -> str | None:
 
 
 def marker_is_current(marker: dict | None, requirements: Sequence[str], env_dir: Path,
-                      lock: Path | None = None) -> bool:
+                      lock: Path | None = None, python_tag: str | None = None) -> bool:
     return (marker is not None and marker.get("format") == MARKER_FORMAT
-            and marker.get("requirements") == list(requirements) and marker.get("python") == _python_tag()
+            and marker.get("requirements") == list(requirements)
+            and marker.get("python") == (python_tag or _python_tag())
             and marker.get("imports_checked") == list(PROBE_IMPORTS)
             and marker.get("lock") == lock_digest(lock) and (env_dir / "bin" / "python").exists())
 
@@ -275,6 +387,38 @@ def _write_marker(env_dir: Path, marker: dict) -> None:
     partial = env_dir / (MARKER_NAME + ".partial")
     partial.write_text(json.dumps(marker, indent=1), encoding="utf-8")
     os.replace(partial, env_dir / MARKER_NAME)
+
+
+def lock_name(version: str, python_tag: str | None = None) -> str:
+    """``0.4.3.txt`` for the harness's own Python, ``0.4.3@3.13.txt`` for another one."""
+    return f"{version}.txt" if python_tag in (None, _python_tag()) else f"{version}@{python_tag}.txt"
+
+
+_LOCK_PYTHON = re.compile(r"\(Python (\d+\.\d+)\)")
+
+
+def find_lock(lock_dir: Path | None, version: str, python_tag: str | None = None) -> Path | None:
+    """The lock a build of ``version`` on ``python_tag`` uses: ``<version>@<tag>.txt`` when one was
+    recorded for that Python (wheels differ between Pythons: numpy 1.26.4 has none for 3.13), else
+    ``<version>.txt``; None when neither exists."""
+    if lock_dir is None:
+        return None
+    for name in dict.fromkeys((f"{version}@{python_tag or _python_tag()}.txt", f"{version}.txt")):
+        if (lock_dir / name).exists():
+            return lock_dir / name
+    return None
+
+
+def lock_python(lock: Path | None) -> str | None:
+    """The Python a lock was recorded on, from its header line (None when it does not say)."""
+    if lock is None:
+        return None
+    try:
+        with open(lock, encoding="utf-8") as handle:
+            found = _LOCK_PYTHON.search(handle.readline())
+    except OSError:
+        return None
+    return found.group(1) if found else None
 
 
 def record_lock(environment: Environment, installer: Installer, lock_dir: Path = DEFAULT_LOCK_DIR) -> Path:
@@ -288,9 +432,10 @@ def record_lock(environment: Environment, installer: Installer, lock_dir: Path =
         raise InstallFailed(f"{getattr(freezer, 'name', 'the installer')} freeze of {environment.path} found no "
                             "distributions; no lock written")
     lock_dir.mkdir(parents=True, exist_ok=True)
-    lock = lock_dir / f"{environment.version}.txt"
+    tag = environment.python_tag or _python_tag()
+    lock = lock_dir / lock_name(environment.version, tag)
     header = (f"# {getattr(freezer, 'name', 'pip')} freeze of a working Ragas {environment.version} environment "
-              f"(Python {_python_tag()}); constraints for `ragas-compat matrix`\n")
+              f"(Python {tag}); constraints for `ragas-compat matrix`\n")
     lock.write_text(header + "\n".join(lines) + "\n", encoding="utf-8")
     marker = read_marker(environment.path)
     if marker is not None:
@@ -338,65 +483,108 @@ def _log_tail(log: Path, lines: int = 40) -> list[str]:
 
 
 def _keep_failure(cache_dir: Path, version: str, requirements: Sequence[str], stage: str, reason: str,
-                  log: Path, seconds: float) -> None:
+                  log: Path, seconds: float, python_tag: str | None = None) -> None:
     record = failure_record_path(cache_dir, version)
     record.parent.mkdir(parents=True, exist_ok=True)
     partial = record.with_suffix(".partial")
     partial.write_text(json.dumps({"version": version, "requirements": list(requirements), "stage": stage,
-                                   "reason": reason, "python": _python_tag(), "seconds": seconds,
+                                   "reason": reason, "python": python_tag or _python_tag(), "seconds": seconds,
                                    "size_bytes": tree_size(log.parent), "log_tail": _log_tail(log)},
                                   indent=1), encoding="utf-8")
     os.replace(partial, record)
 
 
+def environment_dir(cache_dir: Path, version: str, python_tag: str) -> Path:
+    """Where the environment of (``version``, Python ``python_tag``) lives: ``<cache>/<version>@<tag>``,
+    or ``<cache>/<version>``, the folder of environments built before Python was an axis, when that
+    one was built for this Python, or is no built environment of another Python and ``python_tag`` is
+    the harness's own. So a run from another Python, or a column of another Python, builds beside an
+    environment, never over it."""
+    tagged = cache_dir / f"{version}@{python_tag}"
+    plain = cache_dir / version
+    if tagged.exists():
+        return tagged
+    marker = read_marker(plain)
+    owner = marker.get("python") if isinstance(marker, dict) else None
+    if owner == python_tag or (owner is None and python_tag == _python_tag()):
+        return plain
+    return tagged
+
+
+def installer_for(installer: Installer, base_python: str) -> Installer:
+    """``installer`` creating its virtualenvs from ``base_python`` (an installer with a ``base_python``
+    field, as both of ours have); InstallFailed for one that cannot be told."""
+    if getattr(installer, "base_python", None) == base_python:
+        return installer
+    if dataclasses.is_dataclass(installer) and "base_python" in {f.name for f in dataclasses.fields(installer)}:
+        return dataclasses.replace(installer, base_python=base_python)
+    raise InstallFailed(f"{type(installer).__name__} cannot build an environment for another Python "
+                        f"({base_python})")
+
+
 def ensure_release(label: str, version: str, cache_dir: Path, rules: Sequence[VersionRule],
-                   installer: Installer, lock_dir: Path | None = DEFAULT_LOCK_DIR) -> Environment:
-    """The environment for one release: reused when its marker is current, else (re)built (under
-    ``<lock_dir>/<version>.txt`` as pip constraints when that lock exists) and import-checked.
+                   installer: Installer, lock_dir: Path | None = DEFAULT_LOCK_DIR,
+                   python_tag: str | None = None) -> Environment:
+    """The environment for one release on one Python (``python_tag``, default the harness's own):
+    reused when its marker is current, else (re)built (under the lock ``find_lock`` names, as pip
+    constraints) and import-checked.
 
     Never raises for a failed build: the result is then ``unavailable`` with the stage and the first
     error line (``install: ERROR: ...`` or ``import: import ragas.metrics: ModuleNotFoundError: ...``),
-    the folder is removed (so the next run retries) and the reason is kept (``read_failure``)."""
+    the folder is removed (so the next run retries) and the reason is kept (``read_failure`` of the
+    folder's name). A Python that is not found is ``unavailable`` too (``python: ...``)."""
+    tag = python_tag or _python_tag()
     requirements = requirements_for(version, rules)
-    env_dir = cache_dir / version
-    lock = lock_dir / f"{version}.txt" if lock_dir is not None else None
-    lock = lock if lock is not None and lock.exists() else None
+    lock = find_lock(lock_dir, version, tag)
     with _Lock(cache_dir / f".{version}.lock"):
+        env_dir = environment_dir(cache_dir, version, tag)
+        key = env_dir.name
         marker = read_marker(env_dir)
-        if marker_is_current(marker, requirements, env_dir, lock):
+        if marker_is_current(marker, requirements, env_dir, lock, tag):
             return Environment(label, "release", version, str(env_dir / "bin" / "python"), (), "reused", None,
                                requirements, marker.get("seconds"), marker.get("size_bytes"), env_dir,
-                               installer=marker.get("installer"))
-        previous = read_failure(cache_dir, version)
+                               installer=marker.get("installer"), python_tag=tag)
+        previous = read_failure(cache_dir, key)
         notes = (f"retried: the previous build failed at {previous.get('stage')}: {previous.get('reason')}",) \
             if previous else ()
+        base_python = find_python(tag)
+        if base_python is None:
+            return Environment(label, "release", version, None, (), "unavailable",
+                               f"python: no Python {tag} found (python{tag} on PATH, pyenv's versions, "
+                               f"uv python find {tag})", requirements, path=env_dir, notes=notes, python_tag=tag)
         if env_dir.exists():
             shutil.rmtree(env_dir)  # half-built, never import-checked, or built for other requirements
         started = time.perf_counter()
         log = env_dir / "pip-install.log"
         try:
+            builder = installer if tag == _python_tag() else installer_for(installer, base_python)
             env_dir.mkdir(parents=True)
-            python = installer.create(env_dir)
-            installer.install(python, requirements, log, lock)
-            installer.check_imports(python, PROBE_IMPORTS)
+            python = builder.create(env_dir)
+            builder.install(python, requirements, log, lock)
+            builder.check_imports(python, PROBE_IMPORTS)
         except (InstallFailed, OSError, subprocess.SubprocessError) as exc:
             stage = getattr(exc, "stage", "install")
             reason = (str(exc).splitlines() or [type(exc).__name__])[0]
-            _keep_failure(cache_dir, version, requirements, stage, reason, log,
-                          round(time.perf_counter() - started, 1))
+            recorded_on = lock_python(lock)
+            if stage == "install" and lock is not None and recorded_on not in (None, tag):
+                reason += (f" (under the lock {lock.name}, recorded on Python {recorded_on}: its pins may have no "
+                           f"wheels for Python {tag}; a lock for {tag} would be {lock_name(version, tag)})")
+            _keep_failure(cache_dir, key, requirements, stage, reason, log,
+                          round(time.perf_counter() - started, 1), tag)
             shutil.rmtree(env_dir, ignore_errors=True)
             return Environment(label, "release", version, None, (), "unavailable", f"{stage}: {reason}",
-                               requirements, path=env_dir, notes=notes)
+                               requirements, path=env_dir, notes=notes, python_tag=tag)
         seconds = round(time.perf_counter() - started, 1)
         size = tree_size(env_dir)
         name = getattr(installer, "name", None)  # information only: marker_is_current does not look at it
         _write_marker(env_dir, {"format": MARKER_FORMAT, "version": version, "requirements": list(requirements),
-                                "python": _python_tag(), "lock": lock_digest(lock),
+                                "python": tag, "base_python": base_python, "lock": lock_digest(lock),
+                                "lock_file": lock.name if lock else None,
                                 "imports_checked": list(PROBE_IMPORTS), "seconds": seconds, "size_bytes": size,
                                 "installer": name})
-        failure_record_path(cache_dir, version).unlink(missing_ok=True)
+        failure_record_path(cache_dir, key).unlink(missing_ok=True)
         return Environment(label, "release", version, str(python), (), "built", None, requirements, seconds, size,
-                           env_dir, notes, installer=name)
+                           env_dir, notes, installer=name, python_tag=tag)
 
 
 def checkout_environment(entry: MatrixEntry, python: str = sys.executable) -> Environment:
@@ -409,7 +597,7 @@ def checkout_environment(entry: MatrixEntry, python: str = sys.executable) -> En
         return Environment(entry.text, "checkout", None, None, status="unavailable", error=str(exc).splitlines()[0])
     label = entry.text if source.commit is None else f"checkout@{source.commit[:7]}"
     return Environment(label, "checkout", source.version, python, tuple(source.sys_path_prefix), "checkout",
-                       notes=tuple(n for n in (source.warning,) if n))
+                       notes=tuple(n for n in (source.warning,) if n), python_tag=_python_tag())
 
 
 Progress = Callable[[str, str], None]  # (label, event) with event "start" | "done"
@@ -453,7 +641,7 @@ def ensure_environments(entries: Sequence[MatrixEntry], *, cache_dir: Path | Non
                 return checkout_environment(entry)
             if isinstance(version, Environment):
                 return version
-            return ensure_release(entry.text, version, cache_dir, rules, installer, lock_dir)
+            return ensure_release(entry.text, version, cache_dir, rules, installer, lock_dir, entry.python)
         finally:
             progress(entry.text, "done")
 

@@ -61,7 +61,7 @@ def _cell_json(cell: Cell, causes: tuple, text_key: Callable[[str | None], str |
     if cell.warnings:
         out["warnings"] = list(cell.warnings)
     out["changed"] = bool(causes)
-    out["causes"] = [{"kind": c.kind, "text": c.text} for c in causes]
+    out["causes"] = [{"kind": c.kind, "text": c.text, **({"rule": c.rule} if c.rule else {})} for c in causes]
     return out
 
 
@@ -83,11 +83,13 @@ def matrix_to_json(matrix: Matrix) -> dict:
     document = {
         "matrix_format": MATRIX_FORMAT,
         "suite": matrix.suite,
-        "columns": [{"label": c.label, "ragas_version": c.version, "kind": c.kind, "available": c.available,
+        "columns": [{"label": c.label, "ragas_version": c.version, **({"python": c.python} if c.python else {}),
+                     "kind": c.kind, "available": c.available,
                      "error": c.error, "sample_fields": list(c.sample_fields),
                      "import_warnings": list(c.import_warnings), "network_attempts": c.network_attempts}
                     for c in matrix.columns],
         "drifts": [{"from": d.before, "to": d.after, "kind": d.kind, "by": d.by, "cause": d.text,
+                    **({"explained_by": d.rule, "reason": d.reason} if d.rule else {}),
                     "rows": [{"case_id": case, "target": target} for case, target in d.rows]}
                    for d in matrix.drifts],
         "rows": [{"case_id": r.case_id, "category": r.category, "metric": r.metric, "target": r.target,
@@ -189,13 +191,18 @@ def _api_md(cell: ApiCell | None) -> str:
     return _md("; ".join(parts))
 
 
+def drift_what(drift: Drift) -> str:
+    """A drift's text, and, when a drift rule explains it, the rule and its reason."""
+    return drift.text if drift.rule is None else f"{drift.text}; explained by drift rule {drift.rule}: {drift.reason}"
+
+
 def _drift_tables_md(drifts: list[Drift], suite: dict) -> list[str]:
     out: list[str] = []
     for pair in dict.fromkeys((d.before, d.after) for d in drifts):
         out += [f"### {pair[0]} → {pair[1]}", "", "| cause | what | rows | cases |", "|---|---|---|---|"]
         for d in (d for d in drifts if (d.before, d.after) == pair):
             cases = cases_text([case for case, _ in d.rows], suite.get("cases") or 0)
-            out.append(f"| {d.kind} | {_md(d.text)} | {len(d.rows)} | {_md(cases)} |")
+            out.append(f"| {d.kind} | {_md(drift_what(d))} | {len(d.rows)} | {_md(cases)} |")
         out.append("")
     return out
 
@@ -209,12 +216,12 @@ def render_markdown(matrix: Matrix) -> str:
            "its classification "
            "against the reference. **Bold** with Δ: changed from the previous column. `harness: ...`: the "
            "harness could not drive the class there (its limit, not Ragas's).", "",
-           "## Versions", "", "| column | Ragas | status | fields accepted | import warnings | network attempts |",
-           "|---|---|---|---|---|---|"]
+           "## Versions", "", "| column | Ragas | Python | status | fields accepted | import warnings | network attempts |",
+           "|---|---|---|---|---|---|---|"]
     telemetry = "(telemetry on, blocked)" if suite.get("telemetry") else "(telemetry off)"
     for c in matrix.columns:
         status = "ok" if c.available else f"unavailable: {c.error}"
-        out.append(f"| {_md(c.label)} | {_md(c.version or '?')} | {_md(status)} | "
+        out.append(f"| {_md(c.label)} | {_md(c.version or '?')} | {_md(c.python or '?')} | {_md(status)} | "
                    f"{_md(', '.join(c.sample_fields) or '—')} | {len(c.import_warnings)} | "
                    f"{c.network_attempts} {telemetry} |")
     ragas = [d for d in matrix.drifts if d.by == "ragas"]
@@ -318,7 +325,7 @@ def _drift_table_html(drifts: list[Drift], suite: dict) -> list[str]:
     parts = ["<table><tr><th>from → to</th><th>cause</th><th>what</th><th>cases</th></tr>"]
     for d in drifts:
         cases = cases_text([case for case, _ in d.rows], suite.get("cases") or 0)
-        parts.append(f"<tr><td>{_e(d.before)} → {_e(d.after)}</td><td>{_e(d.kind)}</td><td>{_e(d.text)}</td>"
+        parts.append(f"<tr><td>{_e(d.before)} → {_e(d.after)}</td><td>{_e(d.kind)}</td><td>{_e(drift_what(d))}</td>"
                      f"<td>{_e(cases)} ({len(d.rows)} rows)</td></tr>")
     parts.append("</table>")
     return parts
@@ -334,12 +341,13 @@ def render_html(matrix: Matrix) -> str:
              '<p class="legend">' + "".join(f'<span class="k-{k}">{_e(k)}</span>' for k in CLASSIFICATIONS)
              + "".join(f'<span class="k-{k}">{_e(text)}</span>' for k, text in _LEGEND_EXTRA.items()),
              ' &nbsp; <span class="changed">changed from the previous column</span></p>',
-             "<h2>Versions</h2><table><tr><th>column</th><th>Ragas</th><th>status</th><th>fields accepted</th>"
+             "<h2>Versions</h2><table><tr><th>column</th><th>Ragas</th><th>Python</th><th>status</th><th>fields accepted</th>"
              "<th>network attempts</th></tr>"]
     telemetry = "(telemetry on, blocked)" if suite.get("telemetry") else "(telemetry off)"
     for c in matrix.columns:
         status = "ok" if c.available else f"unavailable: {c.error}"
-        parts.append(f"<tr><td>{_e(c.label)}</td><td>{_e(c.version or '?')}</td><td>{_e(status)}</td>"
+        parts.append(f"<tr><td>{_e(c.label)}</td><td>{_e(c.version or '?')}</td><td>{_e(c.python or '?')}</td>"
+                     f"<td>{_e(status)}</td>"
                      f"<td>{_e(', '.join(c.sample_fields) or '—')}</td><td>{c.network_attempts} {_e(telemetry)}</td></tr>")
     parts.append("</table><h2>Drifts between adjacent versions</h2>")
     ragas = [d for d in matrix.drifts if d.by == "ragas"]

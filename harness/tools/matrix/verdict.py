@@ -4,7 +4,8 @@ A matrix has no expectations file, so every Ragas change between two adjacent co
 kind ``unexplained``; the changed cell also counts as ``divergence``, ``error`` or ``out_of_range``
 when it is one against the reference in the later column. Not findings: a column that could not be
 built or imported (``unavailable``/``absent``: the environment) and a change that is only a limit of
-the harness (``Drift.by == "harness"``). The exit code is 1 when a finding of a ``--fail-on`` kind
+the harness (``Drift.by == "harness"``), and a change a drift rule explains (``Cause.rule``:
+pinned/matrix-drift.toml, e.g. last-bit changes between Pythons). The exit code is 1 when a finding of a ``--fail-on`` kind
 exists (``all`` by default, ``none`` never), as for ``run``.
 """
 
@@ -36,7 +37,7 @@ def matrix_findings(matrix: Matrix) -> list[MatrixFinding]:
     found: list[MatrixFinding] = []
     for row in matrix.rows:
         for index, causes in enumerate(row.changes):
-            ragas = [c for c in causes if c.kind not in NOT_FINDINGS]
+            ragas = [c for c in causes if c.kind not in NOT_FINDINGS and c.rule is None]  # a drift rule explains it
             if not ragas:
                 continue
             before, after = labels[index], labels[index + 1]
