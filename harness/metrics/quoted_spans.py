@@ -20,6 +20,12 @@ a space (``contexts_joined``: a span may run from one context into the next); an
 regular expression in which any of ten marks (``" “ ” „ ‟ ' ‘ ’ ` ´``) opens a span and any closes it, on
 one line (``ragas_quote_marks``: an apostrophe opens or closes a span, a backtick quotes). With no span
 it returns 1.0 (``no_span_scores_one``; the reference: undefined).
+The legacy function ``ragas.metrics.quoted_spans.quoted_spans_alignment(answers, sources)`` (Ragas 0.4.3
+exports no legacy class; the probe calls the function on a dataset of the case alone, target
+``legacy:quoted_spans_alignment``) searches the contexts joined with a space too, but its pattern holds only
+the straight marks ``" ' ` ´`` (its source's "curly" quotes are straight ones), so a span in curly quotes
+is not found (``straight_quote_marks_only``), and with no span it returns 0.0 (``no_span_scores_zero``),
+where the class returns 1.0.
 """
 
 from __future__ import annotations
@@ -50,6 +56,10 @@ APOSTROPHES = "'\u2019"
 # Ragas's extraction: any of these marks opens a span and any closes it; "." does not cross a line break
 RAGAS_MARKS = "\"\u201c\u201d\u201e\u201f'\u2018\u2019`\u00b4"
 _RAGAS_QUOTE = re.compile(f"[{re.escape(RAGAS_MARKS)}](.*?)[{re.escape(RAGAS_MARKS)}]")
+# the legacy function's extraction: the same, with the straight marks only
+FUNCTION_MARKS = "\"'`\u00b4"
+_FUNCTION_QUOTE = re.compile(f"[{re.escape(FUNCTION_MARKS)}](.*?)[{re.escape(FUNCTION_MARKS)}]")
+
 
 CONTEXTS_JOINED = ("QuotedSpansAlignment searches every span in the retrieved contexts joined with a space, so a "
                    "span that runs from the end of one context into the next counts as found")
@@ -58,6 +68,14 @@ NO_SPAN_SCORES_ONE = ("QuotedSpansAlignment returns 1.0 when the response quotes
 RAGAS_QUOTE_MARKS = ("QuotedSpansAlignment finds spans with one regular expression: any of ten marks (\" “ ” „ ‟ ' ‘ "
                      "’ ` ´) opens a span and any closes it, on one line, so an apostrophe (don't) opens or closes "
                      "a span and a span never crosses a line break (contexts joined with a space, as always)")
+
+STRAIGHT_QUOTE_MARKS_ONLY = ("the legacy function quoted_spans_alignment finds spans with a pattern of the straight marks "
+                             "only (\" ' ` ´; its source's curly quotes are straight ones), any opening and any closing "
+                             "on one line: a span in curly quotes (“…”, ‘…’, „…“) is not found, and without a span it "
+                             "returns 0.0 (contexts joined with a space)")
+NO_SPAN_SCORES_ZERO = ("the legacy function quoted_spans_alignment returns 0.0 when the response quotes no span of 3 "
+                       "words or more (0/0 for the reference; the QuotedSpansAlignment class returns 1.0): a "
+                       "response without a quotation scores as if every quotation were made up")
 
 
 def _is_apostrophe(text: str, i: int) -> bool:
@@ -85,6 +103,12 @@ def quoted_spans(text: str) -> list[str]:
 def ragas_quoted_spans(text: str) -> list[str]:
     """The spans Ragas's regular expression finds (stripped)."""
     return [m.group(1).strip() for m in _RAGAS_QUOTE.finditer(text)]
+
+
+def function_quoted_spans(text: str) -> list[str]:
+    """The spans the legacy function's regular expression finds (stripped)."""
+    return [m.group(1).strip() for m in _FUNCTION_QUOTE.finditer(text)]
+
 
 
 def long_enough(spans: Sequence[str]) -> list[str]:
@@ -130,6 +154,15 @@ def _compute(case: Case) -> ReferenceOutcome:
     if not spans and not ragas_spans:
         alternatives["variant:no_span_scores_one"] = Fraction(1)
         variants["no_span_scores_one"] = NO_SPAN_SCORES_ONE
+    function_spans = long_enough(function_quoted_spans(case.response))
+    if function_spans != spans and (function_spans != ragas_spans or not function_spans):  # else ragas_quote_marks
+        function_value = _fraction(function_spans, contexts, joined=True)
+        alternatives["variant:straight_quote_marks_only"] = Fraction(0) if function_value is None else function_value
+        variants["straight_quote_marks_only"] = STRAIGHT_QUOTE_MARKS_ONLY
+        details["function_spans"] = function_spans
+    if not spans and not function_spans:
+        alternatives["variant:no_span_scores_zero"] = Fraction(0)
+        variants["no_span_scores_zero"] = NO_SPAN_SCORES_ZERO
     if variants:
         details["variants"] = variants
     return ReferenceOutcome("quoted_spans_alignment", value, None if value is not None else NO_SPANS, None,
@@ -192,7 +225,10 @@ def _quantities(reference: ReferenceOutcome, given: ExplainInput) -> tuple[list[
     return quantities, [formula]
 
 
-_TARGETS = RagasTargets((), ("QuotedSpansAlignment",))  # collections only (no legacy class at 0.4.3)
+# no legacy class at 0.4.3: the legacy target is the function, called on a dataset of the case alone
+_TARGETS = RagasTargets(("quoted_spans_alignment",), ("QuotedSpansAlignment",), "ragas.metrics.quoted_spans",
+                        function=((("answers", "response"), ("sources", "retrieved_contexts")),
+                                  "citation_alignment_quoted_spans"))
 
 SPECS: tuple[MetricSpec, ...] = (MetricSpec(
     name="quoted_spans_alignment",

@@ -155,7 +155,9 @@ def _quantities(reference: ReferenceOutcome, given: ExplainInput) -> tuple[list[
 
 def _spec(threshold: bool) -> MetricSpec:
     name = "semantic_similarity_threshold" if threshold else "semantic_similarity"
-    ragas = RagasTargets(("SemanticSimilarity",), ("SemanticSimilarity",), "ragas.metrics._answer_similarity",
+    # AnswerSimilarity: the legacy alias (a subclass named answer_similarity whose _ascore calls SemanticSimilarity's)
+    ragas = RagasTargets(("SemanticSimilarity", "AnswerSimilarity"), ("SemanticSimilarity",),
+                         "ragas.metrics._answer_similarity",
                          (("threshold", float(THRESHOLD)),) if threshold else (), embeddings=True)
     return MetricSpec(
         name=name,

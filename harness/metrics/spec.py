@@ -35,7 +35,7 @@ from typing import Any, Literal
 from ragas_compat.cases.model import Case
 from ragas_compat.errors import HarnessInputError
 from ragas_compat.metrics.outcome import ReferenceOutcome
-from ragas_compat.probe.protocol import TargetSpec, target_name
+from ragas_compat.probe.protocol import FunctionCall, TargetSpec, target_name
 from ragas_compat.vocabulary import Api, TargetId
 
 # Case texts every case carries; they are not inputs whose presence or size matters.
@@ -132,6 +132,10 @@ class RagasTargets:
     judge: str | None = None             # the probe's judge script (a key of its judge.script_table.SCRIPTS);
                                          # None: the classes need no LLM
     embeddings: bool = False             # the classes take the frozen, content-keyed embedding model
+    # the legacy entries are functions, not classes (``ragas.metrics.quoted_spans.quoted_spans_alignment``):
+    # how the probe calls one on a dataset of the case alone: ((parameter, case field), ...), the result's
+    # key (protocol.FunctionCall)
+    function: tuple[tuple[tuple[str, str], ...], str] | None = None
 
     def ids(self) -> tuple[TargetId, ...]:
         """The targets' names: the legacy classes, then the collections classes."""
@@ -233,7 +237,10 @@ class MetricSpec:
                       "settings": [list(pair) for pair in ragas.settings],
                       "metric": self.name, "fields_read": list(self.fields_read), "judge": ragas.judge,
                       "verdict_key": self.verdicts.key if self.verdicts is not None else None,
-                      "embeddings": ragas.embeddings, "requires": requires}  # type: ignore[typeddict-item]
+                      "embeddings": ragas.embeddings, "requires": requires,  # type: ignore[typeddict-item]
+                      **({"function": FunctionCall(arguments=[list(p) for p in ragas.function[0]],
+                                                   value=ragas.function[1])}
+                         if ragas.function is not None and target.api is Api.LEGACY else {})}
                      for target, ragas_class in zip(self.ragas_targets, (*ragas.legacy, *ragas.collections), strict=True))
 
 

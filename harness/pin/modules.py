@@ -36,7 +36,17 @@ answer = {}
 for key in sys.argv[1:]:
     api, name = key.split(":", 1)
     module = importlib.import_module("ragas.metrics" if api == "legacy" else "ragas.metrics.collections")
-    cls = getattr(module, name)
+    cls = getattr(module, name, None)
+    if cls is None and api == "legacy":  # a function target: defined in one of ragas.metrics's modules
+        import pkgutil
+        for info in sorted(pkgutil.iter_modules(module.__path__), key=lambda i: i.name):
+            found = getattr(importlib.import_module("ragas.metrics." + info.name), name, None)
+            if found is not None and getattr(found, "__module__", "") == "ragas.metrics." + info.name:
+                cls = found
+                break
+    if not isinstance(cls, type):
+        answer[key] = ["src/" + pathlib.Path(inspect.getsourcefile(cls)).resolve().relative_to(root).as_posix()]
+        continue
     files = []
     for base in cls.__mro__:
         if base.__module__ == "ragas.metrics" or base.__module__.startswith("ragas.metrics."):

@@ -137,6 +137,16 @@ class _TargetSpecRequired(t.TypedDict):
     requires: TargetRequirements
 
 
+class FunctionCall(t.TypedDict):
+    """How the probe calls a legacy target that is a function of a dataset, not a class
+    (``ragas.metrics.quoted_spans.quoted_spans_alignment(answers, sources)``): each ``[parameter, case
+    field]`` of ``arguments`` is passed as a one-item list (a dataset of the case alone), and the score is
+    the returned mapping's ``value`` entry."""
+
+    arguments: list[list[str]]
+    value: str
+
+
 class TargetSpec(_TargetSpecRequired, total=False):
     """One Ragas class of one API, configured, for one of the host's metrics: all the probe knows of it.
 
@@ -146,6 +156,7 @@ class TargetSpec(_TargetSpecRequired, total=False):
     cases replace); absent: every case that has its inputs."""
 
     cases: list[str]
+    function: FunctionCall   # a legacy function target (``ragas_class`` is the function's name)
 
 
 TARGET_SPEC_KEYS = frozenset(_TargetSpecRequired.__annotations__)
@@ -182,6 +193,11 @@ def target_problem(raw: object) -> str | None:
         "requires": isinstance(requires, dict) and set(requires) == set(TargetRequirements.__annotations__)
         and all(_strings(v) for v in requires.values()),
         "cases": "cases" not in raw or _strings(raw["cases"]),
+        "function": "function" not in raw or (
+            raw["api"] == API_LEGACY and isinstance(raw["function"], dict)
+            and set(raw["function"]) == {"arguments", "value"} and isinstance(raw["function"]["value"], str)
+            and isinstance(raw["function"]["arguments"], list)
+            and all(_strings(p) and len(p) == 2 for p in raw["function"]["arguments"])),
     }
     bad = [key for key, ok in checks.items() if not ok]
     return f"target {raw.get('ragas_class')!r}: malformed {bad}" if bad else None

@@ -283,6 +283,45 @@ async def run_legacy_target(target: Target, case: dict) -> ProbeResult:
     return result
 
 
+# -- legacy functions ------------------------------------------------------------------------
+def resolve_legacy_function(target: Target) -> t.Callable[..., t.Any]:
+    """A function target as a user imports it, from its module (``ragas.metrics.quoted_spans``)."""
+    try:
+        function = getattr(importlib.import_module(target.module), target.class_name)
+    except (ImportError, AttributeError) as exc:
+        raise TargetUnavailable(f"this Ragas has no {target.module}.{target.class_name} ({exc})") from None
+    if isinstance(function, type) or not callable(function):
+        raise TargetUnavailable(f"{target.module}.{target.class_name} is not a function")
+    return function
+
+
+async def run_legacy_function(target: Target, case: dict) -> ProbeResult:
+    """Score one case with a function of a dataset (``Target.function``): called on a dataset of this
+    case alone, each argument a one-item list of the case field; the value is the returned mapping's entry."""
+    assert target.function is not None
+    result = _new_result(case, target)
+    arguments, key = target.function
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        try:
+            function = resolve_legacy_function(target)
+            result["ragas_class"] = f"{function.__module__}.{function.__qualname__}"
+            result["exported"] = False
+            inputs = {f: case[f] for _, f in arguments if f in case}
+            result["received"] = {f: jsonable(v) for f, v in inputs.items()}
+            returned = function(**{p: [case.get(f)] for p, f in arguments})
+            value = encode_score(returned[key]) if isinstance(returned, dict) and key in returned else error_record(
+                TypeError(f"{target.class_name} returned no {key!r}: {returned!r}"), type_name="UnexpectedScoreType")
+        except TargetUnavailable as exc:
+            value = _unavailable(exc)
+        except Exception as exc:
+            value = error_record(exc, origin=HARNESS_ORIGIN if raised_by_probe(exc) else None)
+    result["value"] = value
+    result["prompts"] = 0
+    result["warnings"] = encode_warnings(caught)
+    return result
+
+
 # -- collections -----------------------------------------------------------------------------
 def resolve_collections_class(target: Target) -> type:
     """The class as a user imports it (``ragas.metrics.collections.X``), with an async ``ascore``."""
@@ -360,4 +399,6 @@ _RUNNERS = {API_LEGACY: run_legacy_target, API_COLLECTIONS: run_collections_targ
 
 async def run_target(target: Target, case: dict) -> ProbeResult:
     """Score one case with one target of either API."""
+    if target.function is not None:
+        return await run_legacy_function(target, case)
     return await _RUNNERS[target.api](target, case)

@@ -62,6 +62,7 @@ class Target:
     requires_fields: tuple[str, ...] = ()
     requires_flags: tuple[str, ...] = ()
     case_ids: frozenset[str] | None = None   # the only cases it scores (None: every case with its inputs)
+    function: tuple[tuple[tuple[str, str], ...], str] | None = None  # a function target: (arguments, value key)
 
     @classmethod
     def from_spec(cls, spec: TargetSpec) -> Target:
@@ -74,7 +75,9 @@ class Target:
                    tuple((k, _value(v)) for k, v in spec["settings"]),
                    spec["judge"], spec["verdict_key"], spec["embeddings"], tuple(requires["verdicts"]),
                    tuple(requires["fields"]), tuple(requires["flags"]),
-                   frozenset(spec["cases"]) if "cases" in spec else None)
+                   frozenset(spec["cases"]) if "cases" in spec else None,
+                   (tuple((p, f) for p, f in spec["function"]["arguments"]), spec["function"]["value"])
+                   if "function" in spec else None)
 
     @property
     def name(self) -> str:

@@ -44,6 +44,11 @@ async def score_pair(target: Target, case: dict) -> object:
     )
 
     book = PromptBook()
+    if target.function is not None:  # a function of a dataset: the case alone
+        from ..scoring import resolve_legacy_function
+
+        arguments, key = target.function
+        return resolve_legacy_function(target)(**{p: [case.get(f)] for p, f in arguments})[key]
     if target.api == API_LEGACY:
         from ragas.dataset_schema import SingleTurnSample
 
