@@ -84,7 +84,17 @@ def configurations_of(value: Any) -> list[Any]:
     return list(value) if isinstance(value, list) else [value]
 
 
+class FrozenOptions(dict):  # type: ignore[type-arg]
+    """An object-valued option (BleuScore's and ChrfScore's sacrebleu ``kwargs``), keys sorted: a dict the
+    probe request and the Ragas constructor take as it is, hashable so a configuration is a dict key."""
+
+    def __hash__(self) -> int:  # type: ignore[override]
+        return hash(tuple(self.items()))
+
+
 def _frozen(value: Any) -> Any:
+    if isinstance(value, dict):
+        return FrozenOptions((key, _frozen(value[key])) for key in sorted(value))
     return tuple(_frozen(v) for v in value) if isinstance(value, list) else value
 
 

@@ -329,6 +329,19 @@ def _quantities(reference: ReferenceOutcome, given: ExplainInput) -> tuple[list[
     return quantities, formulas
 
 
+def _configure(name: str, weights: tuple[float, float]) -> Any:
+    """Options as data: ``weights`` (default [0.75, 0.25]) and ``beta`` (default 1.0) of a case's
+    configuration; the metric with a similarity term reads every configuration whose similarity weight is
+    non-zero, the factuality-only metric those whose similarity weight is 0 (it needs no embeddings)."""
+    def configure(options: Mapping[str, Any]) -> Any:
+        wanted = tuple(float(w) for w in options.get("weights", CONFIGS["answer_correctness"][0]))
+        if (wanted[1] == 0) != (weights[1] == 0):
+            return None
+        beta = float(options.get("beta", 1.0))
+        return lambda case: answer_correctness_outcome(name, wanted, beta, case)  # type: ignore[arg-type]
+    return configure
+
+
 def _spec(name: str, weights: tuple[float, float], beta: float, options: tuple[tuple[str, object], ...]) -> MetricSpec:
     ragas = RagasTargets(("AnswerCorrectness",), ("AnswerCorrectness",), "ragas.metrics._answer_correctness", options,
                          judge="answer_correctness", embeddings=True)
@@ -355,7 +368,8 @@ def _spec(name: str, weights: tuple[float, float], beta: float, options: tuple[t
             command=name.replace("_", "-"), takes="labels",
             inputs_help=("LABELS (one 0/1 verdict per response statement, reused for the reference statements: "
                          "1 = contained in the response, 0 = FN); the vectors are [1, 0] and [1, 1]"),
-            targets=ragas.ids()[:1], case_inputs=_explain_inputs, quantities=_quantities))
+            targets=ragas.ids()[:1], case_inputs=_explain_inputs, quantities=_quantities),
+        configure=_configure(name, weights))
 
 
 SPECS: tuple[MetricSpec, ...] = tuple(_spec(name, *config) for name, config in CONFIGS.items())

@@ -352,7 +352,23 @@ def _spec(mode: str, metric: str) -> MetricSpec:
                           "non-empty tables is 0 (P = R = 0)."),
         compute=_outcome(mode, metric), requires=REQUIRES, fuzz_inputs=fuzz_tables,
         explain=ExplainAdapter(command=name.replace("_", "-"), takes="texts", inputs_help=TEXTS_HELP, targets=ragas.ids(),
-                               case_inputs=explain_tables, quantities=_quantities))
+                               case_inputs=explain_tables, quantities=_quantities),
+        configure=_configure(mode, metric))
+
+
+# the constructor defaults of DataCompyScore (both APIs, Ragas 0.4.3)
+DEFAULT_MODE, DEFAULT_METRIC = "rows", "f1"
+
+
+def _configure(mode: str, metric: str) -> Callable[..., Any]:
+    """Options as data: the metric of one (mode, metric) reads the configurations naming them (an option not
+    given is the class's default: rows, f1)."""
+    compute = _outcome(mode, metric)
+
+    def configure(options: Any) -> Any:
+        own = options.get("mode", DEFAULT_MODE) == mode and options.get("metric", DEFAULT_METRIC) == metric
+        return compute if own else None
+    return configure
 
 
 SPECS: tuple[MetricSpec, ...] = tuple(_spec(mode, metric) for mode in MODES for metric in SCORES)

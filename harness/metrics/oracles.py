@@ -64,20 +64,26 @@ def _run(distribution: str, call: str, compute: Callable[[], float | None]) -> d
     return {"library": f"{distribution} {version}", "call": call, "value": None if value is None else float(value)}
 
 
-def bleu_oracle(reference: str, response: str) -> dict[str, Any]:
-    def compute() -> float:
-        import sacrebleu
-        return sacrebleu.corpus_bleu([response], [[reference]]).score / 100
-    return _run("sacrebleu", "sacrebleu.corpus_bleu([response], [[reference]]).score / 100 (13a, exp smoothing)",
-                compute)
+def _keywords(kwargs: dict[str, Any] | None) -> str:
+    return "".join(f", {key}={value!r}" for key, value in (kwargs or {}).items())
 
 
-def chrf_oracle(reference: str, response: str) -> dict[str, Any]:
+def bleu_oracle(reference: str, response: str, kwargs: dict[str, Any] | None = None) -> dict[str, Any]:
+    """``kwargs``: a case's configured sacrebleu keywords (BleuScore(kwargs=...))."""
     def compute() -> float:
         import sacrebleu
-        return sacrebleu.corpus_chrf([response], [[reference]]).score / 100
-    return _run("sacrebleu", "sacrebleu.corpus_chrf([response], [[reference]]).score / 100 (chrF2, orders 1-6)",
-                compute)
+        return sacrebleu.corpus_bleu([response], [[reference]], **(kwargs or {})).score / 100
+    return _run("sacrebleu", f"sacrebleu.corpus_bleu([response], [[reference]]{_keywords(kwargs)}).score / 100"
+                + ("" if kwargs else " (13a, exp smoothing)"), compute)
+
+
+def chrf_oracle(reference: str, response: str, kwargs: dict[str, Any] | None = None) -> dict[str, Any]:
+    """``kwargs``: a case's configured sacrebleu keywords (ChrfScore(kwargs=...))."""
+    def compute() -> float:
+        import sacrebleu
+        return sacrebleu.corpus_chrf([response], [[reference]], **(kwargs or {})).score / 100
+    return _run("sacrebleu", f"sacrebleu.corpus_chrf([response], [[reference]]{_keywords(kwargs)}).score / 100"
+                + ("" if kwargs else " (chrF2, orders 1-6)"), compute)
 
 
 def rouge_oracle(rouge_type: str, mode: str, reference: str, response: str) -> dict[str, Any]:

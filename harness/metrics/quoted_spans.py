@@ -111,42 +111,62 @@ def function_quoted_spans(text: str) -> list[str]:
 
 
 
-def long_enough(spans: Sequence[str]) -> list[str]:
-    return [s for s in spans if len(s.split()) >= MIN_SPAN_WORDS]
+def long_enough(spans: Sequence[str], min_words: int = MIN_SPAN_WORDS) -> list[str]:
+    return [s for s in spans if len(s.split()) >= min_words]
 
 
-def normalise(text: str) -> str:
-    """Whitespace runs to one space, ends stripped, lower-cased."""
-    return " ".join(text.split()).lower()
+def normalise(text: str, casefold: bool = True) -> str:
+    """Whitespace runs to one space, ends stripped, lower-cased (``casefold`` False: case kept)."""
+    collapsed = " ".join(text.split())
+    return collapsed.lower() if casefold else collapsed
 
 
-def aligned(span: str, contexts: Sequence[str], joined: bool = False) -> bool:
+def aligned(span: str, contexts: Sequence[str], joined: bool = False, casefold: bool = True) -> bool:
     """The normalised span occurs in one normalised context (``joined``: in the contexts joined with a space)."""
-    needle = normalise(span)
+    needle = normalise(span, casefold)
     haystacks = [" ".join(contexts)] if joined else list(contexts)
-    return bool(needle) and any(needle in normalise(h) for h in haystacks)
+    return bool(needle) and any(needle in normalise(h, casefold) for h in haystacks)
 
 
-def _fraction(spans: Sequence[str], contexts: Sequence[str], joined: bool) -> Fraction | None:
-    return Fraction(sum(aligned(s, contexts, joined) for s in spans), len(spans)) if spans else None
+def _fraction(spans: Sequence[str], contexts: Sequence[str], joined: bool, casefold: bool = True) -> Fraction | None:
+    return Fraction(sum(aligned(s, contexts, joined, casefold) for s in spans), len(spans)) if spans else None
+
+
+CASEFOLD_OFF_AS_WRITTEN = ("QuotedSpansAlignment(casefold=False) skips its whole normalisation, not only the "
+                           "lower-casing: spans are searched as written (whitespace runs kept) in the contexts "
+                           "joined with a space, so a quotation whose line break or double space differs from the "
+                           "context is not found")
+
+
+def _ragas_as_written(spans: Sequence[str], contexts: Sequence[str]) -> Fraction:
+    """Ragas's count with casefold=False: each span as written in the contexts joined with a space; 1 with no span."""
+    joined = " ".join(contexts)
+    return Fraction(sum(1 for s in spans if s and s in joined), len(spans)) if spans else Fraction(1)
 
 
 def _compute(case: Case) -> ReferenceOutcome:
+    return quoted_spans_outcome(case, True, MIN_SPAN_WORDS)
+
+
+def quoted_spans_outcome(case: Case, casefold: bool, min_words: int) -> ReferenceOutcome:
+    """The reference on ``case`` with QuotedSpansAlignment's options (module docstring): spans of at least
+    ``min_words`` words, matched lower-cased (``casefold``) or with their case kept."""
     contexts = case.retrieved_contexts
     all_spans = quoted_spans(case.response)
-    spans = long_enough(all_spans)
-    value = _fraction(spans, contexts, joined=False)
+    spans = long_enough(all_spans, min_words)
+    value = _fraction(spans, contexts, False, casefold)
     details: dict[str, Any] = {"spans": spans, "too_short": [s for s in all_spans if s not in spans],
-                               "aligned": [s for s in spans if aligned(s, contexts)]}
+                               "aligned": [s for s in spans if aligned(s, contexts, False, casefold)],
+                               "casefold": casefold, "min_span_words": min_words}
     alternatives: dict[str, Any] = {}
     variants: dict[str, str] = {}
-    joined = _fraction(spans, contexts, joined=True)
+    joined = _fraction(spans, contexts, True, casefold)
     if joined is not None and joined != value:
         alternatives["variant:contexts_joined"] = joined
         variants["contexts_joined"] = CONTEXTS_JOINED
-    ragas_spans = long_enough(ragas_quoted_spans(case.response))
+    ragas_spans = long_enough(ragas_quoted_spans(case.response), min_words)
     if ragas_spans != spans:
-        ragas_value = _fraction(ragas_spans, contexts, joined=True)
+        ragas_value = _fraction(ragas_spans, contexts, True, casefold)
         # with no span Ragas returns 1.0
         alternatives["variant:ragas_quote_marks"] = Fraction(1) if ragas_value is None else ragas_value
         variants["ragas_quote_marks"] = RAGAS_QUOTE_MARKS
@@ -154,15 +174,21 @@ def _compute(case: Case) -> ReferenceOutcome:
     if not spans and not ragas_spans:
         alternatives["variant:no_span_scores_one"] = Fraction(1)
         variants["no_span_scores_one"] = NO_SPAN_SCORES_ONE
-    function_spans = long_enough(function_quoted_spans(case.response))
+    function_spans = long_enough(function_quoted_spans(case.response), min_words)
     if function_spans != spans and (function_spans != ragas_spans or not function_spans):  # else ragas_quote_marks
-        function_value = _fraction(function_spans, contexts, joined=True)
+        function_value = _fraction(function_spans, contexts, True, casefold)
         alternatives["variant:straight_quote_marks_only"] = Fraction(0) if function_value is None else function_value
         variants["straight_quote_marks_only"] = STRAIGHT_QUOTE_MARKS_ONLY
         details["function_spans"] = function_spans
     if not spans and not function_spans:
         alternatives["variant:no_span_scores_zero"] = Fraction(0)
         variants["no_span_scores_zero"] = NO_SPAN_SCORES_ZERO
+    if not casefold:
+        as_written = _ragas_as_written(ragas_spans, contexts)
+        ragas_normalised = _fraction(ragas_spans, contexts, True, False)
+        if as_written != (Fraction(1) if ragas_normalised is None else ragas_normalised):
+            alternatives["variant:casefold_off_as_written"] = as_written
+            variants["casefold_off_as_written"] = CASEFOLD_OFF_AS_WRITTEN
     if variants:
         details["variants"] = variants
     return ReferenceOutcome("quoted_spans_alignment", value, None if value is not None else NO_SPANS, None,
@@ -230,6 +256,13 @@ _TARGETS = RagasTargets(("quoted_spans_alignment",), ("QuotedSpansAlignment",), 
                         function=((("answers", "response"), ("sources", "retrieved_contexts")),
                                   "citation_alignment_quoted_spans"))
 
+
+def _configure(options: Any) -> Any:
+    """Options as data: ``casefold`` (default true) and ``min_span_words`` (default 3) of a case's configuration."""
+    casefold, min_words = bool(options.get("casefold", True)), int(options.get("min_span_words", MIN_SPAN_WORDS))
+    return lambda case: quoted_spans_outcome(case, casefold, min_words)
+
+
 SPECS: tuple[MetricSpec, ...] = (MetricSpec(
     name="quoted_spans_alignment",
     reference_on=("quoted spans of >= 3 words in the response (paired quotation marks, apostrophes excluded) found "
@@ -238,4 +271,5 @@ SPECS: tuple[MetricSpec, ...] = (MetricSpec(
     undefined_policy=f"None ('{NO_SPANS}') when the response quotes no span of 3 words or more; Ragas returns 1.0.",
     compute=_compute, requires=REQUIRES, fuzz_inputs=fuzz_quotes,
     explain=ExplainAdapter(command="quoted-spans-alignment", takes="texts", inputs_help=TEXTS_HELP,
-                           targets=_TARGETS.ids(), case_inputs=explain_quotes, quantities=_quantities)),)
+                           targets=_TARGETS.ids(), case_inputs=explain_quotes, quantities=_quantities),
+    configure=_configure),)

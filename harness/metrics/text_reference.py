@@ -155,20 +155,47 @@ CHRF_CHAR_ORDER = 6
 CHRF_BETA = 2
 
 
-def char_ngrams(text: str, n: int) -> Counter[str]:
-    """Character n-grams of the text with all whitespace removed."""
-    chars = "".join(text.split())
+def char_ngrams(text: str, n: int, whitespace: bool = False) -> Counter[str]:
+    """Character n-grams of the text with all whitespace removed (``whitespace``: kept as written)."""
+    chars = text if whitespace else "".join(text.split())
     return Counter(chars[i:i + n] for i in range(len(chars) - n + 1))
 
 
-def chrf(reference: str, response: str) -> tuple[Fraction | None, dict[str, object]]:
-    """chrF (Popović 2015) with sacrebleu's defaults: character n-grams of orders 1-6 (whitespace
-    removed, case kept), precision and recall averaged over the orders both texts have n-grams
-    of, then F-beta with beta = 2. None when either text has no non-space character."""
+CHRF_PUNCTUATION = frozenset('!"#$%&\'()*+,-./:;<=>?@[\\]^_`{|}~')
+
+
+def chrf_words(text: str) -> list[str]:
+    """chrF++'s words (Popović's chrF, as sacrebleu splits them): whitespace-separated words, one ASCII
+    punctuation mark at a word's end (else at its start) split off a word longer than one character."""
+    words: list[str] = []
+    for word in text.split():
+        if len(word) > 1 and word[-1] in CHRF_PUNCTUATION:
+            words += [word[:-1], word[-1]]
+        elif len(word) > 1 and word[0] in CHRF_PUNCTUATION:
+            words += [word[0], word[1:]]
+        else:
+            words.append(word)
+    return words
+
+
+def word_ngrams(words: Sequence[str], n: int) -> Counter[str]:
+    return Counter(" ".join(words[i:i + n]) for i in range(len(words) - n + 1))
+
+
+def chrf(reference: str, response: str, char_order: int = CHRF_CHAR_ORDER, word_order: int = 0,
+         beta: int = CHRF_BETA, remove_whitespace: bool = True) -> tuple[Fraction | None, dict[str, object]]:
+    """chrF (Popović 2015; chrF++ with word n-grams, Popović 2017) with sacrebleu's defaults unless
+    given: character n-grams of orders 1-``char_order`` (whitespace removed unless ``remove_whitespace``
+    is false, case kept) and word n-grams of orders 1-``word_order`` (``chrf_words``), precision and recall
+    averaged over the orders both texts have n-grams of, then F-beta. None when no order has n-grams in
+    both texts."""
     per_order = []
     precisions, recalls = [], []
-    for n in range(1, CHRF_CHAR_ORDER + 1):
-        hyp, ref = char_ngrams(response, n), char_ngrams(reference, n)
+    hyp_words, ref_words = chrf_words(response), chrf_words(reference)
+    grams = [(char_ngrams(response, n, not remove_whitespace), char_ngrams(reference, n, not remove_whitespace))
+             for n in range(1, char_order + 1)]
+    grams += [(word_ngrams(hyp_words, n), word_ngrams(ref_words, n)) for n in range(1, word_order + 1)]
+    for hyp, ref in grams:
         n_hyp, n_ref = sum(hyp.values()), sum(ref.values())
         matches = sum((hyp & ref).values())
         per_order.append((n_hyp, n_ref, matches))
@@ -176,10 +203,13 @@ def chrf(reference: str, response: str) -> tuple[Fraction | None, dict[str, obje
             precisions.append(Fraction(matches, n_hyp))
             recalls.append(Fraction(matches, n_ref))
     details: dict[str, object] = {"orders_hyp_ref_match": per_order, "effective_order": len(precisions)}
+    if (char_order, word_order, beta, remove_whitespace) != (CHRF_CHAR_ORDER, 0, CHRF_BETA, True):
+        details["settings"] = {"char_order": char_order, "word_order": word_order, "beta": beta,
+                               "remove_whitespace": remove_whitespace}
     if not precisions:
         return None, details
     p, r = sum(precisions) / len(precisions), sum(recalls) / len(recalls)
-    factor = CHRF_BETA ** 2
+    factor = Fraction(beta) ** 2
     value = Fraction(0) if p + r == 0 else (1 + factor) * p * r / (factor * p + r)
     details.update({"avg_precision": p, "avg_recall": r})
     return value, details
@@ -212,14 +242,18 @@ def ngram_counts(tokens: Sequence[str], n: int) -> Counter[tuple[str, ...]]:
     return Counter(tuple(tokens[i:i + n]) for i in range(len(tokens) - n + 1))
 
 
-def bleu(response: str, references: Sequence[str]) -> tuple[Fraction | None, dict[str, object]]:
+def bleu(response: str, references: Sequence[str], lowercase: bool = False,
+         smooth_method: str = "exp") -> tuple[Fraction | None, dict[str, object]]:
     """BLEU-4 of one hypothesis against one or more references (Papineni et al. 2002) with
     sacrebleu's corpus_bleu defaults: 13a tokenisation, case kept, n-gram counts clipped by the
     maximum count in any reference, brevity penalty exp(1 - r/c) with r the reference length
     closest to c (the shorter on a tie), and "exp" smoothing (Chen & Cherry method 3, mteval's:
     the k-th order with zero matches gets precision 1 / (2^k * total)); an order the hypothesis
     has no n-grams of makes the score 0 (no effective order). None when the response has no
-    token (every precision is 0/0)."""
+    token (every precision is 0/0). ``lowercase``: both texts lower-cased first (``str.lower``);
+    ``smooth_method`` "none": no smoothing, an order with zero matches makes the score 0."""
+    if lowercase:
+        response, references = response.lower(), [r.lower() for r in references]
     hyp = tokenize_13a(response)
     refs = [tokenize_13a(r) for r in references]
     c = len(hyp)
@@ -236,7 +270,9 @@ def bleu(response: str, references: Sequence[str]) -> tuple[Fraction | None, dic
     details: dict[str, object] = {"hyp_tokens": c, "ref_length": r, "correct": correct, "total": total}
     if c == 0:
         return None, details
-    if not any(correct) or 0 in total:
+    if (lowercase, smooth_method) != (False, "exp"):
+        details["settings"] = {"lowercase": lowercase, "smooth_method": smooth_method}
+    if not any(correct) or 0 in total or (smooth_method == "none" and 0 in correct):
         return Fraction(0), details
     precisions: list[Fraction] = []
     halvings = 1

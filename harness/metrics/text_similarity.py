@@ -109,8 +109,15 @@ EMPTY_HYPOTHESIS_TEXT = ("the response has no {unit}: every n-gram precision is 
 
 
 def _bleu(case: Case) -> ReferenceOutcome:
-    value, details = tr.bleu(case.response, [case.reference])
-    details["oracle"] = oracles.bleu_oracle(case.reference, case.response)
+    return bleu_outcome(case, {})
+
+
+def bleu_outcome(case: Case, kwargs: Mapping[str, Any]) -> ReferenceOutcome:
+    """BLEU under BleuScore's sacrebleu ``kwargs`` (``lowercase``, ``smooth_method`` "exp" or "none"; the
+    case schema declares which): the reference, its variants and sacrebleu's oracle with the same keywords."""
+    lowercase, smooth = bool(kwargs.get("lowercase", False)), str(kwargs.get("smooth_method", "exp"))
+    value, details = tr.bleu(case.response, [case.reference], lowercase, smooth)
+    details["oracle"] = oracles.bleu_oracle(case.reference, case.response, dict(kwargs) or None)
     variants: dict[str, tuple[Fraction | None, str]] = {}
     if value is None:  # no hypothesis token: sacrebleu's 0, "undefined" the alternative
         value = Fraction(0)
@@ -118,14 +125,16 @@ def _bleu(case: Case) -> ReferenceOutcome:
     response_sentences = tr.split_sentences_ragas(case.response)
     reference_sentences = tr.split_sentences_ragas(case.reference)
     if len(response_sentences) > 1 or len(reference_sentences) > 1:
-        _, first = tr.bleu(response_sentences[0], reference_sentences)
+        first_value, first = tr.bleu(response_sentences[0], reference_sentences, lowercase, smooth)
         # evaluated in doubles as sacrebleu does: the variant is told apart by meaning, not by ulps
-        variants["bleu_first_sentence"] = (tr.bleu_in_doubles(first), BLEU_FIRST_SENTENCE)  # type: ignore[assignment]
+        variants["bleu_first_sentence"] = (0.0 if first_value == 0 else tr.bleu_in_doubles(first),  # type: ignore[assignment]
+                                           BLEU_FIRST_SENTENCE)
         details["ragas_sentences"] = {"response": len(response_sentences), "reference": len(reference_sentences)}
     outcome = _outcome("bleu", value, details, "none (geometric mean of n-gram precisions 1-4 times the brevity "
                        "penalty)", "empty_response", variants)
     if value is not None:
-        outcome.alternatives["rounding"] = tr.bleu_in_doubles(details)
+        # sacrebleu's log of a zero precision (smooth_method "none") is -9999999999: exp gives 0.0
+        outcome.alternatives["rounding"] = 0.0 if value == 0 else tr.bleu_in_doubles(details)
         details["ragas_semantics"] = {"rounding": BLEU_DOUBLES}
     return outcome
 
@@ -135,10 +144,20 @@ BLEU_DOUBLES = ("sacrebleu evaluates BLEU in doubles (precisions in percent, mat
 
 
 def _chrf(case: Case) -> ReferenceOutcome:
-    value, details = tr.chrf(case.reference, case.response)
-    details["oracle"] = oracles.chrf_oracle(case.reference, case.response)
+    return chrf_outcome(case, {})
+
+
+def chrf_outcome(case: Case, kwargs: Mapping[str, Any]) -> ReferenceOutcome:
+    """chrF under ChrfScore's sacrebleu ``kwargs`` (``char_order``, ``word_order``, ``beta``,
+    ``remove_whitespace``; the case schema declares which): the reference and sacrebleu's oracle with the
+    same keywords."""
+    remove_whitespace = bool(kwargs.get("remove_whitespace", True))
+    value, details = tr.chrf(case.reference, case.response, int(kwargs.get("char_order", tr.CHRF_CHAR_ORDER)),
+                             int(kwargs.get("word_order", 0)), int(kwargs.get("beta", tr.CHRF_BETA)), remove_whitespace)
+    details["oracle"] = oracles.chrf_oracle(case.reference, case.response, dict(kwargs) or None)
     variants: dict[str, tuple[Fraction | None, str]] = {}
-    if value is None and not "".join(case.response.split()):  # no hypothesis character: sacrebleu's 0
+    no_hypothesis = not ("".join(case.response.split()) if remove_whitespace else case.response)
+    if value is None and no_hypothesis:  # no hypothesis character: sacrebleu's 0
         value = Fraction(0)
         variants[EMPTY_HYPOTHESIS_UNDEFINED] = (None, EMPTY_HYPOTHESIS_TEXT.format(unit="non-space character"))
     return _outcome("chrf", value, details, "character n-grams of each order (averaged over orders 1-6)",
@@ -253,6 +272,15 @@ def _reads(compute: Callable[[Case], ReferenceOutcome], **own: str) -> Configure
     return configure
 
 
+def _with_kwargs(outcome: Callable[[Case, Mapping[str, Any]], ReferenceOutcome]) -> Configure:
+    """Options as data for BleuScore and ChrfScore: the one metric of the class reads every configuration,
+    its ``kwargs`` (sacrebleu's keywords, passed through by both APIs) computed under."""
+    def configure(options: Mapping[str, Any]) -> Callable[[Case], ReferenceOutcome]:
+        kwargs = dict(options.get("kwargs") or {})
+        return lambda case: outcome(case, kwargs)
+    return configure
+
+
 # the constructor defaults of the configurable string classes (both APIs, Ragas 0.4.3)
 DEFAULTS = {"distance_measure": "levenshtein", "rouge_type": "rougeL", "mode": "fmeasure"}
 
@@ -291,13 +319,13 @@ SPECS: tuple[MetricSpec, ...] = (
           "corpus_bleu defaults); oracle sacrebleu.corpus_bleu([response], [[reference]])",
           _targets("BleuScore", "BleuScore", "ragas.metrics._bleu_score"), _bleu, "none (geometric mean of n-gram precisions times the brevity "
           "penalty)", "Always defined: 0 when the response has no token (sacrebleu's reading; 'undefined' is the "
-          "alternative, variant empty_hypothesis_undefined)."),
+          "alternative, variant empty_hypothesis_undefined).", _with_kwargs(bleu_outcome)),
     _spec("chrf", "chrF2 of response vs reference: character 1-6-grams without whitespace, case kept, precision and "
           "recall averaged over the orders both texts have (sacrebleu's defaults); oracle sacrebleu.corpus_chrf",
           _targets("ChrfScore", "CHRFScore", "ragas.metrics._chrf_score"), _chrf, "character n-grams of each order",
           "0 when the response has no non-space character (sacrebleu's reading; 'undefined' is the alternative, "
           "variant empty_hypothesis_undefined); None ('empty_text') when only the reference has none; Ragas "
-          "returns 0.0."),
+          "returns 0.0.", _with_kwargs(chrf_outcome)),
     *(_spec(f"rouge_{'1' if t == 'rouge1' else 'l'}_{mode}",
             f"{t} {mode} ({_ROUGE_TEXT[t]}) over rouge-score's tokens (lowercase ASCII [a-z0-9]+ runs), no stemming; "
             f"oracle rouge-score with use_stemmer=False",

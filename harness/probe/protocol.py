@@ -100,7 +100,10 @@ Options = t.Sequence[t.Sequence[t.Any]]  # a configuration: (keyword, value) pai
 
 
 def option_text(value: object) -> str:
-    """An option value as a target name spells it: a sequence joined by commas (``1.0,0.0``), else ``str``."""
+    """An option value as a target name spells it: a sequence joined by commas (``1.0,0.0``), a mapping
+    (BleuScore's and ChrfScore's sacrebleu ``kwargs``) as ``{key=value,...}`` in its own order, else ``str``."""
+    if isinstance(value, dict):
+        return "{" + ",".join(f"{key}={option_text(v)}" for key, v in value.items()) + "}"
     return ",".join(str(v) for v in value) if isinstance(value, (list, tuple)) else str(value)
 
 
