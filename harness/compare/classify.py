@@ -5,7 +5,8 @@ order and each one recomputes the semantics it names (the epsilon value, the
 de-duplicated value, the truthiness-coerced value) instead of relying on a tolerance;
 the only tolerances are those of ``rounding``: ``ROUNDING_ULPS`` units in the last place of the
 exact value, or the absolute bound the metric states (``ROUNDING_BOUND``: FactualCorrectness's
-two decimals; ``FLOAT_TOLERANCE``: a cosine's float evaluation). A recomputed float evaluation
+two decimals; ``FLOAT_TOLERANCE``: the absolute error of a float evaluation, a cosine's or 1 - d/n's,
+which does not shrink with a result near 0). A recomputed float evaluation
 bit-equal to Ragas but farther than that from the exact value (an overflow to inf, an underflow
 to 0.0 of a value that is not 0) is a divergence, never rounding.
 """
@@ -50,9 +51,11 @@ def _semantics(reference: ReferenceOutcome, name: str, default: str) -> str:
 # for np.round(score, 2)); without it, and without FLOAT_TOLERANCE, rounding means ROUNDING_ULPS.
 ROUNDING_BOUND = "rounding_bound"
 
-# A metric whose Ragas side evaluates irrational quantities in doubles (cosines) may state an absolute
-# tolerance (details["float_tolerance"]): within it of the exact value is rounding, even where a result
-# near 0 (0.75 F + 0.25 cos cancelling) puts the float many ulps away.
+# A metric whose Ragas side evaluates its value in doubles with an absolute error set by its operands, not
+# by its result (cosines of unit vectors; 1 - d/n, where the ulps of 1.0 bound the error), states that
+# error as an absolute tolerance (details["float_tolerance"], derived in the metric): within it of the exact
+# value is rounding, even where a result near 0 (0.75 F + 0.25 cos cancelling, 1 - 19/20) puts the float
+# many ulps away. Such tolerances are small multiples of 2^-52, so a lost half (0.0 for 1/2) stays a divergence.
 FLOAT_TOLERANCE = "float_tolerance"
 
 # Named variants of a metric's definition (Ragas's own preprocessing): alternatives keyed
@@ -228,8 +231,8 @@ def classify(ragas: RagasValue, reference: ReferenceOutcome) -> Diagnosis:
     if isinstance(tolerance, float) and abs(ragas - exact) <= tolerance:
         return Diagnosis(Classification.ROUNDING,
                          f"{abs(ragas - exact):.3g} from the exact {short_fraction_text(reference.value)}, within the metric's stated "
-                         f"absolute tolerance {tolerance:.3g} for its float evaluation (a cosine's rounding error "
-                         f"does not shrink with a result near 0)")
+                         f"absolute tolerance {tolerance:.3g} for its float evaluation (its rounding error is set "
+                         f"by the operands and does not shrink with a result near 0)")
     variant = matching_variant(ragas, reference)
     if variant is not None:
         value = float(reference.alternatives[VARIANT_PREFIX + variant])  # type: ignore[arg-type]

@@ -74,6 +74,16 @@ def cosine_in_doubles(a: Sequence[float], b: Sequence[float]) -> float:
     return float(similarity.flatten().item())
 
 
+def cosine_float_tolerance(dimensions: int) -> float:
+    """The absolute error ``cosine_in_doubles`` may carry against the exact cosine of d-dimensional vectors:
+    each norm (a d-term sum of squares, a square root) and each of the d divisions leave a component of the
+    unit vector within (d + 3)/2 units of 2^-53 of its value (relative), and the d-term dot product adds d
+    more; with |u . v| <= sum |u_i v_i| <= 1 that is at most (2d + 3) 2^-53 to first order, whatever the
+    cosine's magnitude (a cosine of exactly 0 comes out near 1e-17). Stated with a factor of 2 for the
+    higher-order terms: 2 (d + 2) units of 2^-52. An overflow or a lost term is far beyond it."""
+    return 2 * (dimensions + 2) * 2.0 ** -52
+
+
 def _vectors(case: Case) -> tuple[tuple[float, ...] | None, tuple[float, ...] | None]:
     table = case.embeddings or {}
     return table.get(case.reference or " "), table.get(case.response or " ")
@@ -97,6 +107,7 @@ def _outcome(case: Case, threshold: bool, at: Fraction = THRESHOLD) -> Reference
     details["cosine"] = cos
     if not threshold:
         details["ragas_semantics"] = {"rounding": FLOAT_COSINE}
+        details["float_tolerance"] = cosine_float_tolerance(len(ref))
         return ReferenceOutcome(name, cos, None, None, {"rounding": in_doubles}, details, denominator)
     variants: dict[str, str] = {"threshold_on_float_cosine": FLOAT_THRESHOLD.replace("0.5", str(float(at)))}
     alternatives: dict[str, float | Fraction | None] = {

@@ -15,6 +15,7 @@ scored, each reference sentence a separate reference) and RougeScore's Porter st
 
 from __future__ import annotations
 
+import math
 import random
 from collections.abc import Callable, Mapping
 from fractions import Fraction
@@ -136,7 +137,33 @@ def bleu_outcome(case: Case, kwargs: Mapping[str, Any]) -> ReferenceOutcome:
         # sacrebleu's log of a zero precision (smooth_method "none") is -9999999999: exp gives 0.0
         outcome.alternatives["rounding"] = 0.0 if value == 0 else tr.bleu_in_doubles(details)
         details["ragas_semantics"] = {"rounding": BLEU_DOUBLES}
+        tolerance = bleu_float_tolerance(details, value)
+        if tolerance is not None:
+            details["float_tolerance"] = tolerance
     return outcome
+
+
+def bleu_float_tolerance(details: dict[str, Any], value: Fraction) -> float | None:
+    """The absolute error of sacrebleu's doubles evaluation (``tr.bleu_in_doubles``) of a BLEU of ``value``,
+    in units u = 2^-53: each percent precision p_n (100 c / t, at most two roundings) is within 2u
+    relative, so log(p_n) within 2u + 2u |log p_n| (a correctly rounded log is within one ulp); the sum of
+    the logs adds 3u S (S = sum |log p_n|) and / 4 is exact, so exp's argument is within (2 + 1.25 S) u and
+    exp makes that (plus 2u) a relative error; the brevity penalty exp(1 - r/c) adds (r/c + |1 - r/c| + 2) u,
+    the product and / 100 one u each: at most (8 + 1.25 S + r/c + |1 - r/c|) u relative, stated with a
+    factor 2 and taken of the value (at most 1). The mean of the logs grows with small precisions, so the
+    bound is not a fixed number of ulps of the result. None when a precision is 0 (sacrebleu's log of 0 is
+    -9999999999: the float is 0.0, no tolerance is stated)."""
+    correct, total = list(details["correct"]), list(details["total"])
+    c, r = int(details["hyp_tokens"]), int(details["ref_length"])
+    halving, logs = 1.0, []
+    for n in range(len(total)):
+        if total[n] == 0:
+            return None
+        halving *= 2 if correct[n] == 0 else 1
+        logs.append(abs(math.log(100.0 / (halving * total[n]) if correct[n] == 0 else 100.0 * correct[n] / total[n])))
+    penalty = (r / c + (r / c - 1)) if 0 < c < r else 0.0  # r/c + |1 - r/c| where the penalty applies
+    units = 8 + 1.25 * sum(logs) + penalty
+    return 2 * units * 2.0 ** -53 * float(value)
 
 
 BLEU_DOUBLES = ("sacrebleu evaluates BLEU in doubles (precisions in percent, math.log and math.exp) and Ragas "

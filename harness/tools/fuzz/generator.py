@@ -3,7 +3,13 @@
 Case ``i`` of seed ``S`` is drawn from its own ``random.Random("ragas-compat-fuzz:S:i")`` (string
 seeds are hashed with SHA-512, stable across runs and platforms), so a case does not depend on
 ``n``, on the batching, or on which metrics are fuzzed: every value is always drawn, then the
-inputs of metrics not asked for are dropped.
+inputs of metrics not asked for are dropped. The ``reference`` and ``response`` texts, which several
+metric families draw (string metrics, SemanticSimilarity, AnswerCorrectness, DataCompyScore's CSV
+tables, QuotedSpansAlignment's quoting response), belong to one family per case, picked among the
+fuzzed ones by a generator private to the case; the others score those texts (DataCompyScore and
+QuotedSpansAlignment, which read only texts of their own kind, sit the case out), the embedding table
+holds one vector of one dimension for every text, and a judged metric that would send the frozen
+judge one text twice (equal reference and response) sits the case out.
 
 Shapes rotate round-robin, one rotation per input family, with pairwise coprime periods
 (labels 8, claims 7, IDs 9, strings 5), so any ``n`` >= 9 covers every shape of every family and
@@ -230,8 +236,7 @@ def generate_case(seed: int, index: int, metrics: Sequence[str] | None = None) -
                     corpus_relevant=corpus_relevant, reference_contexts=reference_contexts,
                     attributed_claims=recall_claims, verdict_claims=faith_claims,
                     retrieved_ids=retrieved_ids, reference_ids=reference_ids)
-    verdicts: dict[str, Any] = {}
-    tables: list[tuple[dict[str, Any], dict[str, Any]]] = []  # (a metric's inputs, its embeddings)
+    drawn: list[tuple[Any, dict[str, Any]]] = []  # (the metric's fuzz_inputs, what it drew), in registry order
     # a case is single- or multi-turn: the multi-turn metrics (their user_input is a list of messages) are
     # fuzzed when no single-turn metric is (--metric tool_call_accuracy ...), so single-turn cases never change
     single_turn = any(not metric(name).multi_turn for name in metrics)
@@ -240,16 +245,31 @@ def generate_case(seed: int, index: int, metrics: Sequence[str] | None = None) -
         if spec.fuzz_inputs is None or (spec.multi_turn and single_turn):
             continue
         own = dataclasses.replace(draw, rng=random.Random(f"ragas-compat-fuzz:{seed}:{index}:{name}"))
-        inputs = spec.fuzz_inputs(own)
+        drawn.append((spec.fuzz_inputs, spec.fuzz_inputs(own)))
+    writers = list(dict.fromkeys(fuzz for fuzz, inputs in drawn if TEXT_FIELDS & inputs.keys()))
+    owner = writers[random.Random(f"ragas-compat-fuzz:{seed}:{index}:texts").randrange(len(writers))] \
+        if writers else None
+    verdicts: dict[str, Any] = {}
+    tables: list[tuple[dict[str, Any], dict[str, Any]]] = []  # (a metric's inputs, its embeddings)
+    for fuzz, inputs in drawn:
         for key, value in inputs.items():
+            if fuzz is not owner and (key in TEXT_FIELDS or key in OWN_TEXTS_ONLY):
+                continue  # the texts are the owner's; a metric scoring only its own texts sits this case out
             if key == "verdicts":
                 verdicts.update(value)
             elif key == "embeddings":
                 tables.append((inputs, value))
             else:
                 case[key] = value
-    for inputs, table in tables:  # text -> vector tables of several metrics are one table
-        case.setdefault("embeddings", {}).update(embeddings_of_final_texts(inputs, table, case))
+    if owner is not None:
+        case["description"] += f", texts drawn for {_family_name(owner, metrics)}"
+    for name in metrics:  # after the owner's texts: a judged metric that would read one text twice sits out
+        spec = metric(name)
+        if _judge_reads_one_text_twice(spec.fields_read, case):
+            for key in (r.removeprefix("verdicts.") for r in spec.requires if r.startswith("verdicts.")):
+                verdicts.pop(key, None)
+    if tables:
+        case["embeddings"] = embedding_table(tables, case)
     if verdicts:
         case["verdicts"] = verdicts
     if isinstance(case.get("user_input"), list):  # a multi-turn case has none of the single-turn keys
@@ -257,22 +277,70 @@ def generate_case(seed: int, index: int, metrics: Sequence[str] | None = None) -
     return case
 
 
+# The text fields several metrics draw (DataCompyScore a CSV table pair, QuotedSpansAlignment a response
+# quoting the contexts, the string metrics and SemanticSimilarity their shared texts, AnswerCorrectness
+# its own): one family of metrics (one fuzz_inputs) owns them in a case, drawn from a generator private
+# to the case, so every family owns some cases whatever else is fuzzed; the other metrics score the
+# owner's texts or, below, sit the case out.
+TEXT_FIELDS = frozenset({"reference", "response"})
+# Requirement flags of the metrics that score only texts of their own kind: DataCompyScore reads a CSV
+# table pair (another family's text is not a table: a "ragged" CSV the reference refuses and pandas pads,
+# a comparison of nothing the generator meant), QuotedSpansAlignment a response quoting the retrieved
+# contexts. Where another family owns the texts they are left out, so those metrics are not scored there.
+OWN_TEXTS_ONLY = frozenset({"table_metrics", "quoted_spans"})
+
+
+def _judge_reads_one_text_twice(fields_read: Sequence[str], case: dict[str, Any]) -> bool:
+    """The frozen judge answers a prompt by its content, so two texts a judged metric sends it (reference and
+    response decomposed into claims, the reference and the joined contexts into entities, the two
+    AnswerAccuracy templates) must differ: equal texts whose frozen replies differ are a prompt no judge that
+    answers by content can answer (the probe's StubMismatch, a harness error). The owner's texts may be equal
+    (identical tables, identical strings: shapes the text metrics need), so a metric whose verdicts would be
+    asked twice for one text is not fuzzed on that case."""
+    texts = [case[f] for f in ("user_input", "reference", "response") if f in fields_read and isinstance(case.get(f), str)]
+    if "retrieved_contexts" in fields_read and isinstance(case.get("retrieved_contexts"), list):
+        texts.append("\n".join(map(str, case["retrieved_contexts"])))
+    return len(set(texts)) < len(texts)
+
+
+def _family_name(fuzz: Any, metrics: Sequence[str]) -> str:
+    """The first fuzzed metric drawing with ``fuzz`` (a family's name in the case description)."""
+    return next(name for name in metrics if metric(name).fuzz_inputs is fuzz)
+
+
 EMBEDDED_FIELDS = ("user_input", "reference", "response")
 
 
 def embeddings_of_final_texts(inputs: dict[str, Any], table: dict[str, Any], case: dict[str, Any]) -> dict[str, Any]:
-    """A metric's embedding table, with the vector it drew for each text field it set (its ``inputs``)
-    also given to the text the case ends up with in that field: a metric fuzzed later in the same case
-    may replace the text (DataCompyScore's tables replace the string metrics' reference and response),
-    and the frozen model answers by content, so without this Ragas asks for a vector the case lacks.
-    An empty text is embedded as " " (as ``fuzz_embeddings`` keys it)."""
-    out = dict(table)
+    """The vectors a metric drew for the text fields it set (its ``inputs``), keyed by the text the case
+    ends up with in each field (the texts may be another family's, and the frozen model answers by content,
+    so without this Ragas asks for a vector the case lacks). An empty text is keyed both ``""`` and ``" "``:
+    Ragas's legacy classes embed ``text or " "``, the collections AnswerCorrectness the text as given."""
+    out: dict[str, Any] = {}
     for field in EMBEDDED_FIELDS:
-        if field in inputs and field in case:
+        if field in inputs and isinstance(case.get(field), str):
             vector = table.get(inputs[field] or " ")
             if vector is not None:
-                out[case[field] or " "] = vector
+                for key in {case[field], case[field] or " "}:
+                    out[key] = vector
     return out
+
+
+def embedding_table(tables: list[tuple[dict[str, Any], dict[str, Any]]], case: dict[str, Any]) -> dict[str, Any]:
+    """The case's one frozen embedding model (text -> vector) from the metrics' drawn tables: every drawn
+    vector under its own text, then the case's final texts with the vector drawn for that field (where the
+    metric that drew the final text has one, that one: its pairs stay its own), one key one vector; and one
+    dimension: shorter vectors padded with zeros, which changes no dot product and no norm, so no metric
+    sees two vectors of different lengths (a model the harness does not mean to fuzz)."""
+    table: dict[str, Any] = {}
+    for _, own in tables:
+        table.update(own)
+    finals: dict[str, Any] = {}
+    for inputs, own in sorted(tables, key=lambda t: all(t[0].get(f) == case.get(f) for f in TEXT_FIELDS & t[0].keys())):
+        finals.update(embeddings_of_final_texts(inputs, own, case))
+    table.update(finals)
+    dimension = max((len(v) for v in table.values()), default=0)
+    return {text: list(v) + [0.0] * (dimension - len(v)) for text, v in table.items()}
 
 
 def check_case_count(n: int) -> None:
