@@ -45,7 +45,7 @@ def test_it_is_what_the_installed_ragas_says():
 def test_record_scores_that_many_samples_at_once_by_default_and_the_given_number_otherwise(tmp_path, monkeypatch):
     seen: list[int] = []
 
-    def fake_batch(samples, metrics, judge, *, python, concurrency, timeout):
+    def fake_batch(samples, metrics, judge, *, python, concurrency, timeout, budget=None):
         seen.append(concurrency)
         return {"samples": [], "network_attempts": []}
 

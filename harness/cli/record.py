@@ -20,7 +20,15 @@ from ragas_compat.cli.output import resolve_metrics
 from ragas_compat.errors import ExitCode, HarnessInputError
 from ragas_compat.input_limits import loads_json
 from ragas_compat.tools.record.secrets import REDACTED, looks_secret
-from ragas_compat.tools.record.session import Judge, Progress, endpoint, record
+from ragas_compat.tools.record.session import (
+    RECORD_CASE_SECONDS,
+    RECORD_JUDGE_CALLS,
+    Judge,
+    Progress,
+    endpoint,
+    record,
+    record_budget,
+)
 
 
 def _settings(values: list[str] | None) -> dict:
@@ -121,15 +129,26 @@ def record_command(
     python: str = typer.Option(sys.executable, "--python", help="Interpreter whose Ragas records."),
     timeout: float = typer.Option(1800.0, "--timeout", callback=positive_seconds,
                                   help="Seconds before one batch's recording probe is stopped."),
+    case_timeout: Optional[float] = typer.Option(None, "--case-timeout", callback=positive_seconds,
+                                                 help=f"Seconds one sample may take in one metric (default "
+                                                      f"{RECORD_CASE_SECONDS:g}); past it that metric is a "
+                                                      "'Ragas did not finish' value, not replayed."),
+    case_judge_calls: Optional[int] = typer.Option(None, "--case-judge-calls", min=1,
+                                                   help="Judge calls one sample may make in one metric "
+                                                        f"(default {RECORD_JUDGE_CALLS})."),
+    case_memory: Optional[float] = typer.Option(None, "--case-memory",
+                                                help="The recording probe's address space in GiB (default 4; "
+                                                     "0: no limit)."),
 ) -> None:
     """Record a live Ragas run: the judge's replies, the verdicts Ragas parsed and the live scores,
     as a case file that `ragas-compat run --cases FILE` replays offline (and checks bit for bit)."""
+    budget = record_budget(judge_calls=case_judge_calls, case_seconds=case_timeout, memory_gib=case_memory)
     judge = _judge(llm, openai_base_url, model, api_key_env, judge_setting, request_timeout, max_retries,
                    allow_endpoint, api)
     err = stderr()
     result = record(dataset, out, judge=judge, metrics=resolve_metrics(metrics) or None, python=python, limit=limit,
                     concurrency=concurrency, batch_size=batch_size, timeout=timeout, suite=suite,
-                    progress=_progress_line,
+                    progress=_progress_line, budget=budget,
                     announce=lambda line: err.print(shown(line), highlight=False, soft_wrap=True))
     console = stdout()
     if result.model_note:

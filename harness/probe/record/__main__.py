@@ -15,6 +15,7 @@ REQUEST (JSON)::
      "allow": [[host, port], ...],      # the judge's endpoint: the only connections let through
      "sys_path": [...],                 # prepended (the user's folder, for --llm)
      "concurrency": 4,                  # samples scored at once
+     "budget": {"judge_calls", "judge_chars", "case_seconds", "address_space"},  # protocol.Budget
      "output": "result.json"}
 
 Each sample is scored by the first legacy target the request gives for each requested metric
@@ -28,6 +29,16 @@ it: ``await metric.ascore(**inputs)`` with an instructor LLM (``llm_factory(mode
 client=AsyncOpenAI(...))``, or the factory's own) wrapped in ``recorder.RecordingInstructorLLM``;
 the raw replies are read from the OpenAI client's HTTP responses (``recorder.observe_http``).
 Judge-free metrics have no collections class and keep their legacy class.
+
+Budget (``..budget``; the request's ``budget``, the defaults for what it leaves out): each (sample,
+metric) may make ``judge_calls`` judge calls of ``judge_chars`` prompt characters in all (counted by the
+recording wrappers) and take ``case_seconds`` (``asyncio.wait_for``); the process's address space is
+limited to ``address_space`` once Ragas and the judge's client are imported. A (sample, metric) over
+it is one value, a ``BudgetExceeded`` error ("Ragas did not finish (...)"), marked ``not_replayable``
+with that reason; the other samples and metrics go on. Every HTTP reply of an endpoint judge is
+capped (``reply_cap``: 4 MiB as sent and decompressed) before it reaches Ragas; an attempt over the cap
+is a failed attempt of its call, and a metric whose value is then an error is marked
+``not_replayable`` with the cap's reason (the judge answered: not a transport failure to retry).
 
 Standard library, Ragas and its dependencies only (LangChain; openai and httpx for --api collections).
 Before Ragas is imported it sets RAGAS_DO_NOT_TRACK=true
@@ -55,7 +66,17 @@ import time
 import warnings
 
 from .. import network_guard
-from ..protocol import EXIT_BAD_REQUEST, EXIT_OK, EXIT_RAGAS_IMPORT, encode_score, error_record, jsonable
+from ..budget import BUDGET, OverBudget, limit_address_space, set_budget
+from ..protocol import (
+    EXIT_BAD_REQUEST,
+    EXIT_OK,
+    EXIT_RAGAS_IMPORT,
+    budget_problem,
+    encode_score,
+    error_record,
+    full_budget,
+    jsonable,
+)
 
 RECORD_FORMAT = 1
 
@@ -81,6 +102,10 @@ def read_request(path: str) -> dict:
         raise Refused(f"cannot read request {path}: {exc}") from None
     if not isinstance(request, dict) or not isinstance(request.get("samples"), list):
         raise Refused("request must be an object with a 'samples' list")
+    problem = budget_problem(request.get("budget"))
+    if problem:
+        raise Refused(problem)
+    set_budget(full_budget(request.get("budget")))
     _REQUESTED.clear()
     _REQUESTED.update(_metric_targets(request.get("targets", [])))
     if not isinstance(request.get("judge"), dict) and any(_needs_judge(m) for m in request.get("metrics", [])):
@@ -149,9 +174,18 @@ def build_judge(judge: dict) -> tuple[object, dict]:
     if judge.get("kind") == "openai":
         from langchain_openai import ChatOpenAI
 
-        client = ChatOpenAI(model=judge["model"], base_url=judge["base_url"], api_key=_key(judge),
-                            timeout=judge.get("timeout"), max_retries=judge.get("max_retries", 2),
-                            **(judge.get("settings") or {}))
+        from . import recorder, reply_cap
+
+        timeout = judge.get("timeout")
+        options = {"model": judge["model"], "base_url": judge["base_url"], "api_key": _key(judge),
+                   "timeout": timeout, "max_retries": judge.get("max_retries", 2)}
+        fields = getattr(ChatOpenAI, "model_fields", None) or getattr(ChatOpenAI, "__fields__", {})
+        if "http_async_client" in fields:  # the reply cap (the OpenAI client's own follows redirects)
+            options["http_async_client"] = reply_cap.async_client(timeout, on_too_large=recorder.reply_too_large,
+                                                                  follow_redirects=True)
+            options["http_client"] = reply_cap.sync_client(timeout, on_too_large=recorder.reply_too_large,
+                                                           follow_redirects=True)
+        client = ChatOpenAI(**{**options, **(judge.get("settings") or {})})
     elif judge.get("kind") == "factory":
         client = _load_factory(str(judge.get("spec")))
     else:
@@ -207,13 +241,14 @@ def build_instructor_judge(judge: dict) -> tuple[object, dict]:
     if getattr(recorder, "RecordingInstructorLLM", None) is None:
         raise Refused("this Ragas has no instructor LLM interface (ragas.llms.base.InstructorBaseRagasLLM)")
     if judge.get("kind") == "openai":
-        import httpx
         from openai import AsyncOpenAI
+
+        from . import reply_cap
 
         timeout = judge.get("timeout")
         client = AsyncOpenAI(base_url=judge["base_url"], api_key=_key(judge), timeout=timeout,
                              max_retries=judge.get("max_retries", 2),
-                             http_client=httpx.AsyncClient(timeout=timeout, trust_env=False))
+                             http_client=reply_cap.async_client(timeout, on_too_large=recorder.reply_too_large))
         llm = llm_factory(judge["model"], client=client, **(judge.get("settings") or {}))
         described = {**_described(llm), "client": "openai.AsyncOpenAI"}
     elif judge.get("kind") == "factory":
@@ -233,15 +268,6 @@ def build_instructor_judge(judge: dict) -> tuple[object, dict]:
 
 # -- scoring -------------------------------------------------------------------------------
 async def score_sample(sample: dict, metrics: list[str], judge, api: str = "legacy") -> dict:
-    from ..scoring import (
-        _metric_value,
-        _single_turn_sample,
-        adapt_inputs,
-        resolve_collections_class,
-        resolve_legacy_class,
-    )
-    from . import recorder
-
     out: dict = {"id": sample.get("id"), "metrics": {}}
     for metric_name in metrics:
         collections = api == "collections" and _needs_judge(metric_name)
@@ -254,36 +280,69 @@ async def score_sample(sample: dict, metrics: list[str], judge, api: str = "lega
             record["skipped"] = True
             continue
         started = time.perf_counter()
-        scoring = None
+        held: dict = {}  # the scoring (recorder.Scoring), set inside the task wait_for runs
         raised = None
+        stopped: OverBudget | None = None
+        value = None
         try:
-            cls = resolve_collections_class(target) if collections else resolve_legacy_class(target)
-            record["ragas_class"] = f"{cls.__module__}.{cls.__qualname__}"
-            metric = cls(llm=judge) if target.needs_judge else cls()
-            kinds = {id(getattr(metric, attribute)): kind
-                     for attribute, kind in PROMPT_KINDS.items() if hasattr(metric, attribute)}
-            scoring = recorder.start_scoring(kinds)
-            if collections:
-                value = _metric_value(await metric.ascore(**{f: sample[f] for f in target.fields_read}))
-            else:
-                built, _, _ = adapt_inputs(_single_turn_sample(),
-                                           {f: sample[f] for f in target.fields_read if f in sample})
-                value = encode_score(await metric.single_turn_ascore(built))
+            value = await asyncio.wait_for(_score(sample, target, collections, judge, record, held),
+                                           timeout=BUDGET["case_seconds"])
+        except OverBudget as exc:  # the judge-call or prompt-size cap (raised past Ragas's retries)
+            stopped = exc
+        except asyncio.TimeoutError:  # noqa: UP041 (not the builtin before Python 3.11)
+            stopped = OverBudget("time")
+        except MemoryError:  # over the address space (limit_address_space)
+            stopped = OverBudget("memory")
         except Exception as exc:
             raised = exc
             value = error_record(exc)
+        scoring = held.get("scoring")
+        if stopped is not None:  # Ragas did not finish: kept as what it did, not replayed
+            value = stopped.value(scoring.judge_calls if scoring is not None else 0)
+            record["not_replayable"] = f"{value['error']['message']}; this outcome is kept here and not replayed"
         record["value"] = value
         record["seconds"] = round(time.perf_counter() - started, 3)
         if scoring is not None:
             record["calls"] = [call.to_json() for call in scoring.calls]
             record["llm_replies"] = sum(len(call.replies) for call in scoring.calls) + len(scoring.stray_replies)
             record["failed_attempts"] = len(scoring.transport_errors)
-            if isinstance(value, dict) and scoring.transport_errors and \
+            too_large = bool(scoring.too_large) and isinstance(value, dict) and "error" in value and stopped is None
+            if too_large:  # the judge answered, too much: not a transport failure a rerun would cure
+                record["not_replayable"] = (
+                    f"{scoring.too_large[-1]['message']} ({len(scoring.too_large)} of "
+                    f"{len(scoring.transport_errors)} failed attempts); Ragas then raised "
+                    f"{value['error']['type']}: {str(value['error'].get('message'))[:200]}; this outcome is "
+                    "kept here and not replayed")
+            elif isinstance(value, dict) and scoring.transport_errors and \
                     value["error"]["type"] == scoring.transport_errors[-1]["type"]:
                 record["transport_error"] = True  # the judge could not be reached: not a verdict
-            if collections and raised is not None and _is_transport_error(raised):
+            if collections and raised is not None and _is_transport_error(raised) and not too_large:
                 record["transport_error"] = True
     return out
+
+
+async def _score(sample: dict, target, collections: bool, judge, record: dict, held: dict) -> object:
+    """Ragas's value for ``sample`` by ``target`` (raises what Ragas raised); ``held["scoring"]``: what it
+    asked the judge."""
+    from ..scoring import (
+        _metric_value,
+        _single_turn_sample,
+        adapt_inputs,
+        resolve_collections_class,
+        resolve_legacy_class,
+    )
+    from . import recorder
+
+    cls = resolve_collections_class(target) if collections else resolve_legacy_class(target)
+    record["ragas_class"] = f"{cls.__module__}.{cls.__qualname__}"
+    metric = cls(llm=judge) if target.needs_judge else cls()
+    kinds = {id(getattr(metric, attribute)): kind
+             for attribute, kind in PROMPT_KINDS.items() if hasattr(metric, attribute)}
+    held["scoring"] = recorder.start_scoring(kinds)
+    if collections:
+        return _metric_value(await metric.ascore(**{f: sample[f] for f in target.fields_read}))
+    built, _, _ = adapt_inputs(_single_turn_sample(), {f: sample[f] for f in target.fields_read if f in sample})
+    return encode_score(await metric.single_turn_ascore(built))
 
 
 def _is_transport_error(exc: BaseException) -> bool:
@@ -384,6 +443,7 @@ def main(argv: list[str]) -> int:
     except Refused as exc:
         print(f"record error: {exc}", file=sys.stderr)
         return EXIT_BAD_REQUEST
+    limit_address_space(BUDGET["address_space"])  # after the imports: a sample that grows is its own value
     warnings.simplefilter("ignore")  # deprecation chatter; not task-safe to scope per sample
     api = (request.get("judge") or {}).get("api") or "legacy"
     document["samples"] = asyncio.run(score_all(request["samples"], metrics, judge,

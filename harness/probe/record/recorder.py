@@ -16,6 +16,11 @@
   OpenAI client's HTTP client that keeps each response's message content (and each HTTP error
   status as a failed attempt).
 
+Budget (``..budget``, the request's): every judge call a wrapper passes on is counted per (sample,
+metric) with its prompt's characters; the call past the judge-call cap or the prompt-size cap raises
+``OverBudget`` before it reaches the judge. A reply over the probe's reply cap
+(``reply_cap.REPLY_CAP``) never reaches Ragas: :func:`reply_too_large` records the refused attempt.
+
 What belongs to which (sample, metric) scoring travels in a ``contextvars`` variable, so samples
 scored concurrently never mix.
 
@@ -32,6 +37,7 @@ from dataclasses import dataclass, field
 from ragas.llms.base import BaseRagasLLM
 from ragas.prompt.pydantic_prompt import PydanticPrompt
 
+from ..budget import BUDGET, OverBudget
 from ..protocol import error_record, jsonable
 
 FIX_KIND = "fix_output_format"
@@ -66,6 +72,19 @@ class Scoring:
     calls: list[PromptCall] = field(default_factory=list)
     stray_replies: list[str] = field(default_factory=list)  # generations outside any prompt (none expected)
     transport_errors: list[dict] = field(default_factory=list)
+    judge_calls: int = 0                        # calls passed on to the judge (the budget counts them)
+    prompt_chars: int = 0                       # characters of their prompts
+    too_large: list[dict] = field(default_factory=list)  # attempts whose reply was over the reply cap
+
+    def count_call(self, prompt_chars: int) -> None:
+        """One more judge call of ``prompt_chars`` characters; OverBudget (Ragas's: no origin) past the
+        request's judge-call or prompt-size cap, before the call is made."""
+        self.judge_calls += 1
+        self.prompt_chars += prompt_chars
+        if self.judge_calls > BUDGET["judge_calls"]:
+            raise OverBudget("judge calls", self.judge_calls)
+        if self.prompt_chars > BUDGET["judge_chars"]:
+            raise OverBudget("prompt size", self.judge_calls, None, self.prompt_chars)
 
 
 _SCORING: contextvars.ContextVar[Scoring | None] = contextvars.ContextVar("ragas_compat_scoring", default=None)
@@ -78,6 +97,25 @@ def start_scoring(kinds: dict[int, str]) -> Scoring:
     _SCORING.set(scoring)
     _CALL.set(None)
     return scoring
+
+
+def _count(prompt: t.Any) -> None:
+    scoring = _SCORING.get()
+    if scoring is not None:
+        text = prompt if isinstance(prompt, str) else getattr(prompt, "to_string", lambda: str(prompt))()
+        scoring.count_call(len(text))
+
+
+def reply_too_large(exc: BaseException) -> None:
+    """``reply_cap``'s listener: an HTTP attempt whose reply was over the cap is a failed attempt of the
+    call being asked (a transport failure, as the client sees it) and is remembered by the scoring."""
+    record = {"type": type(exc).__name__, "message": str(exc)}
+    call, scoring = _CALL.get(), _SCORING.get()
+    if call is not None:
+        call.failed_attempts.append(record)
+    if scoring is not None:
+        scoring.transport_errors.append(record)
+        scoring.too_large.append(record)
 
 
 def capture_prompts() -> None:
@@ -135,6 +173,7 @@ class RecordingLLM(BaseRagasLLM):
             scoring.transport_errors.append(record)
 
     def generate_text(self, prompt, n=1, temperature=0.01, stop=None, callbacks=None):
+        _count(prompt)
         try:
             result = self.inner.generate_text(prompt, n=n, temperature=temperature, stop=stop, callbacks=callbacks)
         except Exception as exc:
@@ -144,6 +183,7 @@ class RecordingLLM(BaseRagasLLM):
         return result
 
     async def agenerate_text(self, prompt, n=1, temperature=0.01, stop=None, callbacks=None):
+        _count(prompt)
         try:
             result = await self.inner.agenerate_text(prompt, n=n, temperature=temperature, stop=stop,
                                                      callbacks=callbacks)
@@ -223,6 +263,7 @@ if InstructorBaseRagasLLM is not None:
             return result
 
         def generate(self, prompt: str, response_model: t.Any) -> t.Any:
+            _count(prompt)
             call = self._call(response_model)
             token = _CALL.set(call)
             try:
@@ -236,6 +277,7 @@ if InstructorBaseRagasLLM is not None:
             return self._parsed(call, result)
 
         async def agenerate(self, prompt: str, response_model: t.Any) -> t.Any:
+            _count(prompt)
             call = self._call(response_model)
             token = _CALL.set(call)
             try:

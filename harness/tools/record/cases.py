@@ -293,7 +293,9 @@ def build_case(sample: Sample, result: dict[str, Any]) -> Built:
         problem = None
         oversized = max(_oversized(calls), len(message) if isinstance(message, str) and
                         len(message) > MAX_REPLY_CHARS else 0)
-        if oversized:
+        if isinstance(record.get("not_replayable"), str):  # the probe stopped it (budget) or capped the reply
+            problem = record["not_replayable"]
+        elif oversized:
             problem = OVERSIZED.format(size=oversized, limit=MAX_REPLY_CHARS, kept=REPLY_KEPT_CHARS)
         elif metric in LLM_METRICS and not calls and isinstance(value, dict) and "error" in value:
             if record.get("llm_replies") or record.get("failed_attempts") or \

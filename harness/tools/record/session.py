@@ -44,8 +44,8 @@ from ragas_compat.cases import parse_suite_text
 from ragas_compat.errors import HarnessInputError, RagasUnavailable
 from ragas_compat.input_limits import Limits, decode_utf8, loads_json, read_bytes, size_text
 from ragas_compat.metrics.registry import metric as metric_spec
-from ragas_compat.probe.protocol import ENTRY_RECORD, probe_command
-from ragas_compat.runner import check_timeout, resolve_executable, run_in_own_group
+from ragas_compat.probe.protocol import ENTRY_RECORD, Budget, probe_command
+from ragas_compat.runner import case_budget, check_timeout, resolve_executable, run_in_own_group, set_case_budget
 from ragas_compat.tools.record.cases import (
     LLM_METRICS,
     NON_LLM_METRICS,
@@ -61,6 +61,25 @@ from ragas_compat.write_preflight import check_output_file
 RECORDING_FORMAT = 1
 PREFLIGHT_TIMEOUT = 10.0            # seconds for the whole GET /models (connect, headers, body)
 PREFLIGHT_MAX_BYTES = 4 * 1024 * 1024  # a model listing is kilobytes
+# the budget of one (sample, metric) where --case-judge-calls / --case-timeout are not given: a live judge
+# is slower than the frozen one (request timeouts, rate-limit retries) and a context-precision sample asks
+# it once per retrieved context (and again to fix a reply's format)
+RECORD_JUDGE_CALLS = 200
+RECORD_CASE_SECONDS = 900.0
+
+
+def record_budget(*, judge_calls: int | None = None, case_seconds: float | None = None,
+                  memory_gib: float | None = None) -> Budget:
+    """The recording probe's budget per (sample, metric) (``protocol.Budget``): the values given
+    (checked as ``run`` checks them: HarnessInputError, exit 2), else ``RECORD_JUDGE_CALLS``,
+    ``RECORD_CASE_SECONDS`` and the probe's default address space."""
+    set_case_budget(judge_calls=RECORD_JUDGE_CALLS if judge_calls is None else judge_calls,
+                    case_seconds=RECORD_CASE_SECONDS if case_seconds is None else case_seconds,
+                    memory_gib=memory_gib)
+    try:
+        return case_budget()
+    finally:
+        set_case_budget()
 
 
 @dataclass(frozen=True)
@@ -328,8 +347,9 @@ def _probe_env() -> dict[str, str]:
 
 
 def run_batch(samples: list[dict[str, Any]], metrics: tuple[str, ...], judge: Judge | None, *, python: str,
-              concurrency: int, timeout: float) -> dict[str, Any]:
-    """One recording-probe subprocess on ``samples``; its output document."""
+              concurrency: int, timeout: float, budget: Budget | None = None) -> dict[str, Any]:
+    """One recording-probe subprocess on ``samples``; its output document (``budget``: per (sample,
+    metric), default ``record_budget()``)."""
     executable = resolve_executable(python)
     with tempfile.TemporaryDirectory(prefix="ragas-compat-record-", ignore_cleanup_errors=True) as tmp:
         output = Path(tmp) / "result.json"
@@ -337,7 +357,7 @@ def run_batch(samples: list[dict[str, Any]], metrics: tuple[str, ...], judge: Ju
                    "targets": [target for name in metrics for target in metric_spec(name).probe_targets()],
                    "judge": None if judge is None else judge.request(),
                    "allow": [list(a) for a in (judge.allow if judge else ())], "sys_path": [os.getcwd()],
-                   "concurrency": concurrency, "output": str(output)}
+                   "concurrency": concurrency, "budget": budget or record_budget(), "output": str(output)}
         (Path(tmp) / "request.json").write_text(json.dumps(request, ensure_ascii=False), encoding="utf-8")
         try:
             proc = run_in_own_group(probe_command(executable, ENTRY_RECORD, str(Path(tmp) / "request.json")),
@@ -375,9 +395,10 @@ def record(dataset_path: Path, out: Path, *, judge: Judge | None, metrics: list[
            python: str = sys.executable, limit: int | None = None, concurrency: int | None = None, batch_size: int = 16,
            timeout: float = 1800.0, suite: str | None = None,
            progress: Callable[[Progress], None] | None = None,
-           announce: Callable[[str], None] | None = None) -> RecordResult:
+           announce: Callable[[str], None] | None = None, budget: Budget | None = None) -> RecordResult:
     """Record ``dataset_path`` into the case file ``out`` (see the module docstring); ``concurrency`` None:
-    the installed Ragas's ``RunConfig.max_workers``, as its ``evaluate()`` runs (``record.concurrency``)."""
+    the installed Ragas's ``RunConfig.max_workers``, as its ``evaluate()`` runs (``record.concurrency``);
+    ``budget``: per (sample, metric), default ``record_budget()``."""
     timeout = check_timeout(timeout)
     for option, value in (("--limit", limit), ("--concurrency", concurrency), ("--batch-size", batch_size)):
         if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < 1):
@@ -410,7 +431,7 @@ def record(dataset_path: Path, out: Path, *, judge: Judge | None, metrics: list[
     for first in range(0, len(todo), batch_size):
         batch = todo[first:first + batch_size]
         document = run_batch([_sample_request(s) for s in batch], chosen, judge, python=python,
-                             concurrency=concurrency, timeout=timeout)
+                             concurrency=concurrency, timeout=timeout, budget=budget)
         results = {r.get("id"): r for r in document.get("samples", [])}
         attempts_failed += sum(int(m.get("failed_attempts") or 0) for r in results.values()
                                for m in (r.get("metrics") or {}).values())
