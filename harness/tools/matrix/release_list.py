@@ -4,7 +4,8 @@ The default list is: the oldest release of the range (its changes are unknown: t
 is outside the range), the last patch of every minor (``0.1.22``, ``0.2.15``, ...), and every release
 whose audited files changed relative to the previous release (by version order, not upload date).
 Pre-releases never count. The history (one entry per release: date, commit, the audited files changed
-since the previous release) is recorded in ``pinned/release-history.toml``; the list it yields is
+since the previous release) is recorded in ``pinned/release-history.toml`` (its audited files derived from
+Ragas's git history by ``release_history.py``); the list it yields is
 committed as ``default_versions`` in ``pinned/versions.toml``, and a test keeps the two equal.
 
 Pure functions over data, plus the loader of the history file.
