@@ -64,7 +64,7 @@ def test_unknown_keys_and_shapes_are_refused_with_file_case_and_path():
     assert found == [
         "cases.json: case 'm': $.cases[1].retrieved_contexts: 'retrieved_contexts' is a single-turn key, but this case "
         "is multi-turn (user_input is a list of messages: Ragas's MultiTurnSample); a multi-turn case takes id, "
-        "category, description, user_input, reference, reference_tool_calls, reference_topics",
+        "category, description, user_input, reference, reference_tool_calls, reference_topics, verdicts",
         "cases.json: case 'm': $.cases[1].user_input[0].tool_calls: only ai messages make tool calls; this is a human message",
         "cases.json: case 'm': $.cases[1].user_input[1].tool_calls[0]: missing required key 'args'",
         "cases.json: case 'm': $.cases[1].user_input[1].tool_calls[0].argz: unknown key 'argz'; did you mean 'args'?",

@@ -15,6 +15,7 @@ from bundled_probe import registry_targets, targets_by_metric
 from ragas_compat.cases import load_default_suite
 from ragas_compat.metrics.registry import all_metrics
 from ragas_compat.probe.judge import scripts as scripts
+from ragas_compat.probe.judge.agents import ATTRIBUTES as AGENT_ATTRIBUTES
 from ragas_compat.probe.judge.answers import ATTRIBUTES as ANSWER_ATTRIBUTES
 from ragas_compat.probe.judge.criteria import PROMPTS as CRITERIA_PROMPTS
 from ragas_compat.probe.judge.ratings import RATING_PROMPTS
@@ -70,7 +71,8 @@ def test_llm_targets_name_their_verdict_key_and_apply_exactly_when_it_is_present
         "context_precision_with_reference", "context_precision_without_reference", "context_recall", "faithfulness",
         "factual_correctness", "context_entity_recall", "noise_sensitivity",
         "answer_accuracy", "context_relevance", "response_groundedness", "answer_correctness", "answer_relevancy",
-        "aspect_critic", "simple_criteria", "rubrics_score", "instance_rubrics"}
+        "aspect_critic", "simple_criteria", "rubrics_score", "instance_rubrics",
+        "agent_goal_accuracy_with_reference", "agent_goal_accuracy_without_reference", "topic_adherence"}
 
 
 def test_the_probe_applies_a_target_exactly_where_the_registry_applies_its_metric(cases):
@@ -96,11 +98,11 @@ class RecordingBook:
         self.calls: list[tuple] = []
         self.instructions: set[str] = set()
 
-    def expect(self, kind, instruction, prompt_input, reply, label):
+    def expect(self, kind, instruction, prompt_input, reply, label, row=None):
         self.instructions.add(instruction)
         self.calls.append(("expect", kind, prompt_input, reply, label))
 
-    def expect_raw(self, kind, instruction, prompt_input, text, label):
+    def expect_raw(self, kind, instruction, prompt_input, text, label, row=None):
         self.instructions.add(instruction)
         self.calls.append(("expect_raw", kind, prompt_input, text, label))
 
@@ -124,7 +126,7 @@ class RecordingBook:
 
 def fake_metric(adapter) -> SimpleNamespace:
     """A metric instance holding its prompts where ``adapter``'s API keeps them."""
-    attributes = [*adapter.attributes.values(), *ANSWER_ATTRIBUTES[adapter.api].values(),
+    attributes = [*adapter.attributes.values(), *ANSWER_ATTRIBUTES[adapter.api].values(), *AGENT_ATTRIBUTES.values(),
                   *(where[adapter.api] for where, _ in CRITERIA_PROMPTS.values() if adapter.api in where)]
     return SimpleNamespace(**{attribute: SimpleNamespace(instruction=f"{adapter.api} {attribute}")
                               for attribute in attributes})
@@ -149,6 +151,8 @@ def same_prompts(calls: list[tuple]) -> list[tuple]:
         if call[0] == "expect" and call[1] == "correctness_classifier" and not (
                 call[2]["answer"] and call[2]["ground_truth"]):
             continue  # AnswerCorrectness: collections asks its classifier only with statements on both sides
+        if call[0] == "expect" and call[1] == "topic_classification" and call[2]["topics"] == []:
+            continue  # TopicAdherence: legacy classifies no topic, collections returns NaN before asking
         if call[0] in ("expect", "allow") and call[1] == scripts.CLAIM_DECOMPOSITION:
             call = (*call[:2], {k: v for k, v in call[2].items() if k not in ("atomicity", "coverage")}, *call[3:])
         out.append(call)

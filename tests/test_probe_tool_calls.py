@@ -18,7 +18,7 @@ METRICS = ("tool_call_accuracy", "tool_call_accuracy_flexible", "tool_call_f1")
 
 @pytest.mark.slow
 def test_bundled_tool_call_cases_through_the_real_probe():
-    cases = tuple(case for case in load_default_suite().cases if case.multi_turn)
+    cases = tuple(case for case in load_default_suite().cases if case.reference_tool_calls is not None)
     assert len(cases) >= 13
     targets = [str(t) for name in METRICS for t in metric(name).ragas_targets]
     probe = run_probe([case.raw for case in cases], targets=targets)

@@ -76,7 +76,8 @@ def verdict_keys_by_kind(schema: Mapping[str, Any]) -> dict[str, tuple[str, ...]
     ``x-verdict-kind`` of the definition its property ``$ref``s (``#/$defs/labelList`` ...), in
     schema order. A verdict property without such a ``$ref`` is an error in the schema."""
     defs = schema.get("$defs", {})
-    properties = defs["case"]["properties"]["verdicts"]["properties"]
+    properties = {**defs["case"]["properties"]["verdicts"]["properties"],
+                  **defs.get("multiTurnCase", {}).get("properties", {}).get("verdicts", {}).get("properties", {})}
     kinds: dict[str, list[str]] = {"label_list": [], "claim_list": []}
     for key, subschema in properties.items():
         ref = subschema.get("$ref", "") if isinstance(subschema, dict) else ""
@@ -469,6 +470,8 @@ def _build_multi_turn_case(raw: dict[str, Any]) -> Case:
         conversation=conversation,
         reference_tool_calls=None if "reference_tool_calls" not in raw else _tool_calls(raw["reference_tool_calls"]),
         reference_topics=_opt_tuple(raw, "reference_topics"),
+        verdicts=MappingProxyType({key: tuple(MappingProxyType(dict(item)) for item in items)
+                                   for key, items in raw.get("verdicts", {}).items()}),
         raw=raw,
     )
 

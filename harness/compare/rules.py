@@ -67,8 +67,9 @@ def _is_binary(value: object) -> bool:
     return isinstance(value, bool) or (type(value) is int and value in (0, 1))
 
 
-# keys of a claim object that are not labels: its text, and which text it was taken from
-NON_LABEL_KEYS = frozenset({"statement", "from"})
+# keys of a claim object that are not labels: its text, and which text it was taken from (and the goal and
+# end state a judge inferred from a conversation: AgentGoalAccuracy's verdicts)
+NON_LABEL_KEYS = frozenset({"statement", "from", "user_goal", "end_state"})
 
 
 def verdict_key(metric: str) -> str:

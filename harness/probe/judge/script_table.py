@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import typing as t
 
+from .agents import goal_script, topic_adherence_script
 from .answers import answer_correctness_script, answer_relevancy_script
 from .criteria import rubrics_script, votes_script
 from .ratings import rating_script
@@ -54,4 +55,8 @@ SCRIPTS: dict[str, t.Callable[[ScriptInputs], Script]] = {
     "rubrics": lambda target: rubrics_script(str(target.verdict_key)),
     "answer_correctness": _fixed(answer_correctness_script),
     "answer_relevancy": _fixed(answer_relevancy_script),
+    # multi-turn agent metrics: the conversation's inferred goal/end state and a 0/1 comparison; the topics
+    "agent_goal_accuracy_with_reference": lambda target: goal_script(str(target.verdict_key), True),
+    "agent_goal_accuracy_without_reference": lambda target: goal_script(str(target.verdict_key), False),
+    "topic_adherence": lambda target: topic_adherence_script(str(target.verdict_key)),
 }
