@@ -39,9 +39,10 @@ import typer
 from rich.console import Console
 from rich.markup import escape
 
-from ragas_compat.errors import ExitCode, HarnessError, RagasUnavailable
+from ragas_compat.errors import ExitCode, HarnessError, HarnessInputError, RagasUnavailable
 from ragas_compat.report.escape import terminal_text
 from ragas_compat.runner import allow_probes, stop_all_probes
+from ragas_compat.write_preflight import check_output_folder
 
 try:  # typer that vendors click: its usage errors derive from TyperException
     from typer.exceptions import TyperException as _UsageErrorBase
@@ -118,14 +119,20 @@ def save_traceback(exc: BaseException) -> str:
     stamp = _dt.datetime.now().strftime("%Y%m%d-%H%M%S")
     failures = []
     for folder in (traceback_folder(), Path(tempfile.gettempdir())):
+        path = None
         try:
+            check_output_folder(folder, "traceback folder")  # a file, read-only or full: the next folder
             folder.mkdir(parents=True, exist_ok=True)
             fd, path = tempfile.mkstemp(prefix=f"ragas-compat-traceback-{stamp}-", suffix=".txt", dir=folder)
             with os.fdopen(fd, "w", encoding="utf-8", errors="backslashreplace") as handle:
                 handle.write(text)
             return path
+        except HarnessInputError as refused:
+            failures.append(str(refused))
         except OSError as exc_saving:
             failures.append(f"{folder}: {exc_saving.strerror or exc_saving}")
+            if path is not None:  # no cut traceback left behind
+                Path(path).unlink(missing_ok=True)
     return "nowhere (" + "; ".join(failures) + ")"
 
 

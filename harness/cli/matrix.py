@@ -46,6 +46,7 @@ from ragas_compat.tools.matrix.release_list import load_default_versions
 from ragas_compat.tools.matrix.report import REPORT_FILES, cases_text, drift_what, write_matrix_reports
 from ragas_compat.tools.matrix.run import VersionColumn, run_matrix
 from ragas_compat.tools.matrix.verdict import MatrixFinding, matrix_exit_code, matrix_findings
+from ragas_compat.write_preflight import check_output_folder
 
 DEFAULT_MATRIX_OUT = DEFAULT_REPORT_DIR / "matrix"  # in the current folder; the committed one: --out reports/matrix --golden
 
@@ -186,8 +187,12 @@ def matrix_command(
                                          ",".join(load_default_versions(versions_file))), pythons)
     rules = load_version_rules(versions_file)
     suite = load_suite(list(cases or []))
-    check_writable(out, REPORT_FILES)
     cache = cache_dir or default_cache_dir()
+    if any(entry.kind == "release" for entry in entries):  # the releases' virtualenvs go there
+        check_output_folder(cache, "--cache-dir")  # before any build: a file, read-only or full is exit 2
+    if record_locks:
+        check_output_folder(lock_dir, "--lock-dir")
+    check_writable(out, REPORT_FILES)
     installer = choose_installer(installer_name.strip().lower())
     columns_bar = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
                            TimeElapsedColumn(), console=console, transient=False)

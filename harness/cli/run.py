@@ -77,7 +77,9 @@ def summary_markdown(audit: Audit, out: Path) -> list[str]:
     rows = [[name, sum(counts.values()), counts_text(counts)]
             for name, counts in sorted(audit.counts(lambda r: r.spec.name).items())]
     lines += ["Classifications per metric:", ""] + list(markdown_table(["metric", "rows", "classifications"], rows))
-    return lines + [f"Reports: {', '.join(f'`{out / name}`' for name in REPORT_FILES)}"]
+    from ragas_compat.report.escape import md_code  # --out is user text
+
+    return lines + [f"Reports: {', '.join(md_code(out / name) for name in REPORT_FILES)}"]
 
 
 @contextlib.contextmanager

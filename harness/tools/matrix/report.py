@@ -23,6 +23,7 @@ from typing import Any
 from ragas_compat.compare.classify import CLASSIFICATIONS, same_float
 from ragas_compat.report.atomic import write_reports_atomically
 from ragas_compat.report.csp import policy_meta
+from ragas_compat.report.escape import md_code, md_text
 from ragas_compat.report.golden import write_golden_files
 from ragas_compat.tools.matrix.drift import MISSING_CLASS, ApiCell, Cell, Drift, Matrix, MatrixRow
 from ragas_compat.values import encode_float
@@ -125,7 +126,8 @@ def render_json(matrix: Matrix) -> str:
 # ---------------------------------------------------------------- Markdown
 
 def _md(text: Any) -> str:
-    return str(text).replace("|", "\\|").replace("\n", " ")
+    """User text (case ids, labels, errors, warnings) as inert Markdown: ``report.escape.md_text``."""
+    return md_text(text)
 
 
 def cases_text(cases: list[str], total: int) -> str:
@@ -175,12 +177,9 @@ def _cell_md(row: MatrixRow, index: int, texts: list[str] | None = None) -> str:
     return _md(text)
 
 
-def _api_md(cell: ApiCell | None) -> str:
-    if cell is None:
-        return "unavailable"
-    if cell.missing:
-        return "missing"
-    parts = [f"`{cell.ragas_class}`" + ("" if cell.exported else " (not exported by ragas.metrics)")]
+def _api_parts(cell: ApiCell) -> tuple[str, list[str]]:
+    """The class, and the texts that follow it, of an API cell (plain text)."""
+    parts = ["" if cell.exported else " (not exported by ragas.metrics)"]
     parts.append("reads: " + (", ".join(cell.fields_accepted) or "?"))
     if cell.fields_dropped:
         parts.append("dropped: " + ", ".join(cell.fields_dropped))
@@ -188,7 +187,24 @@ def _api_md(cell: ApiCell | None) -> str:
         parts.append("declares: " + ", ".join(cell.required_columns))
     if cell.warnings:
         parts.append(f"{len(cell.warnings)} warning(s)")
-    return _md("; ".join(parts))
+    return str(cell.ragas_class), parts
+
+
+def _api_md(cell: ApiCell | None) -> str:
+    if cell is None:
+        return "unavailable"
+    if cell.missing:
+        return "missing"
+    name, parts = _api_parts(cell)
+    return md_code(name) + "; ".join(_md(part) for part in parts)
+
+
+def _api_text(cell: ApiCell | None) -> str:
+    """``_api_md`` as plain text (for the HTML page, which escapes it itself)."""
+    if cell is None or cell.missing:
+        return _api_md(cell)
+    name, parts = _api_parts(cell)
+    return name + "; ".join(parts)
 
 
 def drift_what(drift: Drift) -> str:
@@ -199,10 +215,10 @@ def drift_what(drift: Drift) -> str:
 def _drift_tables_md(drifts: list[Drift], suite: dict) -> list[str]:
     out: list[str] = []
     for pair in dict.fromkeys((d.before, d.after) for d in drifts):
-        out += [f"### {pair[0]} → {pair[1]}", "", "| cause | what | rows | cases |", "|---|---|---|---|"]
+        out += [f"### {_md(pair[0])} → {_md(pair[1])}", "", "| cause | what | rows | cases |", "|---|---|---|---|"]
         for d in (d for d in drifts if (d.before, d.after) == pair):
             cases = cases_text([case for case, _ in d.rows], suite.get("cases") or 0)
-            out.append(f"| {d.kind} | {_md(drift_what(d))} | {len(d.rows)} | {_md(cases)} |")
+            out.append(f"| {_md(d.kind)} | {_md(drift_what(d))} | {len(d.rows)} | {_md(cases)} |")
         out.append("")
     return out
 
@@ -210,7 +226,7 @@ def _drift_tables_md(drifts: list[Drift], suite: dict) -> list[str]:
 def render_markdown(matrix: Matrix) -> str:
     labels = [c.label for c in matrix.columns]
     suite = matrix.suite
-    out = [f"# Ragas version matrix: suite {suite.get('name')} ({suite.get('cases')} cases)", "",
+    out = [f"# Ragas version matrix: suite {_md(suite.get('name'))} ({_md(suite.get('cases'))} cases)", "",
            "Each cell: Ragas's value (6 significant digits; the exact double in a changed cell and where 6 "
            "digits would hide a difference from the next column; exact doubles always in matrix.json) and "
            "its classification "
@@ -239,7 +255,7 @@ def render_markdown(matrix: Matrix) -> str:
             "|---|---|---|---|" + "---|" * len(labels)]
     for row in matrix.rows:
         texts = cell_texts(row)
-        out.append(f"| {_md(row.case_id)} | {row.metric} | {_md(row.target)} | {_md(row.reference)} | "
+        out.append(f"| {_md(row.case_id)} | {_md(row.metric)} | {_md(row.target)} | {_md(row.reference)} | "
                    + " | ".join(_cell_md(row, i, texts) for i in range(len(labels))) + " |")
     out += ["", "## API drift", "", "Per target and version: where the class comes from, the SingleTurnSample "
             "fields it was given and accepted, those the version dropped, the columns the class declares it "
@@ -367,7 +383,7 @@ def render_html(matrix: Matrix) -> str:
     parts.append("</table><h2>API drift</h2><table><tr><th>target</th>"
                  + "".join(f"<th>{_e(label)}</th>" for label in labels) + "</tr>")
     for target, cells in matrix.api.items():
-        parts.append(f"<tr><td>{_e(target)}</td>" + "".join(f"<td>{_e(_api_md(cell)).replace('`', '')}</td>"
+        parts.append(f"<tr><td>{_e(target)}</td>" + "".join(f"<td>{_e(_api_text(cell))}</td>"
                                                             for cell in cells) + "</tr>")
     parts.append("</table></body></html>")
     return "\n".join(parts) + "\n"
