@@ -15,7 +15,10 @@ Predicates (``when.<name>``):
 - ``reference_error_reason``: why the reference refused the row, when it says
   (``judge_reply_unparseable``).
 - ``error_type``: Ragas raised an exception of this class name (``ValueError``).
-- ``error_message``: Ragas raised and the message matches this regular expression (``re.search``).
+- ``error_message``: Ragas raised and the message matches this regular expression (``re.search`` over
+  its first 4,096 characters; the pattern must be in ``compare.safe_pattern``'s subset: no nested
+  quantifiers or alternation inside a quantifier, no backreference, at most one unbounded quantifier,
+  repeat counts up to 1,000, checked when the file is read).
 - ``variant``: Ragas's value is the reference recomputed under one of these named variants of the
   metric (its alternatives ``variant:<name>``: ``bleu_first_sentence``, ``rouge_porter_stemming`` ...).
 - ``inputs``: facts about the case's inputs as this row's metric reads them, all of which must
@@ -40,6 +43,8 @@ from typing import Any, Protocol
 from ragas_compat.cases import Case
 from ragas_compat.cases.loader import unknown_key_message
 from ragas_compat.compare.classify import matching_variant
+from ragas_compat.compare.safe_pattern import UnsafePattern, compile_safe
+from ragas_compat.compare.safe_pattern import search as pattern_search
 from ragas_compat.errors import HarnessInputError
 from ragas_compat.metrics.text_reference import levenshtein_similarity
 from ragas_compat.values import RagasError
@@ -304,7 +309,7 @@ class Condition:
         if self.error_type is not None and not (isinstance(value, RagasError) and value.type in self.error_type):
             return False
         if self.error_message is not None and not (
-                isinstance(value, RagasError) and self.error_message.search(value.message or "")):
+                isinstance(value, RagasError) and pattern_search(self.error_message, value.message or "")):
             return False
         if self.variant is not None and matching_variant(value, reference) not in self.variant:
             return False
@@ -376,10 +381,14 @@ def parse_condition(data: Any, where: str) -> Condition:
             raise HarnessInputError(f"{where}.error_message: expected a regular expression string, got {pattern!r}",
                                     field=f"{where}.error_message", value=pattern)
         try:
-            kwargs["error_message"] = re.compile(pattern)
-        except re.error as exc:
+            kwargs["error_message"] = compile_safe(pattern)
+        except UnsafePattern as exc:  # backtracking without end, or too large to compile
+            raise HarnessInputError(f"{where}.error_message: refused: {exc} (the patterns a rule may use: "
+                                    "ragas_compat.compare.safe_pattern)", field=f"{where}.error_message",
+                                    value=pattern[:200]) from None
+        except (re.error, OverflowError, RecursionError) as exc:
             raise HarnessInputError(f"{where}.error_message: not a valid regular expression: {exc}",
-                                    field=f"{where}.error_message", value=pattern) from None
+                                    field=f"{where}.error_message", value=pattern[:200]) from None
     if "inputs" in data:
         facts = []
         for name in sorted(_names(data["inputs"], f"{where}.inputs")):

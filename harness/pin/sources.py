@@ -271,7 +271,7 @@ def _version_label(version: str | None, manifest: PinManifest) -> str:
         return "Ragas of unknown version"
     try:
         parsed = Version(version)
-    except InvalidVersion:
+    except (InvalidVersion, ValueError):  # ValueError: a number of more than 4,300 digits
         return f"Ragas version {version!r} (not a PEP 440 version)"
     nearest = manifest.pin.nearest_version
     label = (f"development build {version}" if parsed.is_devrelease or parsed.local
@@ -286,7 +286,7 @@ def _commit_hint(version: str | None) -> str | None:
     """The ``g<hex>`` commit prefix setuptools-scm puts in a development version's local part."""
     try:
         local = Version(version).local if version else None
-    except InvalidVersion:
+    except (InvalidVersion, ValueError):  # ValueError: a number of more than 4,300 digits
         return None
     match = re.search(r"(?:^|\.)g([0-9a-f]{7,40})(?:\.|$)", local or "")
     return match.group(1) if match else None
@@ -456,7 +456,7 @@ def release_position(repo: git.Repo) -> tuple[str | None, str | None]:
         return described, None
     try:
         tagged = Version(match.group(1))
-    except InvalidVersion:
+    except (InvalidVersion, ValueError):  # ValueError: a number of more than 4,300 digits
         return described, None
     distance = int(match.group(2))
     if distance == 0:
@@ -472,7 +472,7 @@ def _position_from_manifest(head: str, manifest: PinManifest) -> tuple[str, str]
         if point.commit == head and point.kind == "tag":
             try:
                 return f"reference point {point.name}", str(Version(point.name.removeprefix("v")))
-            except InvalidVersion:
+            except (InvalidVersion, ValueError):  # ValueError: a number of more than 4,300 digits
                 continue
     pin = manifest.pin
     if head != pin.commit:

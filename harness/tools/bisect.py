@@ -142,7 +142,7 @@ def _resolve(repo: git.Repo, ref: str, option: str, source: str) -> str:
     for candidate in (ref, f"origin/{ref}"):
         try:
             return repo.commit(candidate).hexsha
-        except (git.BadName, git.BadObject, ValueError):
+        except (git.BadName, git.BadObject, ValueError, LookupError):  # LookupError: HEAD@{99999}
             continue
     try:
         repo.git.fetch("--quiet", source, ref, env=NO_PROMPT)

@@ -149,6 +149,9 @@ class MatrixEntry:
         return None
 
 
+MAX_VERSION_CHARS = 200  # one --versions entry's release or specifier text
+
+
 def parse_entries(text: str) -> list[MatrixEntry]:
     """``"0.2.15,0.3.9,checkout:../ragas"`` -> entries; a bare version means ``==version``;
     ``">=0.3,<0.4;<0.2"`` is two ranges."""
@@ -181,9 +184,13 @@ def parse_entries(text: str) -> list[MatrixEntry]:
             entries.append(MatrixEntry(piece, "checkout", path=Path(path)))
             continue
         spec_text = release_part.removeprefix("ragas").removeprefix("v").strip()
+        if len(spec_text) > MAX_VERSION_CHARS:  # a 5,000-digit "version" fails deep inside packaging
+            raise HarnessInputError(f"--versions: {piece[:40]!r}... ({len(piece):,} characters) is not a Ragas release "
+                                    f"or specifier (at most {MAX_VERSION_CHARS} characters)", field="--versions",
+                                    value=piece[:200])
         try:
             spec_text = f"=={Version(spec_text)}"
-        except InvalidVersion:
+        except (InvalidVersion, ValueError):  # ValueError: a number of more than 4,300 digits
             pass
         try:
             specifier = SpecifierSet(spec_text)
@@ -257,7 +264,7 @@ def _python_candidates(tag: str):
     for folder in root.glob(f"{tag}.*"):
         try:
             versions.append((Version(folder.name), folder / "bin" / f"python{tag}"))
-        except InvalidVersion:
+        except (InvalidVersion, ValueError):  # ValueError: a number of more than 4,300 digits
             continue
     for _, python in sorted(versions, reverse=True):
         if python.exists():
@@ -294,7 +301,7 @@ def newest_matching(specifier: SpecifierSet, available: Sequence[str]) -> str | 
     for text in available:
         try:
             versions.append(Version(text))
-        except InvalidVersion:
+        except (InvalidVersion, ValueError):  # ValueError: a number of more than 4,300 digits
             continue
     chosen = list(specifier.filter(versions))
     return str(max(chosen)) if chosen else None

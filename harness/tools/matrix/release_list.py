@@ -45,7 +45,7 @@ def final_releases(versions: Iterable[str | Version], first: str | Version, last
     for text in versions:
         try:
             version = Version(str(text))
-        except InvalidVersion:
+        except (InvalidVersion, ValueError):  # ValueError: a number of more than 4,300 digits
             continue
         if not (version.is_prerelease or version.is_devrelease) and low <= version <= high:
             found.add(version)
@@ -112,7 +112,7 @@ def _version(value: object, where: str) -> Version:
     try:
         if isinstance(value, str):
             return Version(value)
-    except InvalidVersion:
+    except (InvalidVersion, ValueError):  # ValueError: a number of more than 4,300 digits
         pass
     raise HarnessInputError(f"{where}: {value!r} is not a PEP 440 version", field=where, value=value)
 
