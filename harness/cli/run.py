@@ -196,7 +196,7 @@ def run(
                                                       "past it the case is one 'Ragas did not finish' cell."),
     case_judge_calls: Optional[int] = typer.Option(None, "--case-judge-calls", min=1,
                                                    help="Judge calls one case may make in one Ragas class "
-                                                        "(default 50)."),
+                                                        "beyond the prompts its script answers (default 50)."),
     case_memory: Optional[float] = typer.Option(None, "--case-memory",
                                                 help="The probe's address space in GiB (default 4; 0: no limit)."),
     shard: Optional[str] = typer.Option(None, "--shard", metavar="K/N",

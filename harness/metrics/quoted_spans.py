@@ -20,6 +20,7 @@ a space (``contexts_joined``: a span may run from one context into the next); an
 regular expression in which any of ten marks (``" “ ” „ ‟ ' ‘ ’ ` ´``) opens a span and any closes it, on
 one line (``ragas_quote_marks``: an apostrophe opens or closes a span, a backtick quotes). With no span
 it returns 1.0 (``no_span_scores_one``; the reference: undefined).
+
 The legacy function ``ragas.metrics.quoted_spans.quoted_spans_alignment(answers, sources)`` (Ragas 0.4.3
 exports no legacy class; the probe calls the function on a dataset of the case alone, target
 ``legacy:quoted_spans_alignment``) searches the contexts joined with a space too, but its pattern holds only
@@ -59,7 +60,6 @@ _RAGAS_QUOTE = re.compile(f"[{re.escape(RAGAS_MARKS)}](.*?)[{re.escape(RAGAS_MAR
 # the legacy function's extraction: the same, with the straight marks only
 FUNCTION_MARKS = "\"'`\u00b4"
 _FUNCTION_QUOTE = re.compile(f"[{re.escape(FUNCTION_MARKS)}](.*?)[{re.escape(FUNCTION_MARKS)}]")
-
 
 CONTEXTS_JOINED = ("QuotedSpansAlignment searches every span in the retrieved contexts joined with a space, so a "
                    "span that runs from the end of one context into the next counts as found")
@@ -108,7 +108,6 @@ def ragas_quoted_spans(text: str) -> list[str]:
 def function_quoted_spans(text: str) -> list[str]:
     """The spans the legacy function's regular expression finds (stripped)."""
     return [m.group(1).strip() for m in _FUNCTION_QUOTE.finditer(text)]
-
 
 
 def long_enough(spans: Sequence[str], min_words: int = MIN_SPAN_WORDS) -> list[str]:

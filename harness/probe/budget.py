@@ -95,9 +95,13 @@ class _Book(t.Protocol):
 
     def answer_generations(self, prompt_text: str, n: int) -> list[str]: ...
 
+    def scripted_prompts(self) -> int: ...
+
 
 def cap_judge_calls(book: _Book, cap: int | None = None, chars: int | None = None) -> _Book:
-    """``book`` (a ``PromptBook``) answering at most ``cap`` calls of ``chars`` prompt characters in all
+    """``book`` (a ``PromptBook``) answering at most ``cap`` calls more than the prompts the case's script
+    holds (a case with 60 contexts asks 60 prompts legitimately; a retry loop asks beyond them), and
+    ``chars`` prompt characters in all
     (defaults: the budget's); the call past either raises :class:`OverBudget` (before the book parses
     the prompt) with the origin of the code that called. Every judge answer goes through
     ``answer_generations``, so the instance's is wrapped."""
@@ -109,7 +113,7 @@ def cap_judge_calls(book: _Book, cap: int | None = None, chars: int | None = Non
     def answer_generations(prompt_text: str, n: int) -> list[str]:
         calls[0] += 1
         size[0] += len(prompt_text)
-        if calls[0] > limit:
+        if calls[0] > limit + book.scripted_prompts():  # the cap counts calls beyond the case's own prompts
             raise OverBudget("judge calls", calls[0], caller_origin(sys._getframe(1)))
         if size[0] > char_limit:
             raise OverBudget("prompt size", calls[0], caller_origin(sys._getframe(1)), size[0])

@@ -246,7 +246,7 @@ class Budget(t.TypedDict):
     recording probe: per (sample, metric)). A case over it is ONE result whose value is a
     :data:`BUDGET_ERROR_TYPE` error ("Ragas did not finish (...)"); the other cases and the run go on."""
 
-    judge_calls: int            # calls to the judge per (case, target); the next one stops the case
+    judge_calls: int            # calls to the judge per (case, target) beyond the prompts its script holds
     judge_chars: int            # characters of the prompts the judge receives per (case, target) (a
                                 # release nesting each format-fix prompt in the next grows them 2x a call)
     case_seconds: float         # wall seconds per (case, target)
@@ -293,8 +293,8 @@ def budget_message(what: str, budget: Budget, calls: int, chars: int = 0) -> str
     """``Ragas did not finish (51 judge calls)``, ``(memory)``, ``(time)``: the message of a case the budget
     stopped, with the limit it ran into and the judge calls it made."""
     if what == "judge calls":
-        return (f"{BUDGET_PREFIX} ({calls} judge calls): the probe stops a case and target at "
-                f"{budget['judge_calls']} judge calls")
+        return (f"{BUDGET_PREFIX} ({calls} judge calls): the probe stops a case and target "
+                f"{budget['judge_calls']} judge calls past the prompts its script answers")
     if what == "prompt size":
         return (f"{BUDGET_PREFIX} (memory): its prompts to the judge reached {chars:,} characters in {calls} "
                 f"judge calls; the probe stops a case and target at {budget['judge_chars']:,}")

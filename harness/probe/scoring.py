@@ -26,6 +26,7 @@ import typing as t
 import warnings
 
 from . import multi_turn
+from .budget import OverBudget, cap_judge_calls, memory_value
 from .judge.prompt_book import PromptBook, StubMismatch
 from .protocol import (
     API_COLLECTIONS,
@@ -59,6 +60,8 @@ def _failure_value(book: PromptBook, exc: Exception) -> EncodedScore:
     """The value of a run that raised: the judge's mismatches if there were any, else the exception,
     with ``"origin": "harness"`` when the harness raised it (the judge's mismatches; an exception whose
     innermost frame is in the probe's code: its scripted judge, its frozen embedding model)."""
+    if isinstance(exc, MemoryError):  # the probe's address space (budget.limit_address_space) ran out
+        return memory_value(exc, len(book.asked), raised_by_probe(exc))
     if book.problems:
         return _mismatch(book.problems)
     return error_record(exc, origin=HARNESS_ORIGIN if raised_by_probe(exc) else None)
@@ -233,7 +236,7 @@ def _record_received(metric: t.Any, fields: tuple[str, ...], received: dict) -> 
 async def run_legacy_target(target: Target, case: dict) -> ProbeResult:
     """Score one case with one legacy target; every failure becomes the result's error value."""
     result = _new_result(case, target)
-    book = PromptBook()
+    book = cap_judge_calls(PromptBook())  # the budget's judge calls per (case, target)
     received: dict = {}
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
@@ -272,6 +275,8 @@ async def run_legacy_target(target: Target, case: dict) -> ProbeResult:
             value = encode_score(await scored)
         except TargetUnavailable as exc:  # no such class or configuration here, or not scripted
             value = _unavailable(exc)
+        except OverBudget as exc:  # Ragas did not finish within the case's budget (budget)
+            value = exc.value(len(book.asked))
         except Exception as exc:
             value = _failure_value(book, exc)
         else:
@@ -357,7 +362,7 @@ def _metric_value(result: t.Any) -> EncodedScore:
 async def run_collections_target(target: Target, case: dict) -> ProbeResult:
     """Score one case with one collections target; every failure becomes the result's error value."""
     result = _new_result(case, target)
-    book = PromptBook()
+    book = cap_judge_calls(PromptBook())  # the budget's judge calls per (case, target)
     judge = None
     inputs = {f: case[f] for f in target.fields_read if f in case}
     with warnings.catch_warnings(record=True) as caught:
@@ -384,6 +389,8 @@ async def run_collections_target(target: Target, case: dict) -> ProbeResult:
             value = _metric_value(await metric.ascore(**arguments))
         except TargetUnavailable as exc:
             value = _unavailable(exc)
+        except OverBudget as exc:
+            value = exc.value(len(book.asked))
         except Exception as exc:
             value = _failure_value(book, exc)
         else:

@@ -155,6 +155,12 @@ class PromptBook:
         self._calls: dict[str, tuple[str, list[ScriptedCall]]] = {}  # kind -> (label, per-call script)
         self.last_scripted = False  # the latest answer came from a per-call script (script_calls)
 
+
+    def scripted_prompts(self) -> int:
+        """How many prompts the case's script answers: its entries, whole-prompt texts and per-call replies
+        (the judge calls a case may legitimately make, before any retry)."""
+        return (len(self._entries) + sum(len(e.replies) for e in self._texts.values())
+                + sum(len(calls) for _, calls in self._calls.values()))
     def ignore_fields(self, kind: str, names: t.Iterable[str]) -> None:
         """Leave the input fields ``names`` of prompt ``kind`` out of its lookup key: fields a Ragas
         generation derives itself and renders into the input (e.g. 0.2.x's own sentence segmentation),
