@@ -283,7 +283,7 @@ def test_run_reads_cases_from_stdin_with_the_same_limits(tmp_path):
     assert "error: <stdin>: the case file is larger than the input limit of 4096 bytes" in output
     output = refused(["run", "--cases", "-", "--out", str(out)], out,
                      input=suite_text(good_case(corpus_relevant_count=1)))
-    assert "<stdin>: case 'c1': $.cases[0].corpus_relevant_count: R = 1 is smaller than the 2 contexts" in output
+    assert "<stdin>: case 'c1': $.cases[0].corpus_relevant_count: R = 1 is smaller than the 2 distinct items" in output
     output = refused(["run", "--cases", "-", "--cases", "-", "--out", str(out)], out, input="{}")
     assert "--cases - is given more than once" in output
 
@@ -381,8 +381,9 @@ def test_r_below_the_relevant_labels_is_refused_by_the_loader_and_by_explain(tmp
     with pytest.raises(HarnessInputError) as caught:
         parse_suite(json.loads(suite_text(case)), source="cases.json")
     assert caught.value.problems == [
-        "cases.json: case 'c1': $.cases[0].corpus_relevant_count: R = 1 is smaller than the 2 contexts labelled "
-        "relevant in verdicts.context_precision_with_reference: R counts every relevant item in the corpus"]
+        "cases.json: case 'c1': $.cases[0].corpus_relevant_count: R = 1 is smaller than the 2 distinct items "
+        "labelled relevant in verdicts.context_precision_with_reference (by exact context text): R counts every "
+        "relevant item in the corpus"]
     path = write(tmp_path, "r.json", suite_text(case))
     out = tmp_path / "out"
     assert "$.cases[0].corpus_relevant_count: R = 1 is smaller" in refused(

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 from fractions import Fraction
 
+from pathlib import Path
+
 import pytest
 
 from ragas_compat.cases import load_default_suite
@@ -124,13 +126,14 @@ def test_the_report_has_its_rows_next_to_the_metric_that_shares_the_class(toy):
 
 
 # -- the README's recipe, step by step, for a Ragas class no built-in metric declares ----------------
-NEW_CLASS = "legacy:AnswerSimilarity"  # SemanticSimilarity's legacy alias (0.4.3: a deprecated subclass)
+NEW_CLASS = "legacy:ToySemanticSimilarity"  # a subclass of Ragas's SemanticSimilarity no metric declares
+TOY_MODULE_DIR = str(Path(__file__).resolve().parent / "data" / "toy_ragas_module")  # on the probe's path
 SEMANTIC = registry.metric("semantic_similarity")
 # step 1: the MetricSpec, its Ragas target declared once (no judge: step 3 needs nothing)
 NEW_SPEC = MetricSpec(
     name="toy_answer_similarity",
     reference_on="cosine of the frozen embeddings of reference and response (semantic_similarity's reference)",
-    ragas=RagasTargets(("AnswerSimilarity",), (), "ragas.metrics._answer_similarity", embeddings=True),
+    ragas=RagasTargets(("ToySemanticSimilarity",), (), "toy_similarity", embeddings=True),
     fields_read=SEMANTIC.fields_read,
     denominator=SEMANTIC.denominator,
     undefined_policy=SEMANTIC.undefined_policy,
@@ -152,17 +155,18 @@ def test_a_new_ragas_class_declared_only_in_its_spec_is_sent_to_the_probe_and_sc
     from ragas_compat.runner import request_targets
 
     assert new_metric.ragas_targets == (NEW_CLASS,)
-    [sent] = [t for t in request_targets() if t["ragas_class"] == "AnswerSimilarity"]
+    [sent] = [t for t in request_targets() if t["ragas_class"] == "ToySemanticSimilarity"]
     assert (sent["metric"], sent["module"], sent["embeddings"], sent["judge"]) == (
-        new_metric.name, "ragas.metrics._answer_similarity", True, None)
+        new_metric.name, "toy_similarity", True, None)
     # step 4's data: the bundled cases with frozen embeddings
     # (a case configuring SemanticSimilarity itself replaces the built-in target compared with here)
     cases = [case for case in load_default_suite().cases if new_metric.applies_to(case) and not case.targets]
     assert len(cases) >= 3
-    probe = run_probe([case.raw for case in cases], targets=[NEW_CLASS, "legacy:SemanticSimilarity"])
+    probe = run_probe([case.raw for case in cases], targets=[NEW_CLASS, "legacy:SemanticSimilarity"],
+                      sys_path_prefix=[TOY_MODULE_DIR])
     assert probe.ok, probe.error
     values = {(r["case_id"], r["target"]): r["value"] for r in probe.output["results"]}
-    for case in cases:  # the alias computes what its parent class computes
+    for case in cases:  # the subclass computes what its parent class computes
         assert values[(case.id, NEW_CLASS)] == values[(case.id, "legacy:SemanticSimilarity")], case.id
     from ragas_compat.cases.model import Suite
 
@@ -176,4 +180,4 @@ def test_a_new_ragas_class_declared_only_in_its_spec_is_sent_to_the_probe_and_sc
 def test_the_new_class_is_not_sent_once_its_metric_is_unregistered():
     from ragas_compat.runner import request_targets
 
-    assert "AnswerSimilarity" not in {t["ragas_class"] for t in request_targets()}
+    assert "ToySemanticSimilarity" not in {t["ragas_class"] for t in request_targets()}
