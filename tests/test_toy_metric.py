@@ -10,7 +10,6 @@ correct registration gives ``identical`` rows everywhere.
 from __future__ import annotations
 
 from fractions import Fraction
-
 from pathlib import Path
 
 import pytest
