@@ -17,6 +17,7 @@ from ragas_compat.compare.headlines import (
     EXACT_IN_JSON,
     MEAN_GAP_FLOOR,
     exact_text,
+    gap_label,
     headline_json,
     short_exact,
 )
@@ -32,28 +33,54 @@ def _gaps(audit):
     return [h for h in audit.headlines if h.kind == "mean_gap"]
 
 
+def _gap(agg):
+    return abs(agg.ragas_mean - float(agg.policy.mean))
+
+
+def _moves_the_mean(agg):
+    """Read from the rows: a row Ragas keeps that the reference drops, drops that the reference defines, or
+    scores otherwise beyond a guard constant or rounding (its per-row class is none of those)."""
+    for row in agg.rows:
+        defined = row_status(row.reference)[0] == "defined"
+        if defined == math.isnan(row.evaluate_value):
+            return True
+        if defined and row.row_classification not in ("identical", "epsilon", "rounding") \
+                and abs(row.evaluate_value - float(row.reference.value)) > 1e-9:
+            return True
+    return False
+
+
 def test_the_context_precision_mean_gap_is_among_the_first_three_findings(audit):
     first = audit.headlines[:3]
     assert "mean_gap:context_precision_with_reference" in [h.key for h in first], [h.key for h in first]
     [cp] = [h for h in first if h.key == "mean_gap:context_precision_with_reference"]
     [agg] = [a for a in audit.dataset_level.targets if a.target == cp.example.target]
     assert f"{agg.ragas_mean:.3f}" in cp.sentence and f"{agg.policy.mean} ≈ {float(agg.policy.mean):.3f}" in cp.sentence
-    assert "22% of the metric's range [0, 1]" in cp.sentence
+    low, high = value_range(agg.metric)
+    assert f"{_gap(agg) / (high - low):.0%} of the metric's range [{low:g}, {high:g}]" in cp.sentence
 
 
 def test_one_mean_gap_finding_per_metric_that_has_one(audit):
+    """A metric, and each configuration cases name (``aspect_critic[strictness=5]``: its own evaluate() mean
+    against its own reference, a group of its own in the dataset level), has at most one finding, keyed
+    ``mean_gap:<label>``; it has one when some target's mean is off by the floor and rows move it."""
     gaps = _gaps(audit)
     assert len(gaps) > 1 and len({h.key for h in gaps}) == len(gaps)
     named = [m for h in gaps for m in h.sentence.split(" mean")[0].removeprefix("evaluate()'s ").split(" and ")]
-    assert len(named) == len(set(named))  # no metric in two findings
+    assert len(named) == len(set(named))  # no metric or configuration in two findings
     assert "context_precision_with_reference" in named and "instance_rubrics" in named
-    for metric, aggregates in audit.dataset_level.by_metric().items():
-        low, high = value_range(metric) or (0.0, 1.0)
+    groups = audit.dataset_level.by_metric()
+    assert all(h.key.removeprefix("mean_gap:") in groups for h in gaps)
+    configured = [label for label in groups if label != groups[label][0].metric]
+    assert any(label in named for label in configured), "the suite's options cases make configured mean gaps"
+    for label, aggregates in groups.items():
+        assert {gap_label(a) for a in aggregates} == {label}
+        low, high = value_range(aggregates[0].metric) or (0.0, 1.0)
         if not math.isfinite(high - low):
             continue
         off = [a for a in aggregates if a.classification.name != "identical" and a.policy.mean is not None
-               and abs(a.ragas_mean - float(a.policy.mean)) >= MEAN_GAP_FLOOR * (high - low)]
-        assert (metric in named) == bool(off), metric
+               and _gap(a) >= MEAN_GAP_FLOOR * (high - low) and _moves_the_mean(a)]
+        assert (label in named) == bool(off), label
     # ranked by weight (the gap relative to the range times the rows moved), most first
     weights = [h.weight for h in gaps]
     assert weights == sorted(weights, reverse=True) and all(w and w > 0 for w in weights)
@@ -127,11 +154,22 @@ def test_cause_texts_are_metric_neutral_and_the_rule_carries_the_specifics(audit
 
 
 def test_the_floor_keeps_guard_constants_out_of_the_mean_gaps(audit):
-    """A mean that differs only by a guard constant or rounding (e.g. faithfulness) is no mean-gap finding."""
+    """A mean that differs only by a guard constant or rounding (e.g. faithfulness's float rounding, or a
+    configuration whose every row is rounded to 2 decimals) is no mean-gap finding; one that a kept undefined
+    or refused row moves is one, however small."""
     keys = {h.key for h in _gaps(audit)}
-    for agg in audit.dataset_level.targets:
-        if agg.policy.mean is not None and abs(agg.ragas_mean - float(agg.policy.mean)) < MEAN_GAP_FLOOR / 2:
-            assert f"mean_gap:{agg.metric}" not in keys, agg.metric
+    groups = audit.dataset_level.by_metric()
+    guard_only = []
+    for label, aggregates in groups.items():
+        defined = [a for a in aggregates if a.policy.mean is not None]
+        if defined and all(_gap(a) < MEAN_GAP_FLOOR / 2 or not _moves_the_mean(a) for a in defined):
+            assert f"mean_gap:{label}" not in keys, label
+            guard_only += [a for a in defined if _gap(a) >= MEAN_GAP_FLOOR]
+    assert guard_only, "the suite has a mean off by rounding alone (more than the floor)"
+    kept_moved = [a for a in audit.dataset_level.targets if a.policy.mean is not None
+                  and _gap(a) >= MEAN_GAP_FLOOR and a.kept_but_dropped_by_reference]
+    named = {m for h in _gaps(audit) for m in h.sentence.split(" mean")[0].removeprefix("evaluate()'s ").split(" and ")}
+    assert kept_moved and all(gap_label(a) in named for a in kept_moved), [a.target for a in kept_moved]
 
 
 def test_the_terminal_prints_the_first_findings_and_counts_the_rest(audit, capsys, monkeypatch):

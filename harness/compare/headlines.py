@@ -11,12 +11,14 @@ Ranking, by consequence for a reported score (within a kind, the one with more r
 0. ``unexplained``: drift (a row or pair no rule explains, a value out of range, an expectations
    problem): the audit cannot vouch for these at all;
 1. ``mean_gap``: Ragas's ``evaluate()`` mean differs from the explicit-policy mean (the headline number):
-   one finding per metric that has one (metrics of one Ragas class with the same two means share it),
-   ranked by ``weight``: the gap relative to the metric's range (``value_range``; for a metric with no
-   fixed range, the span of its values in this suite) times the rows that move the mean (rows Ragas
-   keeps that the reference drops, rows Ragas drops that the reference defines, rows scored otherwise).
-   A gap under ``MEAN_GAP_FLOOR`` of the range is a guard constant or float rounding, which the per-row
-   findings name; it is no mean-gap finding;
+   one finding per metric that has one, a configuration cases name (``aspect_critic[strictness=5]``) counting
+   as a metric of its own since its mean and reference are its own (metrics of one Ragas class with the same
+   two means share it; the key is ``mean_gap:<gap_label>``), ranked by ``weight``: the gap relative to the
+   metric's range (``value_range``; for a metric with no fixed range, the span of its values in this suite)
+   times the rows that move the mean (rows Ragas keeps that the reference drops, rows Ragas drops that the
+   reference defines, rows both define scored otherwise beyond a guard constant or rounding). A gap under
+   ``MEAN_GAP_FLOOR`` of the range, or one no such row moves (every row identical, ``epsilon`` or
+   ``rounding``), is a guard constant or rounding, which the per-row findings name; it is no mean-gap finding;
 2. ``empty_as_zero``: undefined rows scored 0.0, indistinguishable from a real zero, kept in means;
 3. ``divergence`` (explained): Ragas measures something else on these inputs;
 4. ``dedup``, ``coercion`` and ``repeat``: Ragas scored other inputs than the case gave, or counted an input
@@ -46,7 +48,7 @@ from ragas_compat.compare.findings import value_range
 from ragas_compat.compare.rows import AuditRow
 from ragas_compat.compare.rows import reference_text as row_reference_text
 from ragas_compat.values import RagasError
-from ragas_compat.vocabulary import TargetId
+from ragas_compat.vocabulary import Classification, TargetId
 
 Audit = Any  # ragas_compat.compare.audit.Audit (which imports this module): rows, pairs, findings, dataset_level
 
@@ -176,6 +178,14 @@ def _unexplained(audit: Audit) -> list[Headline]:
 
 
 MEAN_GAP_FLOOR = 0.001  # of the metric's range: below it, a mean gap is a guard constant or float rounding
+# rows that differ from the reference only by a guard constant or a rounding of the score: they move no mean
+GUARD_CLASSES = frozenset({Classification.IDENTICAL, Classification.EPSILON, Classification.ROUNDING})
+
+
+def gap_label(agg: Any) -> str:
+    """The metric, or the case-named configuration of it (``aspect_critic[strictness=5]``): the unit of one
+    mean-gap finding, as ``DatasetLevel.by_metric`` groups the targets (its reference is its own)."""
+    return agg.group or agg.metric
 
 
 def gap_span(agg: Any) -> tuple[float, float, bool]:
@@ -223,7 +233,10 @@ def mean_gap_of(agg: Any) -> MeanGap | None:
     kept = agg.kept_but_dropped_by_reference
     dropped = tuple(r for r in agg.dropped_rows if row_status(r.reference)[0] == "defined")
     changed = tuple(r for r in agg.kept if r.reference.value is not None and row_status(r.reference)[0] == "defined"
+                    and r.row_classification not in GUARD_CLASSES
                     and abs(r.evaluate_value - float(r.reference.value)) > tolerance)
+    if not (kept or dropped or changed):
+        return None  # every row is the reference's value up to a guard constant or rounding: no mean gap
     return MeanGap(agg, gap, gap / width, span, kept, dropped, changed)
 
 
@@ -260,7 +273,7 @@ def _range_text(span: tuple[float, float, bool]) -> str:
 def _mean_gap_headline(group: list[MeanGap]) -> Headline:
     first = group[0]
     agg, policy = first.agg, first.agg.policy
-    metrics = list(dict.fromkeys(g.agg.metric for g in group))
+    metrics = list(dict.fromkeys(gap_label(g.agg) for g in group))
     classes = ", ".join(dict.fromkeys(_class(g.agg.target) for g in group))
     means = f"{' and '.join(metrics)} mean{'s' if len(metrics) > 1 else ''}"
     parts = []
@@ -288,12 +301,13 @@ def _mean_gap_headline(group: list[MeanGap]) -> Headline:
                              f"{exact_text(row.reference.value)} in the mean {reference}")
     else:
         example = ExampleRow(None, agg.metric, agg.target, f"mean {ragas}", f"mean {reference}")
-    return Headline(f"mean_gap:{agg.metric}", "mean_gap", sentence, example, first.moved, weight=first.weight)
+    return Headline(f"mean_gap:{gap_label(agg)}", "mean_gap", sentence, example, first.moved, weight=first.weight)
 
 
 def _mean_gap(audit: Audit) -> list[Headline]:
-    """One finding per metric whose evaluate() mean is off the explicit policy's (its target farthest from
-    it, the first on a tie); metrics of one Ragas class with the same two means share one finding."""
+    """One finding per metric (or case-named configuration of it, ``gap_label``: each is its own evaluate()
+    mean against its own reference) whose evaluate() mean is off the explicit policy's (its target farthest
+    from it, the first on a tie); metrics of one Ragas class with the same two means share one finding."""
     level = audit.dataset_level
     if level is None:
         return []
