@@ -22,7 +22,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 
 # The ratchet: the number of errors mypy reports today. It may only go down.
-MYPY_ERRORS = 120
+MYPY_ERRORS = 110
 
 CHECKED = ["-p", "ragas_compat.cases", "-p", "ragas_compat.metrics", "-p", "ragas_compat.compare",
            "-m", "ragas_compat.probe.protocol"]

@@ -100,7 +100,7 @@ def legacy_as_reference(legacy: AuditRow) -> ReferenceOutcome:
     tolerance = legacy.reference.details.get(FLOAT_TOLERANCE)
     if isinstance(tolerance, float):  # two float evaluations, each within the tolerance of the exact value
         details[FLOAT_TOLERANCE] = 2 * tolerance
-    base = {"metric": legacy.spec.name, "details": details, "denominator": legacy.reference.denominator}
+    base: dict[str, Any] = {"metric": legacy.spec.name, "details": details, "denominator": legacy.reference.denominator}
     if isinstance(value, RagasError):
         return ReferenceOutcome(value=None, undefined_reason=None, alternatives={},
                                 refused=(f"the harness raised {value.type} on the legacy path: {value.message}"

@@ -90,7 +90,7 @@ def with_received_inputs(spec: MetricSpec, case: Case, reference: ReferenceOutco
                if name in case.raw and json.dumps(case.raw[name]) != json.dumps(value)}
     if not changed or "coercion" in reference.alternatives:
         return reference
-    as_fields = {name: tuple(value) if isinstance(value, list) else value
+    as_fields: dict[str, Any] = {name: tuple(value) if isinstance(value, list) else value
                  for name, value in changed.items() if name in {f.name for f in dataclasses.fields(Case)}}
     received_case = dataclasses.replace(case, raw={**case.raw, **changed}, **as_fields)
     recomputed = spec.outcome(received_case)

@@ -417,7 +417,7 @@ def _repeat(audit: Audit) -> list[Headline]:
     if not rows:
         return []
     row = rows[0]
-    repeats = row.reference.details["repeats"]
+    repeats: dict[str, Any] = row.reference.details["repeats"]  # type-checked above (isinstance dict)
     distinct = repeats["context_ap_distinct"]
     sentence = (f"Ragas's context precision counts a relevant chunk retrieved more than once as relevant again "
                 f"({_plural(len(rows), 'row')}; the AP of its labels, not of the corpus items): "
