@@ -2,7 +2,7 @@
 
 ``check_output_file(path)`` for a writer of one file (``import``, ``record``, a blessed expectations
 file) and ``check_output_folder(folder)`` for a writer of a folder (reports, a cache) raise one
-``HarnessInputError`` (exit 2, one line naming the path and the reason) when:
+``HarnessInputError`` (exit 2) when:
 
 - the path (or what its symlink points at) is a folder, a FIFO, a character or block device (a
   ``--out`` symlinked to ``/dev/zero``) or a socket, where a regular file should be;
@@ -12,6 +12,11 @@ file) and ``check_output_folder(folder)`` for a writer of a folder (reports, a c
 
 A folder that does not exist yet is not created: the nearest existing ancestor is probed instead
 (the writer creates the rest), so a refused check leaves nothing behind.
+
+Every refusal is one line of one shape, the option, the path given, "not writable", then what cannot be
+done and the reason: ``--out /proc/x: not writable: cannot create it in /proc (No such file or
+directory)``, ``--out /mnt/full/c.json: not writable: cannot write in /mnt/full (the file system is
+full)``, ``--out a.json: not writable: it is a folder, not a regular file; choose another path``.
 """
 
 from __future__ import annotations
@@ -26,8 +31,8 @@ from ragas_compat.errors import HarnessInputError
 
 PROBE_BYTES = 64 * 1024
 
-_KINDS = ((stat.S_ISDIR, "a folder"), (stat.S_ISFIFO, "a FIFO (named pipe)"), (stat.S_ISCHR, "a character device"),
-          (stat.S_ISBLK, "a block device"), (stat.S_ISSOCK, "a socket"))
+_KINDS = ((stat.S_ISREG, "a regular file"), (stat.S_ISDIR, "a folder"), (stat.S_ISFIFO, "a FIFO (named pipe)"),
+          (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"), (stat.S_ISSOCK, "a socket"))
 _REASONS = {errno.EROFS: "the file system is read-only", errno.ENOSPC: "the file system is full",
             errno.EDQUOT: "the disk quota is exhausted", errno.EACCES: "permission denied",
             errno.EPERM: "permission denied"}
@@ -48,21 +53,26 @@ def _existing_ancestor(folder: Path) -> Path:
     return current
 
 
-def _probe_folder(folder: Path, shown: Path, option: str) -> None:
-    """Write, fsync and remove ``PROBE_BYTES`` in ``folder`` (an existing folder)."""
+def _refused(option: str, shown: Path, what: str) -> HarnessInputError:
+    """The one line of every refusal: ``<option> <path>: not writable: <what>``."""
+    return HarnessInputError(f"{option} {shown}: not writable: {what}", field=option, value=str(shown))
+
+
+def _probe_folder(folder: Path, shown: Path, option: str, creating: str | None = None) -> None:
+    """Write, fsync and remove ``PROBE_BYTES`` in ``folder`` (an existing folder). ``creating`` names
+    what the writer would create there (the output folder, or the output file's folder), when it
+    does not exist yet."""
     try:
         info = os.stat(folder)
     except OSError as exc:
-        raise HarnessInputError(f"{option} {shown}: cannot use the folder {folder} ({_reason(exc)})",
-                                field=option, value=str(shown)) from None
+        raise _refused(option, shown, f"cannot use the folder {folder} ({_reason(exc)})") from None
     if not stat.S_ISDIR(info.st_mode):
-        raise HarnessInputError(f"{option} {shown}: {folder} is {_kind(info.st_mode)}, not a folder",
-                                field=option, value=str(shown))
+        raise _refused(option, shown, f"{folder} is {_kind(info.st_mode)}, not a folder")
+    cannot = f"cannot create {creating} in {folder}" if creating else f"cannot write in {folder}"
     try:
         fd, name = tempfile.mkstemp(prefix=".ragas-compat-write-check.", dir=folder)
     except OSError as exc:
-        raise HarnessInputError(f"{option} {shown}: cannot write in {folder} ({_reason(exc)})",
-                                field=option, value=str(shown)) from None
+        raise _refused(option, shown, f"{cannot} ({_reason(exc)})") from None
     try:
         block = b"\0" * PROBE_BYTES
         written = 0
@@ -70,8 +80,7 @@ def _probe_folder(folder: Path, shown: Path, option: str) -> None:
             written += os.write(fd, block[written:])
         os.fsync(fd)
     except OSError as exc:
-        raise HarnessInputError(f"{option} {shown}: cannot write in {folder} ({_reason(exc)})",
-                                field=option, value=str(shown)) from None
+        raise _refused(option, shown, f"{cannot} ({_reason(exc)})") from None
     finally:
         os.close(fd)
         try:
@@ -88,18 +97,18 @@ def check_output_file(path: str | Path, option: str = "--out") -> None:
     except FileNotFoundError:
         info = None
     except OSError as exc:
-        raise HarnessInputError(f"{option} {path}: cannot inspect it ({_reason(exc)})", field=option,
-                                value=str(path)) from None
+        raise _refused(option, path, f"cannot inspect it ({_reason(exc)})") from None
     if info is not None and not stat.S_ISREG(info.st_mode):
         via = f" (a symlink to {os.path.realpath(path)})" if path.is_symlink() else ""
-        raise HarnessInputError(f"{option} {path}: is {_kind(info.st_mode)}{via}, not a regular file; "
-                                "choose another path", field=option, value=str(path))
+        raise _refused(option, path, f"it is {_kind(info.st_mode)}{via}, not a regular file; choose another path")
     parent = path.parent if str(path.parent) else Path(".")
-    _probe_folder(_existing_ancestor(parent), path, option)
+    ancestor = _existing_ancestor(parent)
+    _probe_folder(ancestor, path, option, creating=None if ancestor == parent else "its folder")
 
 
 def check_output_folder(folder: str | Path, option: str = "--out") -> None:
     """HarnessInputError (exit 2) unless files can be written into ``folder`` (or the folders that
     would be created to hold it)."""
     folder = Path(folder)
-    _probe_folder(_existing_ancestor(folder), folder, option)
+    ancestor = _existing_ancestor(folder)
+    _probe_folder(ancestor, folder, option, creating=None if ancestor == folder else "it")

@@ -22,6 +22,7 @@ from ragas_compat.tools.fuzz.runner import FuzzProbeFailed
 
 CLI_DIR = Path(__file__).resolve().parents[1] / "harness" / "cli"
 HELPER_MODULE = CLI_DIR / "common.py"
+SMALL_AUDIT = Path(__file__).resolve().parent / "data" / "audit_run" / "small"  # a saved Ragas run (traces, scores)
 runner = CliRunner()
 
 
@@ -171,6 +172,12 @@ def _bad_inputs(tmp_path: Path) -> dict[tuple[str, ...], tuple[list[str], int, s
                       "[red]no\\x1bsuch.jsonl: dataset not found"),
         ("import",): (["import", str(tmp_path / "[red]no\x1bsuch.jsonl"), str(tmp_path / "l.csv"), "--out",
                        str(tmp_path / "i.json")], 2, "[red]no\\x1bsuch.jsonl: dataset not found"),
+        ("diff",): (["diff", str(tmp_path / "[red]no\x1bsuch.json"), str(tmp_path / "b.json")], 2,
+                    "[red]no\\x1bsuch.json: cannot be read"),
+        ("merge",): (["merge", str(tmp_path / "[red]no\x1bsuch"), "--out", str(tmp_path / "merged")], 2,
+                     "[red]no\\x1bsuch: not a readable shard file"),
+        ("audit-run",): (["audit-run", str(tmp_path / "[red]no\x1bsuch.json"), "--cases-out", str(tmp_path / "c.json"),
+                          "--out", str(tmp_path / "audit")], 2, "[red]no\\x1bsuch.json: traces not found"),
     }
 
 
@@ -214,6 +221,9 @@ INJECTED = {
     ("bench",): ("ragas_compat.cli.bench.run_bench", ["bench", "--quick"]),
     ("record",): ("ragas_compat.cli.record.record", ["record", "d.jsonl", "--out", "rec.json"]),
     ("import",): ("ragas_compat.cli.import_cmd.import_labels", ["import", "d.jsonl", "l.csv", "--out", "imp.json"]),
+    ("diff",): ("ragas_compat.cli.diff.diff_files", ["diff", "a.json", "b.json"]),
+    ("merge",): ("ragas_compat.cli.merge.merge_shards", ["merge", "shard-1", "shard-2"]),
+    ("audit-run",): ("ragas_compat.cli.audit_run.plan_audit", ["audit-run", "traces.json", "--cases-out", "c.json"]),
 }
 
 
@@ -259,6 +269,7 @@ TIMEOUT_COMMANDS = {
     ("matrix",): ["matrix", "--versions", "0.4.3"],
     ("bisect",): ["bisect", "--ragas-checkout", ".", "--good", "a", "--bad", "b", "--case", "cp-worked-example", "--target", "legacy:Faithfulness"],
     ("record",): ["record", "d.jsonl", "--out", "rec.json"],
+    ("audit-run",): ["audit-run", "traces.json", "--cases-out", "c.json"],
 }
 
 
@@ -286,6 +297,8 @@ PYTHON_COMMANDS = {
     ("pin", "show"): ["pin", "show"],
     ("record",): ["record", "d.jsonl", "--out", "rec.json", "--metric", "id_context_recall"],
     ("bisect",): ["bisect", "--ragas-checkout", ".", "--good", "a", "--bad", "b", "--case", "cp-worked-example", "--target", "legacy:Faithfulness"],
+    ("audit-run",): ["audit-run", str(SMALL_AUDIT / "traces.json"), "--scores", str(SMALL_AUDIT / "scores.csv"),
+                     "--cases-out", "c.json"],
 }
 ID_SAMPLE = ('{"user_input": "q", "retrieved_contexts": ["a"], "response": "r", "reference": "x", '
              '"retrieved_context_ids": ["d1"], "reference_context_ids": ["d1"]}\n')
@@ -312,6 +325,7 @@ def test_an_unusable_python_is_exit_3_ragas_could_not_be_run(command, kind, tmp_
     assert result.exit_code == ExitCode.NO_RAGAS, result.output
     assert "error: Ragas could not be run: " in result.output and "Traceback" not in result.output
     assert isinstance(result.exception, SystemExit)
+    assert not (tmp_path / "c.json").exists()  # audit-run: --python is checked before its case file is written
 
 
 def test_version():

@@ -64,10 +64,11 @@ def audit_run(
     check_output_file(cases_out, "--cases-out")
     check_writable(out, REPORT_FILES + AUDIT_FILES)
     with StartedProbe(python=python, timeout=timeout) as started:
-        write_atomically(cases_out, planned.text)
-        suite = load_suite([cases_out])                  # the case file as `run --cases` reads it
+        # --python checked as run checks it (exit 3) before the case file is written
         source = resolve_ragas_source(python=python, checkout=None, git_url=None, allow_other_commit=False,
                                       timeout=timeout, located=started.located())
+        write_atomically(cases_out, planned.text)
+        suite = load_suite([cases_out])                  # the case file as `run --cases` reads it
         metrics = tuple(sorted({g.metric for g in planned.graded if g.metric is not None})) or None
         audit = run_audit(suite, loaded_expectations, source, python=python, timeout=timeout, workers=workers,
                           metrics=metrics, started=started, keep_output=False).audit

@@ -48,8 +48,8 @@ def merge(
 ) -> None:
     """Merge the shards of one run into the report set the unsharded run writes, byte for byte."""
     kinds = parse_fail_on(fail_on)
-    check_writable(out, REPORT_FILES)
     audit = merge_shards(shard_dirs, case_files=cases, expectations_file=expectations)
+    check_writable(out, REPORT_FILES)  # after the shards are read, as run after its cases: bad input writes nothing
     if not audit.rows:
         raise HarnessInputError(f"no (case, Ragas target) row was scored in the shards of suite {audit.suite.name!r}: "
                                 "nothing would be checked; no report written", field="shard")

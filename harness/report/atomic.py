@@ -89,7 +89,8 @@ def check_writable(folder: Path, names: tuple[str, ...] | list[str] = ()) -> Non
         with tempfile.NamedTemporaryFile(dir=folder, prefix=".write-check.", delete=True):
             pass
     except OSError as exc:
-        raise HarnessInputError(f"output folder {folder} is not writable ({exc.strerror})", field="--out") from None
+        raise HarnessInputError(f"--out {folder}: not writable: cannot write in it ({exc.strerror or exc})",
+                                field="--out") from None
     _check_in_the_way(folder, names)
 
 
@@ -97,7 +98,8 @@ def _make_folder(folder: Path) -> None:
     try:
         folder.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
-        raise HarnessInputError(f"output folder {folder}: cannot create it ({exc.strerror})", field="--out") from None
+        raise HarnessInputError(f"--out {folder}: not writable: cannot create it ({exc.strerror or exc})",
+                                field="--out") from None
 
 
 def _kind(mode: int) -> str:
