@@ -1,7 +1,8 @@
 """``ragas-compat import``: a dataset plus a CSV of human or judge labels made elsewhere -> a case file.
 
 ``register(app)`` adds the command (the module is ``import_cmd`` because ``import`` is a keyword).
-Offline: no model is asked. Exit codes: 0 written; 2 bad input or usage (the dataset's or the labels'
+Prints the judge audit pooled over every claim with both labels (counts, agreement, sensitivity,
+false-positive rate, mean bias, exact fractions; undefined where a denominator is 0). Offline: no model is asked. Exit codes: 0 written; 2 bad input or usage (the dataset's or the labels'
 problems, each naming the file, row and column; nothing written).
 """
 
@@ -35,6 +36,12 @@ def import_command(
         stderr().print(f"[bold yellow]warning:[/] {shown(warning)}", highlight=False, soft_wrap=True)
     stdout().print(f"{result.cases} cases in {shown(result.path)} ({result.labelled} with labels from "
                    f"{result.rows} rows; {result.audited} claims in judge audits)", highlight=False)
+    summary = result.judge_audit
+    if summary is None or summary.count == 0:
+        stdout().print("judge audit over all claims: no claim has both a human and a judge label", highlight=False)
+        return
+    for index, line in enumerate(summary.lines()):  # numbers and fixed words only: no user text
+        stdout().print(("  " if index else "") + shown(line), highlight=False, soft_wrap=True)
 
 
 def register(app: typer.Typer) -> None:

@@ -8,12 +8,16 @@ With positives = human label 1:
 - mean bias            = (fp - fn) / n      = judge rate - human rate
 Rates over n are None when n = 0. Both maps must have identical key sets and 0/1 labels
 (booleans allowed); otherwise HarnessInputError names the field. O(n).
+
+``judge_audit_summary`` pools the audits of many cases (an imported dataset's) into one count over
+all their claims: agreement (tp + tn) / n, sensitivity, false-positive rate and mean bias, each an
+exact ``Fraction`` with its numerator and denominator, undefined (None) when the denominator is 0.
 """
 
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from fractions import Fraction
 
@@ -38,6 +42,85 @@ class JudgeAudit:
     human_support_rate: Fraction | None
     judge_support_rate: Fraction | None
     mean_bias: Fraction | None
+
+    @classmethod
+    def from_details(cls, details: Mapping[str, object]) -> JudgeAudit:
+        """The audit back from a reference outcome's ``details`` (``dataclasses.asdict`` of one)."""
+        return cls(**{f.name: details[f.name] for f in dataclasses.fields(cls)})  # type: ignore[arg-type]
+
+
+@dataclass(frozen=True)
+class Rate:
+    """``numerator / denominator`` kept with its counts; ``value`` is None (undefined) when the
+    denominator is 0, and ``undefined`` says why."""
+
+    key: str          # its key in report.json
+    label: str
+    formula: str
+    numerator: int
+    denominator: int
+    undefined: str
+
+    @property
+    def value(self) -> Fraction | None:
+        return Fraction(self.numerator, self.denominator) if self.denominator else None
+
+    def text(self) -> str:
+        """``"agreement = (tp + tn) / n = 5/8 ≈ 0.625"`` or ``"... = 0/0: undefined (why)"``."""
+        shown = ratio_text(self.numerator, self.denominator, self.undefined)
+        value = self.value
+        if value is not None and value.denominator != 1:
+            shown += f" ≈ {float(value):.4g}"
+        return f"{self.label} = {self.formula} = {shown}"
+
+
+@dataclass(frozen=True)
+class JudgeAuditSummary:
+    """The judge audits of many cases pooled: confusion counts over all their claims and the rates."""
+
+    cases: int                     # cases whose audit counted
+    refused: tuple[str, ...]       # ids of the cases whose audit the reference refused (not counted)
+    tp: int
+    fn: int
+    fp: int
+    tn: int
+
+    @property
+    def count(self) -> int:
+        return self.tp + self.fn + self.fp + self.tn
+
+    def rates(self) -> tuple[Rate, ...]:
+        """Agreement, sensitivity, false-positive rate and mean bias, in that order."""
+        tp, fn, fp, tn, n = self.tp, self.fn, self.fp, self.tn, self.count
+        return (
+            Rate("agreement", "agreement", "(tp + tn) / n", tp + tn, n, "no audited claims"),
+            Rate("sensitivity", "sensitivity", "tp / (tp + fn)", tp, tp + fn, "the human marked no claim supported"),
+            Rate("false_positive_rate", "false-positive rate", "fp / (fp + tn)", fp, fp + tn,
+                 "the human marked no claim unsupported"),
+            Rate("mean_bias", "mean bias", "mean(judge − human) = (fp − fn) / n", fp - fn, n, "no audited claims"),
+        )
+
+    def counts_text(self) -> str:
+        return (f"{self.count} claims in {self.cases} case(s): tp {self.tp}, fn {self.fn}, fp {self.fp}, "
+                f"tn {self.tn} (positive = the human's label 1)")
+
+    def lines(self) -> list[str]:
+        """Plain-text lines: the counts, then one line per rate (no user text; ``refused`` holds case ids,
+        which a renderer escapes itself)."""
+        return [f"judge audit over all claims: {self.counts_text()}"] + [rate.text() for rate in self.rates()]
+
+
+def judge_audit_summary(audits: Iterable[tuple[str, JudgeAudit | None]]) -> JudgeAuditSummary:
+    """Pool ``(case id, audit)`` pairs (None: the case's audit was refused, it is listed, not counted)."""
+    cases = tp = fn = fp = tn = 0
+    refused: list[str] = []
+    for case_id, audit in audits:
+        if audit is None:
+            refused.append(case_id)
+            continue
+        cases += 1
+        tp, fn, fp, tn = tp + audit.tp, fn + audit.fn, fp + audit.fp, tn + audit.tn
+    return JudgeAuditSummary(cases, tuple(refused), tp, fn, fp, tn)
 
 
 def _ratio(num: int, den: int) -> Fraction | None:

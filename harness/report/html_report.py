@@ -3,8 +3,9 @@
 Verdict and summary cards first, then the first ranked findings (``Audit.headlines``; the rest fold
 under them), an inline SVG chart of Ragas's ``evaluate()`` mean against the explicit-policy mean per
 metric (the metrics with a mean gap first, each on its own range), the classification counts per
-metric (one stacked bar each), and every row in a table that sorts (click a header) and filters
-(metric, target, category, classification, free text) with exact values. At a 1,400 px wide window
+metric (one stacked bar each), the judge audit pooled over all claims (when cases have one), and
+every row in a table that sorts (click a header) and filters (metric, target, category,
+classification, free text) with exact values. At a 1,400 px wide window
 the row table needs no sideways scrolling: the case, then Ragas's value, the reference, the
 classification and the reason (long ones fold), in a fixed layout whose long texts wrap; the case
 column stays in view if a narrower window scrolls. The rows are
@@ -26,7 +27,7 @@ from ragas_compat.compare.audit import Audit
 from ragas_compat.compare.classify import CLASSIFICATIONS
 from ragas_compat.compare.headlines import Headline, gap_span, mean_gap_of
 from ragas_compat.report.csp import policy_meta
-from ragas_compat.report.text import ragas_text, reference_texts
+from ragas_compat.report.text import judge_audit_summary_of, ragas_text, reference_texts
 from ragas_compat.values import RagasError
 from ragas_compat.vocabulary import Classification
 
@@ -307,6 +308,20 @@ def rows_table(audit: Audit) -> Iterator[str]:
     yield "</tbody></table></div>"
 
 
+def judge_audit_section(audit: Audit) -> list[str]:
+    """The judge audit pooled over every claim of every case, when the run has one (escaped)."""
+    summary = judge_audit_summary_of(audit)
+    if summary is None:
+        return []
+    rates = [rate.text() for rate in summary.rates()]
+    parts = ['<h2 id="judge-audit">Judge audit over all claims</h2>', f"<p>{_e(summary.counts_text())}.</p>", '<ul class="mono">']
+    parts += [f"<li>{_e(rate)}</li>" for rate in rates] + ["</ul>"]
+    if summary.refused:
+        parts.append(f'<p class="muted">Not counted (the reference refused their audit): '
+                     f'{_e(", ".join(summary.refused))}</p>')
+    return parts
+
+
 def render_html(audit: Audit) -> str:
     """``report.html`` as one string (``html_chunks`` joined)."""
     return "".join(html_chunks(audit))
@@ -341,6 +356,7 @@ def html_chunks(audit: Audit) -> Iterator[str]:
     parts += means_chart(audit)
     parts += ['<h2 id="classifications">Classifications per metric</h2>']
     parts += counts_chart(audit)
+    parts += judge_audit_section(audit)
     parts += ['<h2 id="causes">What each classification means</h2><dl>']
     for name in CLASSIFICATIONS:
         if any(r.classification.name == name for r in audit.rows):

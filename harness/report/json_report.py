@@ -37,8 +37,10 @@ from ragas_compat.compare.dataset_level import (
 from ragas_compat.compare.findings import counts, pair_findings, row_findings
 from ragas_compat.compare.headlines import headline_json
 from ragas_compat.compare.verdict import verdict_json
+from ragas_compat.metrics.judge_audit import JudgeAuditSummary
 from ragas_compat.metrics.outcome import ReferenceOutcome
 from ragas_compat.report.drift import expectations_json, finding_json
+from ragas_compat.report.text import judge_audit_summary_of
 from ragas_compat.values import RagasError, encode_detail, encode_float, encode_fraction, encode_ragas_value
 
 # 2: references, received inputs, target fields and warning texts stored once;
@@ -257,6 +259,23 @@ def reference_only_json(row: ReferenceOnlyRow) -> dict[str, Any]:
     return {"case_id": row.case.id, "category": row.case.category, "metric": row.spec.name}
 
 
+def judge_audit_summary_json(summary: JudgeAuditSummary | None) -> dict[str, Any] | None:
+    """The ``judge_audit_summary`` section: the judge_audit outcomes pooled over every claim (null when
+    no case has one). Each rate with its numerator and denominator, exact (a fraction string) and as a
+    float, both null and ``undefined`` saying why when the denominator is 0."""
+    if summary is None:
+        return None
+    section: dict[str, Any] = {"cases": summary.cases, "refused_cases": list(summary.refused),
+                               "claims": summary.count, "tp": summary.tp, "fn": summary.fn, "fp": summary.fp,
+                               "tn": summary.tn}
+    for rate in summary.rates():
+        value = rate.value
+        section[rate.key] = {"formula": rate.formula, "numerator": rate.numerator, "denominator": rate.denominator,
+                             "exact": encode_fraction(value), "value": None if value is None else float(value),
+                             "undefined": None if value is not None else rate.undefined}
+    return section
+
+
 def _full_counts(counter: Counter) -> dict[str, int]:
     return {name: counter.get(name, 0) for name in CLASSIFICATIONS}
 
@@ -411,6 +430,7 @@ def json_sections(audit: Audit) -> dict[str, Any]:
         "targets": targets_json(audit),
         "results": KeyedTable(RESULT_COLUMNS, lambda: result_entries(audit, texts)),
         "reference_only": [reference_only_json(row) for row in audit.reference_only],
+        "judge_audit_summary": judge_audit_summary_json(judge_audit_summary_of(audit)),
         "dataset_level": dataset_level_section(audit),
         "api_paths": api_paths_section(audit, texts),
         "expectations": expectations_json(audit),

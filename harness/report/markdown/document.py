@@ -1,6 +1,6 @@
 """``report.md``: the audit for a reviewer.
 
-Provenance first, then the summary, then one section per classification (the cause in
+Provenance first, then the summary (and the judge audit over all claims when cases have one), then one section per classification (the cause in
 one paragraph, with the concrete rows), then one table per metric with full values.
 """
 
@@ -20,7 +20,7 @@ from ragas_compat.report.markdown.dataset_level import dataset_level_markdown
 from ragas_compat.report.markdown.drift import drift_markdown, expectations_markdown
 from ragas_compat.report.markdown.findings import findings_markdown
 from ragas_compat.report.markdown.table import markdown_table
-from ragas_compat.report.text import ragas_text, reference_texts
+from ragas_compat.report.text import judge_audit_summary_of, ragas_text, reference_texts
 from ragas_compat.vocabulary import Classification
 
 
@@ -87,6 +87,19 @@ def _summary(audit: Audit) -> list[str]:
     lines += ["Cases per category:", ""]
     lines += markdown_table(["category", "cases"], [[md_text(k), v] for k, v in sorted(per_category.items())])
     return lines
+
+
+def _judge_audit_summary(audit: Audit) -> list[str]:
+    """The judge audit pooled over every claim of every case (an imported dataset's), when the run has one."""
+    summary = judge_audit_summary_of(audit)
+    if summary is None:
+        return []
+    rates = [rate.text() for rate in summary.rates()]
+    lines = ["## Judge audit over all claims", "", md_text(summary.counts_text()) + ".", ""]
+    lines += [f"- {md_text(rate)}" for rate in rates]
+    if summary.refused:
+        lines.append(f"- Not counted (the reference refused their audit): {', '.join(md_code(c) for c in summary.refused)}")
+    return lines + [""]
 
 
 def _by_classification(audit: Audit) -> Iterator[str]:
@@ -174,7 +187,8 @@ def markdown_chunks(audit: Audit) -> Iterator[str]:
     lines = chain([f"# Ragas compatibility audit: suite {md_code(audit.suite.name)}", "",
                    "Ragas's own scoring classes and the reference implementations ran on identical frozen "
                    "judge verdicts; every difference is classified below.", ""],
-                  *(part(audit) for part in (findings_markdown, _provenance, _summary, drift_markdown,
+                  *(part(audit) for part in (findings_markdown, _provenance, _summary, _judge_audit_summary,
+                                             drift_markdown,
                                              _by_classification, expectations_markdown, api_paths_markdown,
                                              _per_metric, dataset_level_markdown, _reference_only)))
     yield from _right_stripped(chain([next(lines)], ("\n" + line for line in lines)))

@@ -29,7 +29,8 @@ What each row becomes (``LABEL`` is the column ``--verdicts-from`` names, ``judg
 
 A non-``judge_audit`` row with both labels also goes into the judge audit, under the claim ID
 ``<metric>:<claim_id>``, so the report shows the judge's bias against the human on those labels
-as well. Every dataset sample becomes a case (with no verdicts when no row names it); a text the
+as well; ``ImportResult.judge_audit`` pools those audits over all claims of all cases (agreement,
+sensitivity, false-positive rate, mean bias with their counts). Every dataset sample becomes a case (with no verdicts when no row names it); a text the
 dataset lacks is written as an empty string.
 
 Every problem (the dataset's, then the CSV's: a missing column, an unknown sample id, a label that
@@ -52,6 +53,7 @@ import ragas_compat
 from ragas_compat.cases import parse_suite_text
 from ragas_compat.errors import HarnessInputError
 from ragas_compat.input_limits import Limits, decode_utf8, read_bytes
+from ragas_compat.metrics.judge_audit import JudgeAuditSummary, judge_audit, judge_audit_summary
 from ragas_compat.metrics.registry import metric as metric_spec
 from ragas_compat.tools.record.cases import CP_KEYS, DEFAULT_CATEGORY, repeated_prompt_warnings
 from ragas_compat.tools.record.dataset import MAX_PROBLEMS, Dataset, Sample, csv_field_limit, read_dataset
@@ -75,6 +77,7 @@ class ImportResult:
     rows: int              # CSV rows read
     audited: int           # claims in judge_audit maps, all cases
     warnings: tuple[str, ...] = ()  # the file's warnings (identical prompts labelled differently)
+    judge_audit: JudgeAuditSummary | None = None  # every audited claim of every case pooled
 
 
 @dataclass
@@ -266,7 +269,10 @@ def import_labels(dataset_path: Path, labels_path: Path, out: Path, *, verdicts_
     write_atomically(out, text)
     labelled = sum(1 for c in cases if "verdicts" in c or "judge_audit" in c)
     audited = sum(len(c.get("judge_audit", {}).get("human", {})) for c in cases)
-    return ImportResult(out, len(cases), labelled, len(rows), audited, tuple(repeated_prompt_warnings(cases)))
+    summary = judge_audit_summary((c["id"], judge_audit(c["judge_audit"]["human"], c["judge_audit"]["judge"]))
+                                  for c in cases if "judge_audit" in c)
+    return ImportResult(out, len(cases), labelled, len(rows), audited, tuple(repeated_prompt_warnings(cases)),
+                        summary)
 
 
 def _document_text(dataset: Dataset, labels_path: Path, cases: list[dict[str, Any]], verdicts_from: str,
