@@ -3,8 +3,9 @@
 ``expect bless --cases FILE [--out expectations.toml]`` runs the suite through Ragas and writes its
 current classifications as an expectations file (``ragas_compat.compare.bless``): every row and
 legacy-vs-collections pair named with the classification it has, and the reason of the rule that
-explains it. Review it, commit it, and run with ``ragas-compat run --cases FILE --expectations
-expectations.toml``: that exits 0, and after a change (a Ragas upgrade, an edited verdict) it
+explains it, and every recorded live score the replay cannot reproduce with the recording's reason.
+Review it, commit it, and run with ``ragas-compat run --cases FILE --expectations expectations.toml``:
+that exits 0, and after a change (a Ragas upgrade, an edited verdict) it
 reports exactly the rows that moved.
 """
 
@@ -16,6 +17,7 @@ from pathlib import Path
 import typer
 
 from ragas_compat.cli.common import exits_on_harness_errors, positive_seconds, shown, stdout
+from ragas_compat.compare.replay import not_replayable_outcomes
 from ragas_compat.pin import resolve_ragas_source
 from ragas_compat.pipeline import bless_suite, load_suite
 from ragas_compat.write_preflight import check_output_file
@@ -45,8 +47,11 @@ def bless(
                                   allow_other_commit=allow_other_commit, timeout=timeout)
     audit = bless_suite(suite, source, out, python=python, timeout=timeout).audit
     moved = sum(1 for row in audit.rows if row.classification.name != "identical")
+    not_replayable = len(not_replayable_outcomes(audit))
+    also = f", {not_replayable} recorded live score(s) the replay cannot reproduce (with the recording's reason)," \
+        if not_replayable else ""
     console = stdout()
-    console.print(f"blessed {len(audit.rows)} rows ({moved} not identical) and {len(audit.pairs)} "
+    console.print(f"blessed {len(audit.rows)} rows ({moved} not identical){also} and {len(audit.pairs)} "
                   f"legacy-vs-collections pairs of suite {shown(suite.name)} with Ragas "
                   f"{shown(audit.provenance.get('ragas_version'))} into {shown(out)}", highlight=False)
     console.print(f"review it, commit it, and run: ragas-compat run --cases FILE --expectations {shown(out)}",

@@ -3,7 +3,10 @@
 ``bless(audit)`` renders every row of the audit as a ``[[case]]`` entry and every
 legacy-vs-collections pair as a ``[[path_case]]`` entry (grouped per case and classification), with
 the reason of the rule that explained it, ``bit-equal`` for ``identical`` rows, and the
-classification's own explanation for rows nothing explained. A user reviews and commits the file;
+classification's own explanation for rows nothing explained, and every recorded live score the offline
+replay cannot reproduce (``recording.not_replayable`` of a case written by ``record``) as a
+``[[not_replayable]]`` entry with the reason the recording lists (``ragas_compat.compare.replay``
+accepts it while the recording lists the same reason; never a live value the harness raised). A user reviews and commits the file;
 running again with it (``--expectations FILE``) exits 0, and after a change (of Ragas, or of a
 verdict) exactly the rows that moved are reported, since case entries are strict and name every row.
 ``include_pin_rules = true`` keeps the pin's rules for cases added to the suite later.
@@ -15,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from ragas_compat.compare.findings import out_of_range
+from ragas_compat.compare.replay import not_replayable_outcomes
 from ragas_compat.toml_text import toml_inline_list, toml_string
 
 IDENTICAL_REASON = "bit-equal to the reference value"
@@ -82,6 +86,14 @@ def _pair_entries(audit: Any) -> list[str]:
     return lines
 
 
+def _not_replayable_entries(audit: Any) -> list[str]:
+    lines: list[str] = []
+    for case_id, target, why in not_replayable_outcomes(audit):
+        lines += ["[[not_replayable]]", f"case = {toml_string(case_id)}", f"target = {toml_string(target)}",
+                  f"reason = {toml_string(why)}", ""]
+    return lines
+
+
 def bless(audit: Any) -> str:
     """The expectations file (TOML text) that names every row and pair of ``audit`` as it is."""
     provenance = audit.provenance or {}
@@ -96,7 +108,11 @@ def bless(audit: Any) -> str:
         "include_pin_rules = true",
         "",
     ]
-    return "\n".join(header + _row_entries(audit) + _pair_entries(audit)).rstrip() + "\n"
+    not_replayable = _not_replayable_entries(audit)
+    if not_replayable:
+        header[-3:-3] = ["# A recorded live score the replay cannot reproduce is accepted by its [[not_replayable]]",
+                         "# entry only while the recording lists the same reason."]
+    return "\n".join(header + _row_entries(audit) + _pair_entries(audit) + not_replayable).rstrip() + "\n"
 
 
 def write_blessed(audit: Any, path: Path) -> Path:

@@ -1,6 +1,6 @@
 """Expected classifications: known Ragas semantics as rules, a user's deliberate exceptions by case id.
 
-An expectations file is TOML. Four kinds of entries, all optional:
+An expectations file is TOML. Five kinds of entries, all optional:
 
 ``[[rule]]`` explains rows by what produces their classification, whatever their case id::
 
@@ -39,6 +39,20 @@ one row, and an entry naming a row of the run's cases and targets that the run d
 ``[[path_rule]]`` and ``[[path_case]]`` do the same for legacy-vs-collections pairs
 (``ragas_compat.compare.api_paths``), with ``legacy_targets`` and ``collections_targets`` instead of
 ``targets``; their condition reads the case's reference outcome and the collections side's value.
+
+``[[not_replayable]]`` accepts a recorded live score the offline replay cannot reproduce (a case
+written by ``ragas-compat record`` lists it under ``recording.not_replayable`` with a reason), and ``bless``
+writes one for each::
+
+    [[not_replayable]]
+    case = "rec-7"
+    target = "legacy:LLMContextRecall"
+    reason = "..."                               # the recording's reason, word for word
+
+``ragas_compat.compare.replay`` accepts the outcome only while the recording still lists that reason for
+that target: a changed reason, another target, or a live value the harness raised (no entry explains a
+harness error) is still a ``replay_mismatch``; an entry naming a case of the run whose recording does not
+list the target as not replayable is stale, a problem too.
 
 Top level: ``include_pin_rules`` (default true) — a user's file is applied *before* the pin's rules
 (``pinned/expectations.toml``), so it only needs its exceptions; ``false`` uses the file alone.
@@ -204,6 +218,25 @@ class CaseEntry:
                            self.allow_out_of_range)
 
 
+@dataclass(frozen=True)
+class NotReplayableEntry:
+    """A ``[[not_replayable]]``: the recorded live score of (case, target) is accepted as not replayable
+    for ``reason`` (the recording's ``not_replayable`` text, compared word for word)."""
+
+    index: int
+    case: str
+    target: str
+    reason: str
+    origin: str
+
+    @property
+    def where(self) -> str:
+        return f"not_replayable[{self.index}]"
+
+    def accepts(self, reason: str) -> bool:
+        return self.reason == str(reason).strip()
+
+
 def _same_origin(entries: list[CaseEntry]) -> list[CaseEntry]:
     """The entries of the first entry's file: a layered file's entry overrides the pin's for the same
     row (no problem), two entries of one file naming a row are ambiguous (a problem)."""
@@ -229,6 +262,7 @@ class Expectations:
     # the version rules see when the Ragas that ran reports none usable (a checkout: "unknown version"),
     # derived from its place among the release tags (pin.sources.release_position)
     release_position: str | None = None
+    not_replayable: tuple[NotReplayableEntry, ...] = ()
 
     def for_ragas(self, version: str | None) -> Expectations:
         if self.release_position is not None and not _is_version(version):
@@ -247,7 +281,12 @@ class Expectations:
         """This file's entries first, then ``base``'s rules and case entries."""
         return Expectations(f"{self.source} + {base.source}", self.rules + base.rules, self.cases + base.cases,
                             self.path_rules + base.path_rules, self.path_cases + base.path_cases,
-                            self.ragas_version, self.include_pin_rules, self.release_position)
+                            self.ragas_version, self.include_pin_rules, self.release_position,
+                            self.not_replayable + base.not_replayable)
+
+    def accepting_not_replayable(self, case_id: str, target: str) -> NotReplayableEntry | None:
+        """The first ``[[not_replayable]]`` entry naming (case, target), whatever its reason."""
+        return next((e for e in self.not_replayable if (e.case, e.target) == (case_id, target)), None)
 
     # rows ---------------------------------------------------------------
 
@@ -362,13 +401,15 @@ class Expectations:
 
 # --------------------------------------------------------------------------- parsing
 
-TOP_LEVEL_KEYS = ("include_pin_rules", "rule", "path_rule", "case", "path_case", "deviation", "path_deviation")
+TOP_LEVEL_KEYS = ("include_pin_rules", "rule", "path_rule", "case", "path_case", "deviation", "path_deviation",
+                  "not_replayable")
 RULE_KEYS = ("id", "classification", "ragas", "targets", "metrics", "when", "allow_out_of_range", "reason",
              "upstream")
 PATH_RULE_KEYS = ("id", "classification", "ragas", "legacy_targets", "collections_targets", "metrics", "when",
                   "reason", "upstream")
 CASE_KEYS = ("case", "cases", "targets", "classification", "allow_out_of_range", "reason", "upstream")
 PATH_CASE_KEYS = ("case", "cases", "legacy_targets", "collections_targets", "classification", "reason", "upstream")
+NOT_REPLAYABLE_KEYS = ("case", "target", "reason")
 
 
 def _check_keys(entry: Mapping[str, Any], valid: tuple[str, ...], where: str) -> None:
@@ -474,6 +515,20 @@ def _case_entry(entry: Mapping[str, Any], index: int, table: str, where: str, or
                      allow_out_of_range=_flag(entry, "allow_out_of_range", where))
 
 
+def _not_replayable_entry(entry: Mapping[str, Any], index: int, where: str, origin: str) -> NotReplayableEntry:
+    _check_keys(entry, NOT_REPLAYABLE_KEYS, where)
+    for key in ("case", "target"):
+        value = entry.get(key)
+        if not isinstance(value, str) or not value:
+            raise HarnessInputError(f"{where}.{key}: expected a {'case id' if key == 'case' else 'Ragas target'} "
+                                    f"string, got {value!r}", field=f"{where}.{key}", value=value)
+    reason = entry.get("reason")
+    if not isinstance(reason, str) or not reason.strip():
+        raise HarnessInputError(f"{where}.reason: the recording's not-replayable reason is required",
+                                field=f"{where}.reason", value=reason)
+    return NotReplayableEntry(index, entry["case"], entry["target"], reason.strip(), origin)
+
+
 def parse_expectations(data: Mapping[str, Any], source: str) -> Expectations:
     """An expectations file's parsed TOML; every problem names the file, the entry and the key."""
     _check_keys(data, TOP_LEVEL_KEYS, source)
@@ -492,12 +547,21 @@ def parse_expectations(data: Mapping[str, Any], source: str) -> Expectations:
             where = f"{source}: {table}[{index}]"
             parsed = _case_entry(entry, index, table, where, source, path=path)
             (path_cases if path else cases).append(parsed)
+    not_replayable: list[NotReplayableEntry] = []
+    for index, entry in _entries(data, "not_replayable", source):
+        parsed_entry = _not_replayable_entry(entry, index, f"{source}: not_replayable[{index}]", source)
+        twin = next((e for e in not_replayable if (e.case, e.target) == (parsed_entry.case, parsed_entry.target)), None)
+        if twin is not None:
+            raise HarnessInputError(f"{source}: not_replayable[{index}] names ({parsed_entry.case}, "
+                                    f"{parsed_entry.target}), already named by {twin.where}",
+                                    field=f"not_replayable[{index}]", value=parsed_entry.target)
+        not_replayable.append(parsed_entry)
     include = data.get("include_pin_rules", True)
     if not isinstance(include, bool):
         raise HarnessInputError(f"{source}: include_pin_rules: expected true or false, got {include!r}",
                                 field="include_pin_rules", value=include)
     return Expectations(source, tuple(rules), tuple(cases), tuple(path_rules), tuple(path_cases),
-                        include_pin_rules=include)
+                        include_pin_rules=include, not_replayable=tuple(not_replayable))
 
 
 def parse_expectations_text(text: str, source: str) -> Expectations:

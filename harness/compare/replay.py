@@ -8,7 +8,12 @@ NaN, or the same error type and message. ``replay_problems(audit)`` lists, as
 
 - a replayed row whose value differs from the recorded live value;
 - a recorded live value the case cannot replay (``recording.not_replayable``, e.g. an unparseable
-  reply to a claim-list prompt), whose target therefore has no row;
+  reply to a claim-list prompt), whose target therefore has no row, unless an expectations file's
+  ``[[not_replayable]]`` entry (what ``expect bless`` writes) names it with the reason the recording
+  still lists: the accounting still counts it "not replayable (why)" and says the file accepted it. A
+  changed reason, a target no entry names, or a live value the harness raised stays a problem, and so
+  does an entry naming a case of the run whose recording does not list that target as not replayable
+  (a stale entry);
 - a replayed row whose live run the verdicts do not hold completely (``recording.not_frozen``, e.g.
   faithfulness statements the NLI reply did not judge): the replay may reproduce the score, but not
   the live prompts, so it is reported too (with the value comparison).
@@ -77,9 +82,31 @@ def _left_out(target: str, selected: frozenset[str] | None) -> bool:
 class _Outcome:
     case_id: str
     target: str
-    status: str            # reproduced, raised, not_frozen, differs, not_replayable, no_row, unchecked
+    status: str            # reproduced, raised, not_frozen, differs, not_replayable, accepted, no_row, unchecked
     classification: str | None
     message: str | None
+    why: str | None = None       # the recording's not-replayable reason (not_replayable, accepted)
+    accepted_by: str | None = None  # the expectations file whose entry accepted it (accepted)
+    harness: bool = False        # the live value is the harness's own error: no entry accepts it
+
+
+def _not_replayable(audit: Any, case_id: str, target: str, live: Any, why: str) -> _Outcome:
+    """A live value the recording lists as not replayable: accepted when an expectations entry names it
+    with the same reason (and Ragas, not the harness, gave the live value), else a problem."""
+    message = f"the recorded live value ({_shown(live)}) is not replayed: {why}"
+    expectations = getattr(audit, "expectations", None)
+    entry = expectations.accepting_not_replayable(case_id, target) if expectations is not None else None
+    harness = isinstance(live, RagasError) and live.raised_by_harness
+    if entry is None:
+        return _Outcome(case_id, target, "not_replayable", None, message, why, harness=harness)
+    if harness:
+        return _Outcome(case_id, target, "not_replayable", None, message + f"; {entry.origin} {entry.where} cannot "
+                        "accept it: the live value is the harness's own error, which no entry explains", why,
+                        harness=True)
+    if not entry.accepts(why):
+        return _Outcome(case_id, target, "not_replayable", None, message + f"; {entry.origin} {entry.where} accepts "
+                        f"it only for another reason: {entry.reason}", why)
+    return _Outcome(case_id, target, "accepted", None, None, why, entry.origin)
 
 
 def _outcomes(audit: Any) -> Iterator[_Outcome]:
@@ -97,8 +124,7 @@ def _outcomes(audit: Any) -> Iterator[_Outcome]:
             row = rows.get((case.id, target))
             if row is None:
                 if target in not_replayable:
-                    yield _Outcome(case.id, target, "not_replayable", None,
-                                   f"the recorded live value ({_shown(live)}) is not replayed: {not_replayable[target]}")
+                    yield _not_replayable(audit, case.id, target, live, str(not_replayable[target]))
                 elif _left_out(target, selected):
                     yield _Outcome(case.id, target, "unchecked", None, None)
                 else:
@@ -165,6 +191,8 @@ class ReplayAccount:
     unchecked: int = 0           # left out with --metric
     not_replayable: dict[str, int] = field(default_factory=dict)  # reason -> live scores
     raised: int = 0              # Ragas raised the recorded type again before asking the judge (recording.raised)
+    accepted: int = 0            # of the not replayable: accepted by an expectations file's entry
+    accepted_by: tuple[str, ...] = ()  # those files
 
     def line(self) -> str:
         """``replay: 12 live scores, 11 reproduced bit for bit, 1 not replayable (why), 0 unchecked``."""
@@ -179,6 +207,10 @@ class ReplayAccount:
             parts.append(f"{self.no_row} with no replayed row")
         count = sum(self.not_replayable.values())
         why = "; ".join(f"{n}: {reason}" if count > 1 else reason for reason, n in sorted(self.not_replayable.items()))
+        if self.accepted:
+            files = ", ".join(self.accepted_by)
+            why += (f"; {'accepted' if self.accepted == count else f'{self.accepted} accepted'} by the "
+                    f"expectations file{'s' if len(self.accepted_by) > 1 else ''} {files}")
         parts.append(f"{count} not replayable" + (f" ({why})" if why else ""))
         parts.append(f"{self.unchecked} unchecked" + (" (left out with --metric)" if self.unchecked else ""))
         return ", ".join(parts)
@@ -187,7 +219,7 @@ class ReplayAccount:
         return {"live": self.live, "reproduced": self.reproduced, "not_frozen": self.not_frozen,
                 "differs": self.differs, "no_row": self.no_row, "unchecked": self.unchecked,
                 "not_replayable": dict(sorted(self.not_replayable.items())), "raised": self.raised,
-                "line": self.line()}
+                "accepted": self.accepted, "accepted_by": list(self.accepted_by), "line": self.line()}
 
 
 def replay_account(audit: Any) -> ReplayAccount | None:
@@ -196,17 +228,51 @@ def replay_account(audit: Any) -> ReplayAccount | None:
     if not outcomes and not any(isinstance((c.raw or {}).get("recording"), dict) for c in audit.suite.cases):
         return None
     status = Counter(o.status for o in outcomes)
-    reasons = Counter(_reason(o.message or "") for o in outcomes if o.status == "not_replayable")
+    reasons = Counter(_reason(o.why or "") for o in outcomes if o.status in ("not_replayable", "accepted"))
+    accepted_by = tuple(dict.fromkeys(o.accepted_by or "" for o in outcomes if o.status == "accepted"))
     return ReplayAccount(len(outcomes), status["reproduced"], status["not_frozen"], status["differs"],
-                         status["no_row"], status["unchecked"], dict(reasons), status["raised"])
+                         status["no_row"], status["unchecked"], dict(reasons), status["raised"],
+                         status["accepted"], accepted_by)
 
 
-def _reason(message: str) -> str:
-    return message.split(" is not replayed: ", 1)[-1].strip().splitlines()[0][:160] if message else ""
+def _reason(why: str) -> str:
+    return (why.strip().splitlines() or [""])[0][:160]
+
+
+def _stale_entries(audit: Any, outcomes: list[_Outcome]) -> Iterator[tuple[str, str, str | None, str]]:
+    """``[[not_replayable]]`` entries naming a case of the run whose recording does not list the target as
+    not replayable (or whose target ``--metric`` left out: nothing to say then)."""
+    expectations = getattr(audit, "expectations", None)
+    if expectations is None or not expectations.not_replayable:
+        return
+    listed = {(o.case_id, o.target) for o in outcomes if o.status in ("not_replayable", "accepted")}
+    cases = {case.id for case in audit.suite.cases}
+    selected = _selected(audit)
+    seen: set[tuple[str, str]] = set()
+    for entry in expectations.not_replayable:
+        key = (entry.case, entry.target)
+        if entry.case not in cases or key in listed or key in seen or _left_out(entry.target, selected):
+            continue
+        seen.add(key)
+        yield (entry.case, entry.target, None,
+               f"{entry.origin}: {entry.where} accepts ({entry.case}, {entry.target}) as not replayable "
+               f"({entry.reason}), but the case's recording does not list that target as not replayable")
+
+
+def not_replayable_outcomes(audit: Any) -> list[tuple[str, str, str]]:
+    """``(case_id, target, the recording's reason)`` for every live score the recording lists as not
+    replayable that an expectations entry could accept (not a live value the harness raised), accepted
+    or not: what ``expect bless`` writes."""
+    found = []
+    for outcome in _outcomes(audit):
+        if outcome.status in ("not_replayable", "accepted") and outcome.why is not None and not outcome.harness:
+            found.append((outcome.case_id, outcome.target, outcome.why.strip()))
+    return found
 
 
 def replay_problems(audit: Any) -> list[tuple[str, str, str | None, str]]:
     """``(case_id, target, classification of the replayed row or None, message)`` for every recorded
     live score the replay does not reproduce, or whose reproduction nothing checked."""
-    return [(o.case_id, o.target, o.classification, o.message or "") for o in _outcomes(audit)
-            if o.status not in ("reproduced", "raised", "unchecked")]
+    outcomes = list(_outcomes(audit))
+    return [(o.case_id, o.target, o.classification, o.message or "") for o in outcomes
+            if o.status not in ("reproduced", "raised", "unchecked", "accepted")] + list(_stale_entries(audit, outcomes))
