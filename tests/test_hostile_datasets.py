@@ -134,7 +134,7 @@ def test_a_parquet_bomb_is_refused_from_its_footer(tmp_path):
     proc, peak_kib = run_import(path, tmp_path)
     seconds = time.monotonic() - started
     assert proc.returncode == 2
-    assert "bomb.parquet: the dataset has 600,000 rows than the limit of 10,000 samples" in one_line(proc)
+    assert "bomb.parquet: the dataset has 600,000 rows, more than the limit of 10,000 samples" in one_line(proc)
     assert peak_kib < 400 * 1024, f"peak RSS {peak_kib / 1024:.0f} MiB"
     assert seconds < 60
 
@@ -197,7 +197,7 @@ def test_hugging_face_rows_are_counted_before_they_are_materialised(tmp_path, mo
     folder = hf_folder(tmp_path, [ROW] * 12)
     monkeypatch.setenv("RAGAS_COMPAT_MAX_CASES", "10")
     monkeypatch.setattr(datasets.Dataset, "to_list", lambda self: pytest.fail("materialised before the count"))
-    with pytest.raises(HarnessInputError, match="the dataset has 12 rows than the limit of 10 samples"):
+    with pytest.raises(HarnessInputError, match="the dataset has 12 rows, more than the limit of 10 samples"):
         read_dataset(folder, {})
 
 

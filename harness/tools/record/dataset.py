@@ -125,7 +125,7 @@ def _rows_json(text: str, name: str, problems: list[str], limits: Limits) -> lis
 
 
 def _too_many(name: str, limits: Limits, count: int | None = None) -> None:
-    has = f"{count:,} rows" if count is not None else "more rows"
+    has = f"{count:,} rows, more" if count is not None else "more rows"
     raise HarnessInputError(f"{name}: the dataset has {has} than the limit of {limits.max_cases:,} samples "
                             "(raise it with RAGAS_COMPAT_MAX_CASES=N)", field="dataset")
 
