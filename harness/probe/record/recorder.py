@@ -176,6 +176,8 @@ class RecordingLLM(BaseRagasLLM):
         _count(prompt)
         try:
             result = self.inner.generate_text(prompt, n=n, temperature=temperature, stop=stop, callbacks=callbacks)
+        except MemoryError:  # over the address space: no retry of Ragas's can help, so past them
+            raise OverBudget("memory") from None
         except Exception as exc:
             self._failed(exc)
             raise
@@ -187,6 +189,8 @@ class RecordingLLM(BaseRagasLLM):
         try:
             result = await self.inner.agenerate_text(prompt, n=n, temperature=temperature, stop=stop,
                                                      callbacks=callbacks)
+        except MemoryError:  # over the address space: no retry of Ragas's can help, so past them
+            raise OverBudget("memory") from None
         except Exception as exc:
             self._failed(exc)
             raise
@@ -268,6 +272,8 @@ if InstructorBaseRagasLLM is not None:
             token = _CALL.set(call)
             try:
                 result = self.inner.generate(prompt, response_model)
+            except MemoryError:  # over the address space: no retry of Ragas's can help, so past them
+                raise OverBudget("memory") from None
             except Exception as exc:
                 if call is not None:
                     call.error = error_record(exc)
@@ -282,6 +288,8 @@ if InstructorBaseRagasLLM is not None:
             token = _CALL.set(call)
             try:
                 result = await self.inner.agenerate(prompt, response_model)
+            except MemoryError:  # over the address space: no retry of Ragas's can help, so past them
+                raise OverBudget("memory") from None
             except Exception as exc:
                 if call is not None:
                     call.error = error_record(exc)
