@@ -24,26 +24,23 @@ ROW = {"user_input": "When was Alderworks founded?", "retrieved_contexts": ["Ald
        "response": "In 1900.", "reference": "Alderworks was founded in 1900."}
 
 
+# Runs a command as its only child and writes the child's peak RSS (KiB) to argv[1]: measured in a process
+# of its own, since this test process's RUSAGE_CHILDREN holds the largest child of every earlier test.
+_PEAK_WRAPPER = ("import resource, subprocess, sys\n"
+                 "code = subprocess.run(sys.argv[2:]).returncode\n"
+                 "open(sys.argv[1], 'w').write(str(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss))\n"
+                 "sys.exit(code)\n")
+
+
 def run_import(dataset: Path, tmp_path: Path, *, timeout: float = 120) -> tuple[subprocess.CompletedProcess, int]:
     """``ragas-compat import DATASET labels.csv --out case.json``; the process and its peak RSS (KiB)."""
     labels = tmp_path / "labels.csv"
     labels.write_text("sample_id,claim_id,human_label,judge_label\nrow-1,c1,1,1\n", encoding="utf-8")
-    proc = subprocess.Popen([*CLI, "import", str(dataset), str(labels), "--out", str(tmp_path / "case.json")],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    try:
-        out, err = proc.communicate(timeout=timeout)
-    except subprocess.TimeoutExpired:
-        proc.kill()
-        proc.communicate()
-        raise
-    _, _, usage = os.wait4(proc.pid, os.WNOHANG) if proc.returncode is None else (0, 0, None)
-    peak = usage.ru_maxrss if usage else _peak_of_last_child()
-    return subprocess.CompletedProcess(proc.args, proc.returncode, out, err), peak
-
-
-def _peak_of_last_child() -> int:
-    import resource
-    return resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    peak_file = tmp_path / "peak-kib.txt"
+    command = [*CLI, "import", str(dataset), str(labels), "--out", str(tmp_path / "case.json")]
+    proc = subprocess.run([sys.executable, "-c", _PEAK_WRAPPER, str(peak_file), *command],
+                          capture_output=True, text=True, timeout=timeout)
+    return subprocess.CompletedProcess(command, proc.returncode, proc.stdout, proc.stderr), int(peak_file.read_text())
 
 
 def one_line(proc: subprocess.CompletedProcess) -> str:
