@@ -115,3 +115,25 @@ def test_a_timeout_while_scoring_says_how_far_the_probe_got_and_what_to_do():
     message = timed_out_message(600, (27692, 50044))
     assert message.startswith("probe timed out after 600 s with 27,692 of 50,044 scoring units done")
     assert "larger --timeout" in message
+
+
+def test_an_abstract_ragas_class_is_ragass_error_not_the_harnesss():
+    """Ragas 0.2.0 left AgentGoalAccuracyWithReference abstract: constructing it raises TypeError from
+    Python's object construction, in no frame of Ragas (the innermost frame is the probe's call). Every
+    user's construction raises it, so the value is Ragas's error; a TypeError of a concrete class stays
+    where its traceback points."""
+    import abc
+
+    from ragas_compat.probe import scoring as probe_scoring
+
+    class Abstract(abc.ABC):
+        @abc.abstractmethod
+        def _ascore(self) -> float: ...
+
+    class Concrete:
+        def __init__(self) -> None: ...
+
+    for cls, by_probe in ((Abstract, False), (Concrete, True)):
+        with pytest.raises(TypeError) as raised:
+            probe_scoring.instantiate(cls, llm=None)
+        assert probe_scoring.raised_by_probe(raised.value) is by_probe, cls

@@ -10,7 +10,7 @@ import pytest
 from ragas_compat.compare.audit import build_audit
 from ragas_compat.compare.expectations import Expectations
 from ragas_compat.compare.reference_book import ReferenceBook
-from ragas_compat.metrics.registry import all_metrics, metric
+from ragas_compat.metrics.registry import all_metrics, configured_specs, metric
 from ragas_compat.metrics.spec import MetricSpec
 from ragas_compat.pin import resolve_ragas_source
 from ragas_compat.pipeline import load_run_expectations, load_suite, run_audit, targets_of
@@ -42,10 +42,20 @@ def _counting(monkeypatch) -> list[tuple[str, str]]:
     return calls
 
 
+def _configured(case) -> list[MetricSpec]:
+    """The metrics the case's configured targets (case key ``targets``) are compared with, configured."""
+    return [spec for config in case.targets for spec in configured_specs(config)]
+
+
 def test_fill_computes_every_applicable_reference_once(suite, monkeypatch):
     calls = _counting(monkeypatch)
     book = ReferenceBook().fill(suite)
-    expected = [(case.id, spec.name) for case in suite.cases for spec in all_metrics() if spec.applies_to(case)]
+    # every registered metric, then each configuration a case names (its own reference); a configuration
+    # named on both APIs (legacy and collections) has one reference
+    keys = dict.fromkeys((case.id, spec.reference_key, spec.name) for case in suite.cases
+                         for spec in (*all_metrics(), *_configured(case)) if spec.applies_to(case))
+    expected = [(case_id, name) for case_id, _, name in keys]
+    assert any(_configured(case) for case in suite.cases)  # the bundled suite configures targets
     assert calls == expected and len(book) == len(expected)
     book.fill(suite)  # a second fill computes nothing
     assert len(calls) == len(expected)

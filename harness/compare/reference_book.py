@@ -13,7 +13,7 @@ from collections.abc import Collection
 
 from ragas_compat.cases import Case, Suite
 from ragas_compat.metrics.outcome import ReferenceOutcome
-from ragas_compat.metrics.registry import all_metrics
+from ragas_compat.metrics.registry import all_metrics, configured_specs
 from ragas_compat.metrics.spec import MetricSpec
 
 
@@ -34,9 +34,12 @@ class ReferenceBook:
         return self._outcomes[key]
 
     def fill(self, suite: Suite, metrics: Collection[str] | None = None) -> ReferenceBook:
-        """Compute the reference of every metric that applies to each case (only ``metrics`` when given)."""
+        """Compute the reference of every metric that applies to each case (only ``metrics`` when given):
+        the registered metrics, then the configurations the case names (case key ``targets``: each
+        configured metric has its own reference, ``MetricSpec.reference_key``, which the audit asks for)."""
         for case in suite.cases:
-            for spec in all_metrics():
+            configured = [spec for config in case.targets for spec in configured_specs(config)]
+            for spec in (*all_metrics(), *configured):
                 if (metrics is None or spec.name in metrics) and spec.applies_to(case):
                     self.outcome(spec, case)
         return self

@@ -78,8 +78,27 @@ def _unavailable(exc: TargetUnavailable) -> EncodedScore:
     return error_record(exc, origin=HARNESS_ORIGIN if isinstance(exc, TargetNotScripted) else None)
 
 
+# set on an exception Ragas's class raised although no frame of Ragas is on its traceback (``instantiate``)
+_RAISED_BY_RAGAS = "_ragas_compat_raised_by_ragas"
+
+
+def instantiate(cls: type, **options: t.Any) -> t.Any:
+    """``cls(**options)``, as a user constructs the class. A class Ragas left abstract (0.2.0's
+    AgentGoalAccuracyWithReference / WithoutReference lack ``_ascore``) raises TypeError from Python's
+    object construction, with no frame of Ragas to point at: every user's construction raises it, so it
+    is Ragas's error (marked so), not the harness's."""
+    try:
+        return cls(**options)
+    except TypeError as exc:
+        if getattr(cls, "__abstractmethods__", None):
+            setattr(exc, _RAISED_BY_RAGAS, True)
+        raise
+
+
 def raised_by_probe(exc: BaseException) -> bool:
     """Was ``exc`` raised in a file of the probe's package (the harness's code, not Ragas's)?"""
+    if getattr(exc, _RAISED_BY_RAGAS, False):
+        return False
     tb = exc.__traceback__
     if tb is None:
         return False
@@ -247,7 +266,8 @@ async def run_legacy_target(target: Target, case: dict) -> ProbeResult:
             options = constructor_options(cls, target.options)
             if target.embeddings:
                 options["embeddings"] = frozen_embeddings(case)
-            metric = cls(llm=judge_cls(book), **options) if target.needs_judge else cls(**options)
+            metric = instantiate(cls, llm=judge_cls(book), **options) if target.needs_judge else instantiate(
+                cls, **options)
             if target.embeddings and target.needs_judge:
                 # as evaluate() does: AnswerCorrectness builds its AnswerSimilarity only in init(); scored
                 # without it, it raises "AnswerSimilarity must be set" (ragas#1336)
@@ -374,7 +394,7 @@ async def run_collections_target(target: Target, case: dict) -> ProbeResult:
             options = constructor_options(cls, target.options)
             if target.embeddings:
                 options["embeddings"] = frozen_embeddings(case)
-            metric = cls(llm=judge, **options) if target.needs_judge else cls(**options)
+            metric = instantiate(cls, llm=judge, **options) if target.needs_judge else instantiate(cls, **options)
             try:
                 target.expect_prompts(metric, case, book)
             except AttributeError as exc:

@@ -6,8 +6,11 @@ imports (``ragas.metrics``, ``ragas.metrics.collections``; the string metrics' o
 their first use, as in the probe), then scores every (case, target) pair the probe scores, one after
 another in one process, through Ragas with the same stub: a fresh instance of the class with the
 probe's frozen judge (``FrozenJudgeLLM`` or ``FrozenInstructorJudge`` answering from a content-keyed
-``PromptBook`` scripted for the case) and frozen embeddings, on a ``SingleTurnSample`` (legacy) or the
-case's fields (collections). Nothing else: no warning capture, no received-input recording, no result
+``PromptBook`` scripted for the case) and frozen embeddings, on the sample the probe builds (its own
+helpers: a ``SingleTurnSample``, or a ``MultiTurnSample`` scored with ``multi_turn_ascore`` for a multi-turn
+case) for a legacy class, the case's fields (a multi-turn case's as ``ragas.messages`` objects) for a
+collections class, and a legacy function on a dataset of the case alone; a configured target scores the
+cases that name it (``Target.applies``). Nothing else: no warning capture, no received-input recording, no result
 records, no worker processes, no reference, classification or report. With ``--evaluate`` it also runs
 the evaluate()/aevaluate() passes the probe runs (``evaluate.planned_runs``), one after another.
 Prints ``{"pairs", "errors", "evaluate_runs", "seconds"}``; an error is counted, not raised.
@@ -27,6 +30,7 @@ import time
 import typing as t
 import warnings
 
+from .. import multi_turn
 from ..judge.prompt_book import PromptBook
 from ..protocol import API_COLLECTIONS, API_LEGACY
 from ..targets import Target, targets_from_request
@@ -35,12 +39,15 @@ from ..targets import Target, targets_from_request
 async def score_pair(target: Target, case: dict) -> object:
     """One (case, target) through Ragas with the probe's stub judge and embeddings."""
     from ..scoring import (
+        _single_turn_sample,
+        adapt_inputs,
         collections_judge_class,
         constructor_options,
         frozen_embeddings,
         legacy_judge_class,
         resolve_collections_class,
         resolve_legacy_class,
+        row_fields,
     )
 
     book = PromptBook()
@@ -50,8 +57,6 @@ async def score_pair(target: Target, case: dict) -> object:
         arguments, key = target.function
         return resolve_legacy_function(target)(**{p: [case.get(f)] for p, f in arguments})[key]
     if target.api == API_LEGACY:
-        from ragas.dataset_schema import SingleTurnSample
-
         cls = resolve_legacy_class(target)
         options = constructor_options(cls, target.options)
         if target.embeddings:
@@ -62,16 +67,22 @@ async def score_pair(target: Target, case: dict) -> object:
 
             metric.init(NO_RETRY)  # as evaluate() does (AnswerCorrectness's AnswerSimilarity)
         target.expect_prompts(metric, case, book)
-        declared = SingleTurnSample.model_fields
-        sample = SingleTurnSample(**{f: case[f] for f in target.fields_read if f in case and f in declared})
-        return await metric.single_turn_ascore(sample)
+        if multi_turn.is_multi_turn(case):  # a MultiTurnSample, as the probe builds it
+            sample = multi_turn.multi_turn_sample({f: case[f] for f in target.fields_read if f in case})[0]
+            return await metric.multi_turn_ascore(sample)
+        sample_cls = _single_turn_sample()
+        sample = adapt_inputs(sample_cls, {f: case[f] for f in row_fields(sample_cls, metric, target.fields_read)
+                                           if f in case})[0]
+        return await (metric.ascore(sample) if isinstance(sample, dict) else metric.single_turn_ascore(sample))
     cls = resolve_collections_class(target)
     options = constructor_options(cls, target.options)
     if target.embeddings:
         options["embeddings"] = frozen_embeddings(case)
     metric = cls(llm=collections_judge_class()(book), **options) if target.needs_judge else cls(**options)
     target.expect_prompts(metric, case, book)
-    return await metric.ascore(**{f: case[f] for f in target.fields_read if f in case})
+    inputs = {f: case[f] for f in target.fields_read if f in case}
+    # a multi-turn case's messages and tool calls as ragas.messages objects, as the probe passes them
+    return await metric.ascore(**(multi_turn.ragas_arguments(inputs) if multi_turn.is_multi_turn(case) else inputs))
 
 
 async def score_all(cases: list[dict], targets: t.Sequence[Target]) -> tuple[int, int]:
