@@ -5,6 +5,7 @@ rows, print a whole number once and a long fraction as its float; the cause text
 
 from __future__ import annotations
 
+import html
 import math
 import re
 from fractions import Fraction
@@ -81,10 +82,34 @@ def test_one_mean_gap_finding_per_metric_that_has_one(audit):
         off = [a for a in aggregates if a.classification.name != "identical" and a.policy.mean is not None
                and _gap(a) >= MEAN_GAP_FLOOR * (high - low) and _moves_the_mean(a)]
         assert (label in named) == bool(off), label
-    # ranked by weight (the gap relative to the range times the rows moved), most first
+    # ranked by weight, most first: the gap relative to the range times the rows evaluate() averages, which
+    # is the sum of those rows' distances from the explicit-policy mean in units of the range (read here
+    # from the rows, not from the two means)
     weights = [h.weight for h in gaps]
     assert weights == sorted(weights, reverse=True) and all(w and w > 0 for w in weights)
     assert all(headline_json(h)["weight"] == h.weight for h in gaps)
+    for headline in gaps:
+        [agg] = [a for a in audit.dataset_level.targets if a.target == headline.example.target
+                 and gap_label(a) == headline.key.removeprefix("mean_gap:")]
+        low, high = value_range(agg.metric) or (math.nan, math.nan)
+        if not math.isfinite(high - low):
+            continue
+        summed = abs(sum(r.evaluate_value - float(agg.policy.mean) for r in agg.rows
+                         if not math.isnan(r.evaluate_value))) / (high - low)
+        assert headline.weight == pytest.approx(summed, rel=1e-9), headline.key
+
+
+def test_a_few_moved_rows_of_a_small_metric_do_not_outrank_more_moved_rows_of_a_large_one(audit):
+    """The gap alone is diluted by the rows that agree: context precision's six moved rows of 21 make a smaller
+    gap than four of six on aspect_critic_strictness_2; ranked by weight, the six rows come first."""
+    def share(headline):  # the gap's share of the range, as the sentence prints it
+        return float(re.search(r" a gap of ([\d.]+)% ", headline.sentence).group(1))
+
+    gaps = _gaps(audit)
+    [cp] = [h for h in gaps if h.key == "mean_gap:context_precision_with_reference"]
+    larger = [h for h in gaps if h.rows < cp.rows and share(h) > share(cp)]
+    assert "mean_gap:aspect_critic_strictness_2" in [h.key for h in larger]
+    assert all(gaps.index(cp) < gaps.index(h) for h in larger), [h.key for h in larger]
 
 
 def test_a_metric_without_a_fixed_range_is_measured_against_its_values(audit):
@@ -188,3 +213,15 @@ def test_the_terminal_prints_the_first_findings_and_counts_the_rest(audit, capsy
     text = capsys.readouterr().out
     assert "more findings" not in text
     assert max(int(m) for m in re.findall(r"^\s*(\d+)\. ", text, flags=re.M)) == len(audit.headlines)
+
+
+def test_the_means_chart_follows_the_findings_order(audit):
+    """report.html's evaluate() mean chart lists the metrics with a mean gap in the findings' order (the
+    labels one finding names together, next to each other), not by a ranking of its own."""
+    from ragas_compat.report.html_report import means_chart
+
+    svg = "".join(means_chart(audit)).split('<svg id="means-chart-equal"')[0]
+    charted = [html.unescape(label) for label in re.findall(r'<text [^>]*font-weight="bold">([^<]*)</text>', svg)]
+    named = [m for h in _gaps(audit) for m in h.sentence.split(" mean")[0].removeprefix("evaluate()'s ").split(" and ")]
+    assert charted == named
+    assert charted.index("context_precision_with_reference") < 3

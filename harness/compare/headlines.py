@@ -15,8 +15,16 @@ Ranking, by consequence for a reported score (within a kind, the one with more r
    as a metric of its own since its mean and reference are its own (metrics of one Ragas class with the same
    two means share it; the key is ``mean_gap:<gap_label>``), ranked by ``weight``: the gap relative to the
    metric's range (``value_range``; for a metric with no fixed range, the span of its values in this suite)
-   times the rows that move the mean (rows Ragas keeps that the reference drops, rows Ragas drops that the
-   reference defines, rows both define scored otherwise beyond a guard constant or rounding). A gap under
+   times the rows evaluate() averages. That product is the sum, over those rows, of Ragas's value minus the
+   explicit-policy mean, in units of the range (its absolute value); as the reference's own values sum to
+   its mean times its rows, it is the rows that move the mean, each weighed by how far it moves it: rows
+   Ragas keeps that the reference drops (their distance from the policy mean), rows Ragas drops that the
+   reference defines (the same, subtracted), rows both define scored otherwise beyond a guard constant or
+   rounding (Ragas's value minus the reference's); a row scored as the reference scores it adds nothing.
+   The gap alone is diluted by the rows that agree (six moved rows of 21 make a smaller gap than four of
+   six), and multiplying that diluted gap by the rows moved kept the dilution: a four-row gap on a six-row
+   configuration outranked the six-row gap on the 21-row context-precision mean a RAG team quotes. On equal
+   weights, the finding that moves more rows comes first. A gap under
    ``MEAN_GAP_FLOOR`` of the range, or one no such row moves (every row identical, ``epsilon`` or
    ``rounding``), is a guard constant or rounding, which the per-row findings name; it is no mean-gap finding;
 2. ``empty_as_zero``: undefined rows scored 0.0, indistinguishable from a real zero, kept in means;
@@ -80,7 +88,7 @@ class Headline:
     example: ExampleRow
     rows: int
     explained_by: str | None = None
-    weight: float | None = None  # mean_gap: the gap relative to the range times the rows moved (ranks within the kind)
+    weight: float | None = None  # mean_gap: the gap relative to the range times the rows averaged (ranks the kind)
 
     @property
     def rank(self) -> int:
@@ -217,7 +225,9 @@ class MeanGap:
 
     @property
     def weight(self) -> float:
-        return self.relative * max(self.moved, 1)
+        """The gap relative to the range times the rows evaluate() averages: the summed distance of those
+        rows from the explicit-policy mean, in units of the range (module docstring)."""
+        return self.relative * max(len(self.agg.kept), 1)
 
 
 def mean_gap_of(agg: Any) -> MeanGap | None:
@@ -308,6 +318,12 @@ def _mean_gap(audit: Audit) -> list[Headline]:
     """One finding per metric (or case-named configuration of it, ``gap_label``: each is its own evaluate()
     mean against its own reference) whose evaluate() mean is off the explicit policy's (its target farthest
     from it, the first on a tie); metrics of one Ragas class with the same two means share one finding."""
+    return [_mean_gap_headline(group) for group in mean_gap_groups(audit)]
+
+
+def mean_gap_groups(audit: Audit) -> list[list[MeanGap]]:
+    """The mean gaps one finding each shows: per metric or configuration (``gap_label``) its target farthest
+    from the policy's mean (the first on a tie), those of one Ragas class with the same two means together."""
     level = audit.dataset_level
     if level is None:
         return []
@@ -319,7 +335,19 @@ def _mean_gap(audit: Audit) -> list[Headline]:
         best = max(gaps, key=lambda g: g.gap)  # max keeps the first of equal gaps
         key = (_class(best.agg.target).partition("[")[0], best.agg.ragas_mean, best.agg.policy.mean)
         groups.setdefault(key, []).append(best)
-    return [_mean_gap_headline(group) for group in groups.values()]
+    return list(groups.values())
+
+
+def mean_gap_order(audit: Audit) -> dict[str, tuple[int, int]]:
+    """Each metric or configuration with a mean-gap finding (``gap_label``) -> (the finding's place among
+    ``audit.headlines``, its place among the labels that finding names): what a chart of the means follows."""
+    place = {h.key: index for index, h in enumerate(audit.headlines)}
+    order: dict[str, tuple[int, int]] = {}
+    for group in mean_gap_groups(audit):
+        index = place.get(f"mean_gap:{gap_label(group[0].agg)}", len(place))
+        for position, gap in enumerate(group):
+            order.setdefault(gap_label(gap.agg), (index, position))
+    return order
 
 
 def _rows(audit: Audit, name: str) -> list[AuditRow]:

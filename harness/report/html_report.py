@@ -25,7 +25,7 @@ from typing import Any
 
 from ragas_compat.compare.audit import Audit
 from ragas_compat.compare.classify import CLASSIFICATIONS
-from ragas_compat.compare.headlines import Headline, gap_span, mean_gap_of
+from ragas_compat.compare.headlines import Headline, gap_span, mean_gap_of, mean_gap_order
 from ragas_compat.report.csp import policy_meta
 from ragas_compat.report.text import judge_audit_summary_of, ragas_text, reference_texts
 from ragas_compat.values import RagasError
@@ -192,11 +192,12 @@ def _chart_svg(element_id: str, metrics: list[tuple[str, list[tuple[str, float |
 
 def means_chart(audit: Audit) -> list[str]:
     """Per metric, each distinct Ragas evaluate() mean and the explicit-policy mean, on the metric's range:
-    first the metrics with a mean-gap finding (largest weight first, as the findings rank them), then, folded,
-    the metrics whose two means agree."""
+    first the metrics with a mean-gap finding, in the findings' order (``mean_gap_order``: the metrics one
+    finding names together stay together), then, folded, the metrics whose two means agree."""
     level = audit.dataset_level
     if level is None or not level.targets:
         return ['<p class="muted">No dataset-level run (evaluate() was not run).</p>']
+    order = mean_gap_order(audit)
     gaps, equal = [], []
     for metric, aggs in level.by_metric().items():
         policy = aggs[0].policy
@@ -210,11 +211,11 @@ def means_chart(audit: Audit) -> list[str]:
                      None if policy.mean is None else float(policy.mean), "#4a78b0", f"= {exact}" if exact else ""))
         found = [g for g in map(mean_gap_of, aggs) if g is not None]
         if found:
-            gaps.append((max(g.weight for g in found), metric, bars, gap_span(found[0].agg)))
+            gaps.append((order.get(metric, (len(audit.headlines), 0)), metric, bars, gap_span(found[0].agg)))
         else:
             span = gap_span(aggs[0]) if policy.mean is not None and not math.isnan(aggs[0].ragas_mean) else (0.0, 1.0, True)
             equal.append((metric, bars, span))
-    gaps.sort(key=lambda item: -item[0])
+    gaps.sort(key=lambda item: item[0])  # stable: labels no finding orders keep the registry order, last
     legend = ('<div class="legend"><span><i style="background:#e0a030"></i>Ragas evaluate() mean</span><span><i '
               'style="background:#4a78b0"></i>explicit policy: exact mean over defined rows</span><span>bars on each '
               "metric's range</span></div>")
