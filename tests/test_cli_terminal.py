@@ -100,6 +100,7 @@ def test_run_at_80_columns_in_a_pipe(tmp_path: Path, tables):
     result = CliRunner().invoke(app, ["run", "--out", str(tmp_path / "r")], env={"COLUMNS": "80"})
     assert result.exit_code == 0, result.output
     assert result.output.startswith("Verdict: expected:")
+    assert "expected means every difference is a known" in " ".join(result.output.split())  # the note, not --quiet
     assert "evaluate()'s context_precision_with_reference mean" in " ".join(result.output.split())
     assert "more findings (report.md lists every one" in " ".join(result.output.split())
     assert_narrow(result.output)
@@ -111,16 +112,22 @@ def test_run_at_80_columns_in_a_pipe(tmp_path: Path, tables):
 
 @pytest.mark.slow
 def test_run_piped_quiet_and_formats(tmp_path: Path):
+    # --quiet is the one-line result: the verdict line (wrapped at 80 columns at most once), without the notes
+    # under it (what the verdict means, a recorded suite's replay accounting), which the other formats and
+    # every report show
     quiet = piped("run", "--quiet", "--out", str(tmp_path / "q"), "--metric", "id_context_precision")
     assert quiet.returncode == 0, quiet.stderr
     assert quiet.stdout.count("\n") == 1 or len(quiet.stdout.splitlines()) <= 2, quiet.stdout
     assert quiet.stdout.startswith("Verdict: expected:")
+    assert " ".join(quiet.stdout.split()).endswith("unexplained errors."), quiet.stdout
     doc = json.loads(piped("run", "--format", "json", "--out", str(tmp_path / "j"),
                            "--metric", "id-context-precision").stdout)
     assert doc["verdict"]["status"] == "expected" and doc["findings"]
     assert set(doc["by_metric"]) == {"id_context_precision"}
     md = piped("run", "--format", "md", "--out", str(tmp_path / "m"), "--metric", "id_context_precision")
     assert md.stdout.startswith("**Verdict: expected:") and "| metric | rows | classifications |" in md.stdout
+    assert "expected means every difference is a known, named Ragas behaviour" in md.stdout
+    assert (tmp_path / "q" / "report.md").read_text(encoding="utf-8").count("expected means every difference") == 1
     assert "hint:" in piped("run", "--quiet", "--out", str(tmp_path / "h"), "--metric", "id-context-precision").stderr
 
 

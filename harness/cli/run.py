@@ -106,9 +106,11 @@ FINDING_LINES = 10  # findings printed without --verbose (one per metric with a 
 
 def print_summary(audit: Audit, out: Path, fail_on: frozenset[str] = frozenset(DRIFT_KINDS),
                   output: OutputFormat = OutputFormat.TABLE, quiet: bool = False, verbose: bool = False) -> None:
-    """The verdict line first, then the findings (one sentence and one example each), the counts per
-    metric, the first drift lines (all with ``verbose``) and where the reports are; ``quiet``: the
-    verdict line only. The length does not grow with the number of rows unless ``verbose``."""
+    """The verdict line first and its notes (the replay accounting of a recorded suite, what the verdict
+    means), then the findings (one sentence and one example each), the counts per metric, the first drift
+    lines (all with ``verbose``) and where the reports are; ``quiet``: the verdict line only (``--quiet`` is
+    the one-line result; the notes are in every report). The length does not grow with the number of rows
+    unless ``verbose``."""
     if output is OutputFormat.JSON:
         print_json(summary_json(audit, out, fail_on))
         return
@@ -118,10 +120,10 @@ def print_summary(audit: Audit, out: Path, fail_on: frozenset[str] = frozenset(D
     console = stdout()
     v = audit.verdict
     console.print(f"[{'bold green' if v.ok else 'bold red'}]{shown(v.line())}[/]", highlight=False)
-    for note in v.notes():  # the replay accounting (a recorded suite), what the verdict means, what next
-        console.print(shown(note), highlight=False)
     if quiet:
         return
+    for note in v.notes():  # the replay accounting (a recorded suite), what the verdict means, what next
+        console.print(shown(note), highlight=False)
     console.print(f"Ragas {shown(audit.provenance.get('ragas_version'))}, suite {shown(audit.suite.name)}: "
                   "findings, most consequential first", highlight=False)
     listing = Table.grid(padding=(0, 1))
