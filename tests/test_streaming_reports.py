@@ -96,3 +96,16 @@ def test_a_whole_report_in_memory_breaks_the_bound(bundled, tmp_path):
         tracemalloc.stop()
     assert peak > WRITING_SHARE_BOUND * sum(len(text.encode()) for text in files.values())
     assert peak > WRITING_BYTES_PER_ROW * len(audit.rows) * 10
+
+
+def test_a_repeated_key_is_kept_apart_with_the_keys_of_one_case_remembered():
+    """``results`` and ``api_paths`` keys are unique per case; the table remembers the current case's keys
+    only (rows come case by case), so a repeat within a case is ``#2`` and writing keeps nothing per row."""
+    from ragas_compat.report.json_report import KeyedTable, row_key
+
+    keys = [row_key("a|b", "legacy:X"), row_key("a|b", "legacy:X"), row_key("a|b", "legacy:Y"),
+            row_key("c", "legacy:X"), row_key("c", "legacy:X"), row_key("c", "legacy:X")]
+    table = KeyedTable(["v"], lambda: ((key, {"v": index}) for index, key in enumerate(keys)))
+    assert [key for key, _ in table.data()] == ["a|b|legacy:X", "a|b|legacy:X#2", "a|b|legacy:Y",
+                                                "c|legacy:X", "c|legacy:X#2", "c|legacy:X#3"]
+    assert list(table.to_json()["data"].values()) == [[index] for index in range(len(keys))]

@@ -78,15 +78,24 @@ class KeyedTable:
     """A ``Table`` whose rows are keyed: ``{"columns": [...], "data": {"<key>": [...], ...}}``, one row per
     line under a key that names it (pandas: ``DataFrame.from_dict(t["data"], orient="index",
     columns=t["columns"])``). ``rows`` gives (key, row) pairs in order; a key given twice (a probe that
-    answered twice for one case and target) is kept apart as ``"<key>#2"``, ``"<key>#3"``."""
+    answered twice for one case and target) is kept apart as ``"<key>#2"``, ``"<key>#3"``.
+
+    Keys are ``"<case id>|..."`` (``row_key``, ``pair_key``) and come case by case, as an audit's rows and
+    pairs do (``build_audit`` sorts the rows by the suite's case order; ``_by_case`` relies on it too), so
+    a key can repeat only within its case's run: the keys seen are remembered for the current case only,
+    and writing holds no state per row."""
 
     def __init__(self, columns: Sequence[str], rows: Callable[[], Iterable[tuple[str, dict[str, Any]]]]) -> None:
         self.columns = list(columns)
         self._rows = rows
 
     def data(self) -> Iterator[tuple[str, list[Any]]]:
-        seen: Counter[str] = Counter()
+        case: str | None = None
+        seen: Counter[str] = Counter()  # the current case's keys
         for key, row in self._rows():
+            key_case = key.rpartition("|")[0]  # a case id may hold "|", a target never does
+            if key_case != case:
+                case, seen = key_case, Counter()
             seen[key] += 1
             yield (key if seen[key] == 1 else f"{key}#{seen[key]}"), [row[column] for column in self.columns]
 
