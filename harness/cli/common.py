@@ -34,6 +34,7 @@ import traceback
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 import typer
 from rich.console import Console
@@ -99,6 +100,23 @@ def positive_seconds(value: float | None) -> float | None:
     if value is not None and not (math.isfinite(value) and value > 0):
         raise typer.BadParameter(f"{value!r} is not a positive, finite number of seconds")
     return value
+
+
+def case_timeout_option() -> Any:
+    """``--case-timeout`` of the commands that score through the probe (run, matrix)."""
+    return typer.Option(None, "--case-timeout", callback=positive_seconds,
+                        help="Seconds one case may take in one Ragas class (default 60); past it the case is "
+                             "one 'Ragas did not finish' cell.")
+
+
+def case_judge_calls_option() -> Any:
+    return typer.Option(None, "--case-judge-calls", min=1,
+                        help="Judge calls one case may make in one Ragas class beyond the prompts its script "
+                             "answers (default 50).")
+
+
+def case_memory_option() -> Any:
+    return typer.Option(None, "--case-memory", help="The probe's address space in GiB (default 4; 0: no limit).")
 
 
 class Terminated(BaseException):

@@ -20,7 +20,16 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from ragas_compat.cli.common import exits_on_harness_errors, positive_seconds, shown, stderr, stdout
+from ragas_compat.cli.common import (
+    case_judge_calls_option,
+    case_memory_option,
+    case_timeout_option,
+    exits_on_harness_errors,
+    positive_seconds,
+    shown,
+    stderr,
+    stdout,
+)
 from ragas_compat.cli.output import OutputFormat, format_option, print_json, print_markdown
 from ragas_compat.compare.verdict import DRIFT_KINDS, parse_fail_on
 from ragas_compat.errors import ExitCode
@@ -166,14 +175,9 @@ def matrix_command(
     fail_on: Optional[list[str]] = typer.Option(None, "--fail-on",
                                                 help="Finding kinds that make the exit code 1, comma-separated or "
                                                      f"repeated: all (default), none, {', '.join(DRIFT_KINDS)}."),
-    case_timeout: Optional[float] = typer.Option(None, "--case-timeout", callback=positive_seconds,
-                                                 help="Seconds one case may take in one Ragas class (default 60); "
-                                                      "past it the case is one 'Ragas did not finish' cell."),
-    case_judge_calls: Optional[int] = typer.Option(None, "--case-judge-calls", min=1,
-                                                   help="Judge calls one case may make in one Ragas class "
-                                                        "beyond the prompts its script answers (default 50)."),
-    case_memory: Optional[float] = typer.Option(None, "--case-memory",
-                                                help="The probe's address space in GiB (default 4; 0: no limit)."),
+    case_timeout: Optional[float] = case_timeout_option(),
+    case_judge_calls: Optional[int] = case_judge_calls_option(),
+    case_memory: Optional[float] = case_memory_option(),
     telemetry: bool = typer.Option(False, "--telemetry",
                                    help="Leave Ragas's telemetry on in every column: each network attempt is "
                                         "blocked and counted, and a change in the count is a drift."),

@@ -25,7 +25,16 @@ from rich.progress import (
 )
 from rich.table import Table
 
-from ragas_compat.cli.common import exits_on_harness_errors, positive_seconds, shown, stderr, stdout
+from ragas_compat.cli.common import (
+    case_judge_calls_option,
+    case_memory_option,
+    case_timeout_option,
+    exits_on_harness_errors,
+    positive_seconds,
+    shown,
+    stderr,
+    stdout,
+)
 from ragas_compat.cli.output import (
     OutputFormat,
     format_option,
@@ -193,14 +202,9 @@ def run(
     quiet: bool = quiet_option(),
     verbose: bool = typer.Option(False, "--verbose", help="Print every finding and drift line (default: the "
                                                           f"first {FINDING_LINES} and {DRIFT_LINES})."),
-    case_timeout: Optional[float] = typer.Option(None, "--case-timeout", callback=positive_seconds,
-                                                 help="Seconds one case may take in one Ragas class (default 60); "
-                                                      "past it the case is one 'Ragas did not finish' cell."),
-    case_judge_calls: Optional[int] = typer.Option(None, "--case-judge-calls", min=1,
-                                                   help="Judge calls one case may make in one Ragas class "
-                                                        "beyond the prompts its script answers (default 50)."),
-    case_memory: Optional[float] = typer.Option(None, "--case-memory",
-                                                help="The probe's address space in GiB (default 4; 0: no limit)."),
+    case_timeout: Optional[float] = case_timeout_option(),
+    case_judge_calls: Optional[int] = case_judge_calls_option(),
+    case_memory: Optional[float] = case_memory_option(),
     shard: Optional[str] = typer.Option(None, "--shard", metavar="K/N",
                                         help="Score only shard K of N (cases split by a hash of their id) and write "
                                              "OUT/shard.json; `ragas-compat merge` makes the N shards one report set."),
