@@ -29,6 +29,7 @@ Import only after RAGAS_DO_NOT_TRACK is set and the network guard is installed.
 
 from __future__ import annotations
 
+import contextlib
 import contextvars
 import json
 import typing as t
@@ -172,28 +173,30 @@ class RecordingLLM(BaseRagasLLM):
         if scoring is not None:
             scoring.transport_errors.append(record)
 
-    def generate_text(self, prompt, n=1, temperature=0.01, stop=None, callbacks=None):
-        _count(prompt)
+    @contextlib.contextmanager
+    def _attempt(self) -> t.Iterator[None]:
+        """One judge call: a failure is recorded as a failed attempt; a MemoryError (over the address space:
+        no retry of Ragas's can help) is the case's memory budget, raised past Ragas's retries."""
         try:
-            result = self.inner.generate_text(prompt, n=n, temperature=temperature, stop=stop, callbacks=callbacks)
-        except MemoryError:  # over the address space: no retry of Ragas's can help, so past them
+            yield
+        except MemoryError:
             raise OverBudget("memory") from None
         except Exception as exc:
             self._failed(exc)
             raise
+
+    def generate_text(self, prompt, n=1, temperature=0.01, stop=None, callbacks=None):
+        _count(prompt)
+        with self._attempt():
+            result = self.inner.generate_text(prompt, n=n, temperature=temperature, stop=stop, callbacks=callbacks)
         self._keep(result)
         return result
 
     async def agenerate_text(self, prompt, n=1, temperature=0.01, stop=None, callbacks=None):
         _count(prompt)
-        try:
+        with self._attempt():
             result = await self.inner.agenerate_text(prompt, n=n, temperature=temperature, stop=stop,
                                                      callbacks=callbacks)
-        except MemoryError:  # over the address space: no retry of Ragas's can help, so past them
-            raise OverBudget("memory") from None
-        except Exception as exc:
-            self._failed(exc)
-            raise
         self._keep(result)
         return result
 
@@ -266,13 +269,14 @@ if InstructorBaseRagasLLM is not None:
                 call.output = [jsonable(result.model_dump()) if hasattr(result, "model_dump") else jsonable(result)]
             return result
 
-        def generate(self, prompt: str, response_model: t.Any) -> t.Any:
-            _count(prompt)
-            call = self._call(response_model)
+        @contextlib.contextmanager
+        def _calling(self, call: t.Any) -> t.Iterator[None]:
+            """One structured judge call as ``call`` (the current call while it runs): its error recorded;
+            a MemoryError is the case's memory budget, raised past Ragas's retries."""
             token = _CALL.set(call)
             try:
-                result = self.inner.generate(prompt, response_model)
-            except MemoryError:  # over the address space: no retry of Ragas's can help, so past them
+                yield
+            except MemoryError:
                 raise OverBudget("memory") from None
             except Exception as exc:
                 if call is not None:
@@ -280,22 +284,19 @@ if InstructorBaseRagasLLM is not None:
                 raise
             finally:
                 _CALL.reset(token)
+
+        def generate(self, prompt: str, response_model: t.Any) -> t.Any:
+            _count(prompt)
+            call = self._call(response_model)
+            with self._calling(call):
+                result = self.inner.generate(prompt, response_model)
             return self._parsed(call, result)
 
         async def agenerate(self, prompt: str, response_model: t.Any) -> t.Any:
             _count(prompt)
             call = self._call(response_model)
-            token = _CALL.set(call)
-            try:
+            with self._calling(call):
                 result = await self.inner.agenerate(prompt, response_model)
-            except MemoryError:  # over the address space: no retry of Ragas's can help, so past them
-                raise OverBudget("memory") from None
-            except Exception as exc:
-                if call is not None:
-                    call.error = error_record(exc)
-                raise
-            finally:
-                _CALL.reset(token)
             return self._parsed(call, result)
 
 
