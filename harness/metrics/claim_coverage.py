@@ -11,6 +11,7 @@ allowed). O(number of claims).
 from __future__ import annotations
 
 import dataclasses
+import json
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
@@ -143,3 +144,19 @@ def explain_claims(key: str, label_key: str, who: str) -> Callable[[ExplainInput
                 "verdicts": {key: [{"statement": f"Synthetic {who} claim #{i}", label_key: v}
                                    for i, v in enumerate(given.labels, start=1)]}}
     return case_inputs
+
+
+def reply_verdicts(reply: object) -> list[object] | None:
+    """The verdicts of one scripted NLI reply (a JSON text with a ``statements`` list, or a list of
+    generations, the first read), or None when it is not one (unparseable: no variant)."""
+    if isinstance(reply, list):
+        reply = reply[0] if reply else None
+    if isinstance(reply, str):
+        try:
+            reply = json.loads(reply)
+        except ValueError:
+            return None
+    statements = reply.get("statements") if isinstance(reply, dict) else None
+    if not isinstance(statements, list) or not all(isinstance(s, dict) and "verdict" in s for s in statements):
+        return None
+    return [s["verdict"] for s in statements]

@@ -46,13 +46,13 @@ without ``when`` is read only in precision mode, where a single NLI call is made
 
 from __future__ import annotations
 
-import json
 import math
 from collections.abc import Mapping, Sequence
 from fractions import Fraction
 from typing import Any
 
 from ragas_compat.errors import HarnessInputError
+from ragas_compat.metrics.claim_coverage import reply_verdicts
 from ragas_compat.metrics.labels import is_binary_label, ragas_labels
 from ragas_compat.metrics.outcome import ReferenceOutcome
 from ragas_compat.metrics.spec import (
@@ -195,22 +195,6 @@ def factual_outcome(metric: str, mode: str, beta: float, claims: Sequence[Any],
 VERDICTS_RETURNED = "verdicts_returned"
 VERDICTS_RETURNED_TEXT = ("the judge's NLI reply returned verdicts for fewer (or more) claims than the side has; "
                           "Ragas counts TP, FP and FN over the verdicts returned, not over the claims")
-
-
-def reply_verdicts(reply: object) -> list[object] | None:
-    """The verdicts of one scripted NLI reply (a JSON text with a ``statements`` list, or a list of
-    generations, the first read), or None when it is not one (unparseable: no variant)."""
-    if isinstance(reply, list):
-        reply = reply[0] if reply else None
-    if isinstance(reply, str):
-        try:
-            reply = json.loads(reply)
-        except ValueError:
-            return None
-    statements = reply.get("statements") if isinstance(reply, dict) else None
-    if not isinstance(statements, list) or not all(isinstance(s, dict) and "verdict" in s for s in statements):
-        return None
-    return [s["verdict"] for s in statements]
 
 
 def returned_by_side(case: Any, mode: str) -> dict[str, list[object]]:

@@ -6,12 +6,17 @@ never 1 there. It measures support by the retrieved contexts, not completeness.
 
 from __future__ import annotations
 
-import json
 import math
 from fractions import Fraction
 
 from ragas_compat.cases.model import Case
-from ragas_compat.metrics.claim_coverage import claim_outcome, claim_quantities, explain_claims, share_as_given
+from ragas_compat.metrics.claim_coverage import (
+    claim_outcome,
+    claim_quantities,
+    explain_claims,
+    reply_verdicts,
+    share_as_given,
+)
 from ragas_compat.metrics.outcome import ReferenceOutcome
 from ragas_compat.metrics.spec import ExplainAdapter, MetricSpec, RagasTargets, Verdicts
 
@@ -27,18 +32,7 @@ def returned_verdicts(case: Case, key: str, prompt_kind: str) -> list[object] | 
     """The verdicts a per-call script's first ``prompt_kind`` reply returns (case key ``judge_calls``), or
     None when the case scripts no such call or its reply is not a JSON object with a ``statements`` list."""
     calls = case.judge_calls.get(key, {}).get(prompt_kind, ())
-    if not calls:
-        return None
-    reply = calls[0]
-    if isinstance(reply, str):
-        try:
-            reply = json.loads(reply)
-        except ValueError:
-            return None
-    statements = reply.get("statements") if isinstance(reply, dict) else None
-    if not isinstance(statements, list) or not all(isinstance(s, dict) and "verdict" in s for s in statements):
-        return None
-    return [s["verdict"] for s in statements]
+    return reply_verdicts(calls[0]) if calls else None
 
 
 def _faithfulness(case: Case) -> ReferenceOutcome:

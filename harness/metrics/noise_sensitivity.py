@@ -47,7 +47,8 @@ from typing import Any
 
 from ragas_compat.cases.model import Case
 from ragas_compat.errors import HarnessInputError
-from ragas_compat.metrics.factual_correctness import VERDICTS_RETURNED, reply_verdicts
+from ragas_compat.metrics.claim_coverage import reply_verdicts
+from ragas_compat.metrics.factual_correctness import VERDICTS_RETURNED
 from ragas_compat.metrics.labels import is_binary_label, ragas_int
 from ragas_compat.metrics.outcome import ReferenceOutcome
 from ragas_compat.metrics.spec import (
