@@ -21,7 +21,7 @@ blocks and memory stays bounded:
   and control characters), and ``tomllib``'s own recursion and integer-size failures reported as
   the limits they are.
 
-The case count (``max_cases``, default 10,000; ``RAGAS_COMPAT_MAX_CASES``) and the length of each list
+The case count (``max_cases``, default 100,000; ``RAGAS_COMPAT_MAX_CASES``) and the length of each list
 of a case (``MAX_LIST_ITEMS``) are enforced by the case loader, which knows what a case is.
 """
 
@@ -43,7 +43,7 @@ from ragas_compat.errors import HarnessInputError
 
 MIB = 1024 * 1024
 DEFAULT_MAX_INPUT_BYTES = 64 * MIB
-DEFAULT_MAX_CASES = 10_000
+DEFAULT_MAX_CASES = 100_000
 MAX_DEPTH = 64               # nested arrays/objects (a case file needs 6)
 MAX_NUMBER_CHARS = 100       # characters of one JSON/TOML number token (a double needs at most 24)
 MAX_LIST_ITEMS = 5_000       # items of one list of a case (contexts, labels, IDs, claims)
@@ -173,19 +173,10 @@ def _read_stdin(what: str, limits: Limits) -> bytes:
     return data
 
 
-def read_bytes(path: str | Path, what: str, *, source: str | None = None, limits: Limits | None = None,
-               allow_stdin: bool = True) -> bytes:
-    """The bytes of the regular file at ``path`` (``-``: standard input), at most
-    ``limits.max_input_bytes``; anything else is a HarnessInputError naming the file (as ``source``,
-    default its name)."""
-    limits = limits or Limits.current()
-    source = source or source_name(path)
-    if str(path) == STDIN:
-        source = STDIN_SOURCE
-        if not allow_stdin:
-            raise HarnessInputError(f"{STDIN_SOURCE}: the {what} cannot be read from standard input; give a file",
-                                    field="path", value=STDIN)
-        return _read_stdin(what, limits)
+def open_regular_file(path: str | Path, what: str, source: str) -> int:
+    """A file descriptor open for reading on the regular file at ``path`` (never blocking on a FIFO or
+    device); HarnessInputError naming ``source`` when it is missing, unreadable or not a regular file.
+    The caller closes it and bounds what it reads."""
     flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0) | getattr(os, "O_CLOEXEC", 0)
     try:
         fd = os.open(path, flags)
@@ -201,6 +192,28 @@ def read_bytes(path: str | Path, what: str, *, source: str | None = None, limits
             raise HarnessInputError(f"{source}: the {what} is {kind}, not a regular file"
                                     + ("; use - to read standard input" if stat.S_ISFIFO(info.st_mode) else ""),
                                     field="path", value=str(path))
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd
+
+
+def read_bytes(path: str | Path, what: str, *, source: str | None = None, limits: Limits | None = None,
+               allow_stdin: bool = True) -> bytes:
+    """The bytes of the regular file at ``path`` (``-``: standard input), at most
+    ``limits.max_input_bytes``; anything else is a HarnessInputError naming the file (as ``source``,
+    default its name)."""
+    limits = limits or Limits.current()
+    source = source or source_name(path)
+    if str(path) == STDIN:
+        source = STDIN_SOURCE
+        if not allow_stdin:
+            raise HarnessInputError(f"{STDIN_SOURCE}: the {what} cannot be read from standard input; give a file",
+                                    field="path", value=STDIN)
+        return _read_stdin(what, limits)
+    fd = open_regular_file(path, what, source)
+    try:
+        info = os.fstat(fd)
         if info.st_size > limits.max_input_bytes:
             raise _too_big(source, what, limits, size_text(info.st_size))
         try:

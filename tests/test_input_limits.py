@@ -87,7 +87,7 @@ def error_lines(output: str) -> list[str]:
 def test_the_documented_defaults():
     limits = Limits.current()
     assert limits.max_input_bytes == DEFAULT_MAX_INPUT_BYTES == 64 * 1024 * 1024
-    assert limits.max_cases == DEFAULT_MAX_CASES == 10_000
+    assert limits.max_cases == DEFAULT_MAX_CASES == 100_000
     assert (MAX_DEPTH, MAX_NUMBER_CHARS, MAX_LIST_ITEMS, MAX_FUZZ_CASES) == (64, 100, 5_000, 50_000)
 
 

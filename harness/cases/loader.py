@@ -38,16 +38,21 @@ A Ragas EvaluationDataset given as a case file (JSONL, a JSON list of samples, `
 CSV: samples with ``user_input``, ``response``, ``retrieved_contexts`` ... or the old column names) is
 refused with the commands that turn it into cases, ``record`` and ``import`` (``dataset_problem``).
 
-Limits (``ragas_compat.input_limits``): a case file is read as a regular file or ``-`` (stdin) of at most
-64 MiB, parsed with bounded nesting and number length; it holds at most 10,000 cases (``max_cases``;
+Limits (``ragas_compat.input_limits``): a JSON case file is read as a regular file or ``-`` (stdin) of at
+most 64 MiB, parsed with bounded nesting and number length; it holds at most 100,000 cases (``max_cases``;
 also the total over several files) and every list of a case at most 5,000 items (``MAX_LIST_ITEMS``).
 Both are checked before the schema, so a huge file costs no schema validation.
+
+JSONL case files (``read_jsonl_cases``): an optional header line (the top level without ``cases``), then
+one case per line, read line by line (never whole): each line at most 64 MiB, the file at most 16 times
+that, the same schema, checks and limits per case, every problem naming the file, line and field.
 """
 
 from __future__ import annotations
 
 import copy
 import difflib
+import io
 import json
 import re
 from collections.abc import Mapping
@@ -60,7 +65,18 @@ import jsonschema
 from ragas_compat.cases.configurations import configurations_of, merged, resolve, target_keys
 from ragas_compat.cases.model import DEFAULT_SUITE_SOURCE, Case, Message, Suite, ToolCall
 from ragas_compat.errors import HarnessInputError
-from ragas_compat.input_limits import MAX_CASES_ENV, Limits, json_path, loads_json, read_text, source_name
+from ragas_compat.input_limits import (
+    MAX_CASES_ENV,
+    MAX_INPUT_BYTES_ENV,
+    STDIN,
+    Limits,
+    json_path,
+    loads_json,
+    open_regular_file,
+    read_text,
+    size_text,
+    source_name,
+)
 from ragas_compat.resources import CASES_SCHEMA, DEFAULT_SUITE, package_text
 
 VERDICT_KIND = "x-verdict-kind"  # annotation on a list definition: "label_list" or "claim_list"
@@ -618,15 +634,191 @@ def parse_suite_text(text: str, source: str, limits: Limits | None = None) -> Su
     return parse_suite(obj, source=source, limits=limits)
 
 
+# --------------------------------------------------------------------------- JSONL: one case per line, streamed
+
+JSONL_SNIFF_BYTES = 1 << 20  # the first line of a JSONL case file is recognised within this many bytes
+JSONL_TOTAL_FACTOR = 16      # a JSONL case file holds at most this many times max_input_bytes in all
+MAX_LISTED_PROBLEMS = 100    # problems listed one by one; the rest are counted
+_BOM = b"\xef\xbb\xbf"
+
+
+def jsonl_first_line(head: bytes) -> str | None:
+    """``"header"`` or ``"case"`` when ``head`` (a file's first bytes) begins a JSONL case file, else None.
+    Its first non-blank line, complete within ``JSONL_SNIFF_BYTES``, is one JSON object: a header (``schema_version``
+    and no ``cases``: the case file's top-level keys but ``cases``) or a case (``id`` and ``category``).
+    A JSON case file's first line is never either (``{`` alone, or the whole document with its ``cases``)."""
+    head = head.removeprefix(_BOM).lstrip(b" \t\r\n")  # blank lines before it are skipped
+    end = head.find(b"\n")
+    if end < 0 and len(head) > JSONL_SNIFF_BYTES:
+        return None
+    try:
+        first = json.loads(head if end < 0 else head[:end])
+    except (ValueError, RecursionError):
+        return None
+    if not isinstance(first, dict) or "cases" in first:
+        return None
+    if "schema_version" in first:
+        return "header"
+    return "case" if "id" in first and "category" in first else None
+
+
+def _header_validator() -> jsonschema.Draft202012Validator:
+    """The case file's top level without ``cases``: what a JSONL header line may hold."""
+    schema = _schema()
+    schema["properties"] = {key: value for key, value in schema["properties"].items() if key != "cases"}
+    schema["required"] = [key for key in schema["required"] if key != "cases"]
+    return jsonschema.Draft202012Validator(schema)
+
+
+class _JsonlProblems:
+    """The problems of a JSONL case file, one line each: the first ``MAX_LISTED_PROBLEMS`` listed."""
+
+    def __init__(self, source: str) -> None:
+        self.source, self.lines, self.more = source, [], 0
+
+    def add(self, line: str) -> None:
+        if len(self.lines) < MAX_LISTED_PROBLEMS:
+            self.lines.append(line)
+        else:
+            self.more += 1
+
+    def raise_now(self, line: str | None = None, field_: str | None = None) -> None:
+        if line is not None:
+            self.add(line)
+        listed = self.lines + ([f"{self.source}: ... and {self.more} more problems"] if self.more else [])
+        plural = "problem" if len(self.lines) + self.more == 1 else "problems"
+        raise HarnessInputError(f"{self.source}: {len(self.lines) + self.more} {plural} in case file:\n"
+                                + "\n".join(listed), field=field_, problems=listed)
+
+
+def _case_line_problems(case: Any, where: str, validator: jsonschema.Draft202012Validator,
+                        limits: Limits) -> list[str]:
+    """One case line's problems, the JSON case file's checks on a one-case document, its paths
+    relative to the line (``$.verdicts.x``)."""
+    document = {"schema_version": 1, "suite": "jsonl", "cases": [case]}
+    located = _size_problems(document, limits)
+    if not located:
+        located = [line for e in validator.iter_errors(document) for line in _located(e)]
+        located += _semantic_problems(document)
+    located.sort(key=lambda item: _document_order(document, item[0]))
+    lines: list[str] = []
+    for path, what in located:
+        inner = path[2:] if path[:2] == ("cases", 0) else path
+        line = f"{where}: {_where(document, path)}{json_path(inner)}: {what}"
+        if line not in lines:
+            lines.append(line)
+    return lines
+
+
+def read_jsonl_cases(stream: Any, source: str, limits: Limits | None = None, *, default_name: str = "cases") -> Suite:
+    """A JSONL case file read from the binary ``stream`` line by line, never whole: an optional header
+    line (the case file's top level without ``cases``: ``schema_version``, ``suite``, suite ``targets``
+    ...), then one case per line (the JSON case file's schema and checks, blank lines skipped). Every
+    problem names the file, the line and the field (``big.jsonl: line 7: case 'x': $.verdicts.y: ...``);
+    none is loaded unless all are valid. Limits: each line at most ``max_input_bytes``, the file at most
+    ``JSONL_TOTAL_FACTOR`` times that, at most ``max_cases`` cases (refused as soon as one more is read)
+    and as many blank lines; depth, number length and list lengths per line as in a JSON case file.
+    Without a header the suite is named ``default_name``."""
+    limits = limits or Limits.current()
+    problems = _JsonlProblems(source)
+    case_validator = jsonschema.Draft202012Validator(_schema())
+    header: dict[str, Any] | None = None
+    cases: list[Case] = []
+    seen: dict[str, int] = {}
+    total = number = count = blank = 0
+    while True:
+        data = stream.readline(limits.max_input_bytes + 1)
+        if not data:
+            break
+        number += 1
+        total += len(data)
+        where = f"{source}: line {number}"
+        if len(data) > limits.max_input_bytes:
+            problems.raise_now(f"{where}: longer than the input limit of {size_text(limits.max_input_bytes)} "
+                               f"per line (raise it with {MAX_INPUT_BYTES_ENV}=BYTES)", "size")
+        if total > JSONL_TOTAL_FACTOR * limits.max_input_bytes:
+            problems.raise_now(f"{where}: the file is larger than {JSONL_TOTAL_FACTOR} times the input limit of "
+                               f"{size_text(limits.max_input_bytes)} (raise it with {MAX_INPUT_BYTES_ENV}=BYTES)",
+                               "size")
+        if number == 1:
+            data = data.removeprefix(_BOM)
+        try:
+            text = data.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            problems.add(f"{where}: not UTF-8 text: byte 0x{data[exc.start]:02x} at column {exc.start + 1} "
+                         f"({exc.reason})")
+            continue
+        if not text.strip():
+            blank += 1
+            if blank > limits.max_cases:
+                problems.raise_now(f"{where}: more than {limits.max_cases} blank lines", "cases")
+            continue
+        try:
+            obj = loads_json(text.rstrip("\r\n"), where, limits=limits, locate=lambda _doc, path: f"{json_path(path)}: ",
+                             field="case file")
+        except HarnessInputError as err:
+            problems.add(str(err).replace(" at line 1 column ", " at column "))
+            continue
+        if number - blank == 1 and isinstance(obj, dict) and "schema_version" in obj and "cases" not in obj:
+            header = obj
+            for error in _header_validator().iter_errors(obj):
+                for path, what in _located(error):
+                    problems.add(f"{where}: (header) {json_path(path)}: {what}")
+            for path, what in _target_problems(("targets",), obj.get("targets")):
+                problems.add(f"{where}: (header) {json_path(path)}: {what}")
+            continue
+        if count == 0 and _is_sample(obj) and not (isinstance(obj, dict) and {"id", "category"} <= obj.keys()):
+            _raise(source, [dataset_problem(source, "JSONL", obj)], "case file")
+        count += 1
+        if count > limits.max_cases:
+            problems.raise_now(f"{where}: more than {limits.max_cases} cases; at most {limits.max_cases} are read "
+                               f"(raise the limit with {MAX_CASES_ENV}=N)", "cases")
+        found = _case_line_problems(obj, where, case_validator, limits)
+        for line in found:
+            problems.add(line)
+        case_id = obj.get("id") if isinstance(obj, dict) else None
+        if isinstance(case_id, str) and case_id:
+            if case_id in seen:
+                problems.add(f"{where}: case {case_id!r}: $.id: duplicate case id (first used on line {seen[case_id]})")
+            seen.setdefault(case_id, number)
+        if not found and not problems.lines:  # build only while the file is valid so far
+            cases.append(_build_case(obj, header.get("targets") if header else None))
+    if not count and not problems.lines:
+        problems.add(f"{source}: no cases: a JSONL case file holds one case per line (after an optional header "
+                     f"line such as {{\"schema_version\": 1, \"suite\": \"NAME\"}})")
+    if problems.lines:
+        problems.raise_now()
+    name = header["suite"] if header else default_name
+    return Suite(name=name, source=source, cases=tuple(cases))
+
+
 def load_cases(path: str | Path, limits: Limits | None = None) -> Suite:
     """Load and validate a case file (``-``: standard input); the suite's ``source`` is the file
-    name (``<stdin>``). Only a regular file of at most ``max_input_bytes`` is read."""
+    name (``<stdin>``). A JSON case file is read whole: a regular file of at most ``max_input_bytes``.
+    A JSONL case file (``jsonl_first_line``) is read as a stream, line by line (``read_jsonl_cases``);
+    from standard input it is read whole first, within ``max_input_bytes``."""
     limits = limits or Limits.current()
     source = source_name(path)
+    default_name = Path(source).stem if str(path) != STDIN else "stdin"
+    if str(path) != STDIN:
+        try:
+            fd = open_regular_file(path, "case file", source)
+        except HarnessInputError as err:
+            _raise(source, [str(err)], "path")
+        with open(fd, "rb", closefd=True) as stream:
+            try:
+                head = stream.read(JSONL_SNIFF_BYTES + 1)
+            except OSError as exc:
+                _raise(source, [f"{source}: cannot read the case file: {exc.strerror or exc}"], "path")
+            if jsonl_first_line(head) is not None:
+                stream.seek(0)
+                return read_jsonl_cases(stream, source, limits, default_name=default_name)
     try:
         text = read_text(path, "case file", limits=limits)
     except HarnessInputError as err:
         _raise(source, [str(err)], "path")
+    if str(path) == STDIN and jsonl_first_line(text[:JSONL_SNIFF_BYTES + 1].encode("utf-8")) is not None:
+        return read_jsonl_cases(io.BytesIO(text.encode("utf-8")), source, limits, default_name=default_name)
     return parse_suite_text(text, source, limits)
 
 
