@@ -62,19 +62,32 @@ FLOAT_TOLERANCE = "float_tolerance"
 # "variant:<name>", described in details["variants"][<name>]; a match is within ROUNDING_ULPS.
 VARIANT_PREFIX = "variant:"
 
+# The variants that are a score the class returns without asking its judge (details["never_asked"]: their
+# names; a rating metric's fixed 0.0 for a blank text): checked before undefined_nan and empty_as_zero, so an
+# undefined row whose 0.0 comes from that shortcut is explained by the shortcut, not read as "undefined scored 0".
+NEVER_ASKED = "never_asked"
 
-def matching_variant(ragas: object, reference: ReferenceOutcome) -> str | None:
-    """The name of the first named variant whose recomputed value is within ``ROUNDING_ULPS`` of
-    Ragas's float (None when Ragas raised or none matches)."""
+
+def matching_variant(ragas: object, reference: ReferenceOutcome, names: tuple[str, ...] | None = None) -> str | None:
+    """The name of the first named variant (of ``names``, when given) whose recomputed value is within
+    ``ROUNDING_ULPS`` of Ragas's float (None when Ragas raised or none matches)."""
     if not isinstance(ragas, float):
         return None
+    candidates = [(key.removeprefix(VARIANT_PREFIX), value) for key, value in reference.alternatives.items()
+                  if key.startswith(VARIANT_PREFIX)
+                  and (names is None or key.removeprefix(VARIANT_PREFIX) in names)]
     if math.isnan(ragas):  # a variant that is itself NaN (e.g. a zero vector it reads) matches NaN
-        return next((key.removeprefix(VARIANT_PREFIX) for key, value in reference.alternatives.items()
-                     if key.startswith(VARIANT_PREFIX) and isinstance(value, float) and math.isnan(value)), None)
-    for key, value in reference.alternatives.items():
-        if key.startswith(VARIANT_PREFIX) and value is not None and ulps_between(ragas, float(value)) <= ROUNDING_ULPS:
-            return key.removeprefix(VARIANT_PREFIX)
+        return next((name for name, value in candidates if isinstance(value, float) and math.isnan(value)), None)
+    for name, value in candidates:
+        if value is not None and ulps_between(ragas, float(value)) <= ROUNDING_ULPS:
+            return name
     return None
+
+
+def never_asked_variants(reference: ReferenceOutcome) -> tuple[str, ...]:
+    """The variants the metric names as scores given without asking the judge (``details["never_asked"]``)."""
+    names = reference.details.get(NEVER_ASKED)
+    return tuple(str(n) for n in names) if isinstance(names, (list, tuple)) else ()
 
 
 def variant_description(reference: ReferenceOutcome, name: str) -> str:
@@ -161,6 +174,14 @@ def classify(ragas: RagasValue, reference: ReferenceOutcome) -> Diagnosis:
 
     if reference.value is None:
         reason = reference.undefined_reason or "undefined"
+        shortcut = matching_variant(ragas, reference, never_asked_variants(reference)) \
+            if never_asked_variants(reference) else None
+        if shortcut is not None:  # before NaN and 0.0: the judge's replies were never asked, the shortcut is the cause
+            return Diagnosis(Classification.VARIANT,
+                             f"reference undefined ({reason}) on the judge's replies, which Ragas never asked for: "
+                             f"{variant_description(reference, shortcut)}: recomputed "
+                             f"{float(reference.alternatives[VARIANT_PREFIX + shortcut])!r}, "  # type: ignore[arg-type]
+                             f"Ragas {ragas!r}")
         if math.isnan(ragas):
             return Diagnosis(Classification.UNDEFINED_NAN, f"reference undefined ({reason}); Ragas encodes it as NaN"
             )

@@ -34,7 +34,9 @@ Ragas 0.4.3, where it differs from the definition (alternatives the classifier r
   for a blank question or blank joined contexts, or when the question equals or contains the joined
   contexts (the collections class likewise, but it raises ``ValueError`` for an empty string or
   list); legacy ResponseGroundedness 0.0 for a blank response or contexts and 1.0 when the response
-  is contained in the joined contexts (collections: 0.0 for blank texts only).
+  is contained in the joined contexts (collections: 0.0 for blank texts only). Named in
+  ``details["never_asked"]``: the classifier tests it before ``empty_as_zero``, so a row the judge's replies
+  leave undefined but the class scored without asking is explained by the shortcut, its true cause.
 - collections ``ragas.metrics.collections``: the definition (valid ratings on the scale, 5
   attempts, the valid template alone when the other fails); it raises ``ValueError`` for an empty
   input and parses the reply as JSON ``{"rating": int}`` (a text reply is a failed attempt).
@@ -219,6 +221,9 @@ def rating_outcome(metric: RatingMetric, case: Case) -> ReferenceOutcome:
         variants[TEXT_SHORTCUT] = (
             f"the class returns {shortcut} without asking the judge (a blank text, or one text equal to or "
             f"contained in the other)")
+        # a score given without asking the judge: checked before empty_as_zero (classify.NEVER_ASKED), so an
+        # undefined row (no valid rating in the replies) scored by this 0.0 is explained by the shortcut
+        details["never_asked"] = [TEXT_SHORTCUT]
     if variants:
         details["variants"] = variants
     denominator = "templates with a valid rating (2, or 1 when the other template fails)"
