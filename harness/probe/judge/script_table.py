@@ -22,6 +22,7 @@ from .scripts import (
     faithfulness_script,
     noise_sensitivity_script,
 )
+from .summaries import summary_script
 
 
 class ScriptInputs(t.Protocol):
@@ -59,4 +60,6 @@ SCRIPTS: dict[str, t.Callable[[ScriptInputs], Script]] = {
     "agent_goal_accuracy_with_reference": lambda target: goal_script(str(target.verdict_key), True),
     "agent_goal_accuracy_without_reference": lambda target: goal_script(str(target.verdict_key), False),
     "topic_adherence": lambda target: topic_adherence_script(str(target.verdict_key)),
+    # SummarizationScore / SummaryScore: keyphrases, questions, an answer per question
+    "summary_score": lambda target: summary_script(str(target.verdict_key)),
 }
