@@ -8,7 +8,9 @@ and saved the way the README tells a user to (``ragas_traces`` as ``model_dump(m
 NLI reply unparseable once, so Ragas's fix_output_format retry runs and fixes them.
 
 ``tests/data/audit_run/small/`` is such a run (two samples, the fail-once judge), kept so the input-error
-tests need no Ragas: regenerate it with ``python tests/test_audit_run.py``.
+tests need no Ragas: regenerate it with ``python tests/test_audit_run.py``. It also holds the run's
+traces list and its LangSmith export (the chain runs only: the llm runs, which the reader ignores, are
+dropped to keep it small); ``tests/test_audit_run_formats.py`` tests those.
 """
 
 from __future__ import annotations
@@ -284,10 +286,21 @@ def test_a_nan_with_no_recorded_cause_is_unrecorded(tmp_path):
     assert "legacy:LLMContextRecall" not in case["recording"]["live"]
 
 
+def chain_runs_only(path: Path) -> None:
+    """Keep only the chain runs of a nested LangSmith export (the reader ignores the llm runs, which hold
+    most of its bytes: the rendered prompts and the client's serialized settings)."""
+    def keep(run: dict) -> dict:
+        return {**run, "child_runs": [keep(c) for c in run["child_runs"] or [] if c["run_type"] == "chain"],
+                "child_run_ids": [c["id"] for c in run["child_runs"] or [] if c["run_type"] == "chain"]}
+    path.write_text(json.dumps([keep(run) for run in json.loads(path.read_text())]))
+
+
 if __name__ == "__main__":  # regenerate tests/data/audit_run/small/
     with FailOnceJudge() as server:
         target = SMALL
         shutil.rmtree(target, ignore_errors=True)
         evaluate_and_save(target, server, "--first", "2", "--only-complete")
         (target / "scores.parquet").unlink()
+        (target / "langsmith_flat.json").unlink()
+        chain_runs_only(target / "langsmith.json")
         print(f"wrote {target} (judge failed once: {server.failed})")

@@ -29,6 +29,7 @@ from ragas_compat.cases import parse_suite_text
 from ragas_compat.compare.audit import Audit
 from ragas_compat.compare.replay import same_value
 from ragas_compat.errors import HarnessInputError
+from ragas_compat.tools.audit_run.langsmith import read_langsmith
 from ragas_compat.tools.audit_run.rebuild import (
     GRADES,
     LOSSY,
@@ -39,7 +40,16 @@ from ragas_compat.tools.audit_run.rebuild import (
     grade_metric,
 )
 from ragas_compat.tools.audit_run.scores import ScoresTable, read_scores
-from ragas_compat.tools.audit_run.traces import Traces, read_traces
+from ragas_compat.tools.audit_run.traces import (
+    LANGSMITH,
+    TRACES_LIST,
+    Traces,
+    input_kind,
+    keyed_chains,
+    load_document,
+    parse_traces,
+)
+from ragas_compat.tools.audit_run.traces_list import read_traces_list
 from ragas_compat.tools.record.cases import DEFAULT_CATEGORY
 from ragas_compat.tools.record.dataset import read_dataset
 from ragas_compat.values import RagasError, encode_float
@@ -75,8 +85,13 @@ def _trace_score(traces: Traces, row: int, column: str) -> float | None:
 
 def _columns(traces: Traces, table: ScoresTable | None) -> list[str]:
     columns: list[str] = []
+    if traces.kind == TRACES_LIST and table is not None:   # it names metrics, not columns, and has no scores
+        sample_fields = {name for row in traces.rows for name in row.sample}
+        return [name for name in table.columns if name not in sample_fields and name != "__line__"
+                and all(table.score(i, name)[0] is not None for i in range(len(table.rows)))]
     for row in traces.rows:
-        for name in [*row.scores, *row.metrics]:
+        scored = {column.split("(mode=", 1)[0] for column in row.scores}   # a mode metric's chain is its bare name
+        for name in [*row.scores, *(m for m in row.metrics if m not in scored)]:
             if name not in columns and name not in row.sample:
                 columns.append(name)
     if table is not None:
@@ -116,8 +131,20 @@ def _dataset_ids(path: Path, traces: Traces, problems: list[str]) -> tuple[list[
 def plan_audit(traces_path: Path, scores_path: Path | None = None, dataset_path: Path | None = None, *,
                suite: str | None = None) -> Planned:
     """Read, check and grade a run; the case file's text (nothing is written here)."""
-    traces = read_traces(traces_path)
+    source, document = load_document(traces_path)
+    kind = input_kind(document)
     table = read_scores(scores_path) if scores_path is not None else None
+    if kind == TRACES_LIST:
+        if scores_path is None:
+            raise HarnessInputError(f"{source}: a traces list (EvaluationResult.traces) holds no scores and no samples: "
+                                    "give the run's scores table (--scores)", field="--scores")
+        samples_path = dataset_path if dataset_path is not None else scores_path
+        samples = [sample.fields for sample in read_dataset(samples_path, {}).samples]
+        traces = read_traces_list(source, document, samples, samples_path.name)
+    elif kind == LANGSMITH:
+        traces = read_langsmith(source, document)
+    else:
+        traces = parse_traces(source, keyed_chains(source, document))
     problems: list[str] = []
     if table is not None:
         _check_table(traces, table, problems)
@@ -152,7 +179,7 @@ def plan_audit(traces_path: Path, scores_path: Path | None = None, dataset_path:
         live: dict[str, Any] = {}
         for column in columns:
             run = row.metrics.get(column.split("(mode=", 1)[0])
-            result = grade_metric(rebuild, column, run)
+            result = grade_metric(rebuild, column, run, kind=traces.kind, reported=reported.get((row.index, column)))
             graded.append(result)
             replayed = result.grade == REDERIVABLE or (result.grade == LOSSY and result.target in rebuild.not_frozen)
             if replayed and (row.index, column) in reported and result.target is not None:
@@ -161,7 +188,7 @@ def plan_audit(traces_path: Path, scores_path: Path | None = None, dataset_path:
     document = {
         "schema_version": 1,
         "suite": suite or f"{Path(traces.source).stem}-audit",
-        "description": (f"Rebuilt by ragas-compat {ragas_compat.__version__} audit-run from the ragas_traces dump "
+        "description": (f"Rebuilt by ragas-compat {ragas_compat.__version__} audit-run from the {traces.kind} "
                         f"{traces.source} (evaluation {traces.name!r}, {len(traces.rows)} rows)"
                         + (f" and the scores table {table.source}" if table is not None else "")
                         + ": each case's verdicts are what Ragas parsed from the judge's replies; recording.live "

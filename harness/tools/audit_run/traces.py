@@ -27,6 +27,7 @@ from ragas_compat.errors import HarnessInputError
 from ragas_compat.input_limits import Limits, json_path, loads_json, read_text, source_name
 
 MAX_PROBLEMS = 20
+RAGAS_TRACES, LANGSMITH, TRACES_LIST = "ragas_traces", "LangSmith runs", "traces list"
 CHAIN_KEYS = {"run_id": str, "name": str, "inputs": dict, "metadata": dict, "outputs": dict, "children": list}
 _TOKEN = re.compile(r'"(?:[^"\\]|\\.)*"|[\[\]{}:,]')
 
@@ -56,6 +57,7 @@ class MetricRun:
     ended: bool                    # outputs hold "output" (a chain that raised keeps {})
     score: float | None            # the recorded score (NaN for null); None when not ended
     prompts: tuple[Prompt, ...]
+    error: str | None = None       # what it raised, where the input records it (a LangSmith run's error)
 
 
 @dataclass(frozen=True)
@@ -72,6 +74,7 @@ class Traces:
     source: str
     name: str                      # the evaluation chain's name (experiment name)
     rows: tuple[Row, ...]
+    kind: str = RAGAS_TRACES       # RAGAS_TRACES, LANGSMITH or TRACES_LIST: what the file was
 
 
 def _where(entries: dict[str, Any], run_id: str) -> str:
@@ -164,18 +167,34 @@ def _first_fields(fragment: str) -> dict[str, Any]:
     return fields
 
 
+_ROW_INDEX = re.compile(r'"row_index"\s*:\s*(\d+)')
+
+
+def _row_of_list(text: str, path: tuple[Any, ...], offset: int) -> str:
+    """The row being read at ``offset`` of a list document cut there: a traces list's item index; in a
+    list of runs or chains (a row's chain is written before its descendants) the last row_index read."""
+    if '"run_type"' in text[:offset] or '"run_id"' in text[:offset]:
+        found = list(_ROW_INDEX.finditer(text, 0, offset))
+        return f"row {found[-1].group(1)}" if found else "the evaluation"
+    return f"row {path[0]}" if path and isinstance(path[0], int) else "the evaluation"
+
+
 def _decode_error(text: str, source: str, exc: HarnessInputError) -> HarnessInputError:
     """A parse failure of the dump, located: the JSON path being read and the row it belongs to."""
     try:
         json.loads(text)
     except json.JSONDecodeError as err:
         path = _path_at(text, err.pos)
-        entries = _partial_entries(text) if text.lstrip().startswith("{") else {}
-        row = _where(entries, path[0]) if path and isinstance(path[0], str) else "the evaluation"
+        is_object = text.lstrip().startswith("{")
+        entries = _partial_entries(text) if is_object else {}
+        if is_object:
+            row = _where(entries, path[0]) if path and isinstance(path[0], str) else "the evaluation"
+        else:
+            row = _row_of_list(text, path, err.pos)
         truncated = err.pos >= len(text.rstrip()) or err.msg.startswith("Unterminated string")
         chain = entries.get(path[0]) if path and isinstance(path[0], str) else None
         name = f" (chain {chain['name']!r})" if isinstance(chain, dict) and isinstance(chain.get("name"), str) else ""
-        return HarnessInputError(f"{source}: {row}{name}: {json_path(path)}: the traces dump is "
+        return HarnessInputError(f"{source}: {row}{name}: {json_path(path)}: the traces file is "
                                  f"{'cut short (truncated)' if truncated else 'not valid JSON'}: {err.msg} (line "
                                  f"{err.lineno} column {err.colno}); nothing was written", field=json_path(path),
                                  value=source)
@@ -184,17 +203,35 @@ def _decode_error(text: str, source: str, exc: HarnessInputError) -> HarnessInpu
     return exc
 
 
-def load_dump(path: Path, limits: Limits | None = None) -> tuple[str, dict[str, Any]]:
-    """The dump at ``path`` as ``{run_id: chain}`` (a list of chains is keyed by their run_id)."""
+def load_document(path: Path, limits: Limits | None = None) -> tuple[str, Any]:
+    """The JSON document at ``path``, read within the input limits (a parse failure located)."""
     limits = limits or Limits.current()
     source = source_name(path)
     text = read_text(path, "traces", limits=limits, allow_stdin=False)
     try:
-        document = loads_json(text, source, limits=limits, field="traces")
+        return source, loads_json(text, source, limits=limits, field="traces")
     except HarnessInputError as exc:
         if "not valid JSON" in str(exc):
             raise _decode_error(text, source, exc) from None
         raise
+
+
+def input_kind(document: Any) -> str:
+    """What a traces file holds: a ``ragas_traces`` dump (``{run_id: chain}`` or ``to_jsons()``'s list of
+    chains), LangSmith runs (objects with ``run_type``: one root run or a list, nested or flat) or a
+    traces list (``EvaluationResult.traces``: one ``{metric: {prompt: {input, output}}}`` per row)."""
+    first = document[0] if isinstance(document, list) and document else document
+    if isinstance(first, dict) and "run_type" in first:
+        return LANGSMITH
+    if isinstance(document, list) and isinstance(first, dict) and "run_id" in first and "children" in first:
+        return RAGAS_TRACES
+    if isinstance(document, list):
+        return TRACES_LIST
+    return RAGAS_TRACES
+
+
+def keyed_chains(source: str, document: Any) -> dict[str, Any]:
+    """A ``ragas_traces`` document as ``{run_id: chain}`` (a list of chains is keyed by their run_id)."""
     if isinstance(document, list):
         keyed: dict[str, Any] = {}
         for i, chain in enumerate(document):
@@ -203,19 +240,34 @@ def load_dump(path: Path, limits: Limits | None = None) -> tuple[str, dict[str, 
                 raise HarnessInputError(f"{source}: {json_path((i, 'run_id'))}: expected the chain's run_id (a string)",
                                         field="traces")
             keyed[run_id] = chain
-        return source, keyed
+        return keyed
     if not isinstance(document, dict) or not document:
-        raise HarnessInputError(f"{source}: $: expected the ragas_traces dump, an object {{run_id: chain}} (the README "
-                                "says how to save one); got " + (type(document).__name__ if document else "nothing"),
-                                field="traces")
-    return source, document
+        raise HarnessInputError(f"{source}: $: expected the ragas_traces dump, an object {{run_id: chain}}, a traces "
+                                "list or LangSmith runs (docs/record-import-audit-run.md says how to save each); got "
+                                + (type(document).__name__ if document else "nothing"), field="traces")
+    return document
+
+
+def load_dump(path: Path, limits: Limits | None = None) -> tuple[str, dict[str, Any]]:
+    """The ``ragas_traces`` dump at ``path`` as ``{run_id: chain}``."""
+    source, document = load_document(path, limits)
+    return source, keyed_chains(source, document)
+
+
+# where a converted chain's fields are in a LangSmith run (``langsmith.to_entries``)
+RUN_FIELDS = {"metadata": ("extra", "metadata"), "children": ("child_runs",), "run_id": ("id",)}
 
 
 class _Problems:
-    def __init__(self, source: str, entries: dict[str, Any]) -> None:
+    def __init__(self, source: str, entries: dict[str, Any], paths: dict[str, tuple[Any, ...]] | None = None) -> None:
         self.source, self.entries, self.lines = source, entries, []
+        self.paths = paths or {}
 
     def add(self, run_id: str, path: tuple[Any, ...], what: str) -> None:
+        if path and path[0] in self.paths:   # a converted run: its own place in the file
+            rest = path[1:]
+            head = RUN_FIELDS.get(rest[0], (rest[0],)) if rest and isinstance(rest[0], str) else ()
+            path = (*self.paths[path[0]], *head, *rest[1:])
         self.lines.append(f"{self.source}: {_where(self.entries, run_id)}: {json_path(path)}: {what}")
 
     def raise_if_any(self) -> None:
@@ -290,10 +342,10 @@ def _prompt(entries: dict[str, Any], run_id: str, problems: _Problems) -> Prompt
         fixed = retry["outputs"].get("fixed_output_string")
         retries.append(Retry(retry["inputs"].get("output_string"),
                              fixed.get("text") if isinstance(fixed, dict) else fixed))
-    return Prompt(chain["name"], json_path((run_id,)), data, outputs, tuple(retries))
+    return Prompt(chain["name"], json_path(problems.paths.get(run_id, (run_id,))), data, outputs, tuple(retries))
 
 
-def _metric(entries: dict[str, Any], run_id: str, problems: _Problems) -> MetricRun:
+def _metric(entries: dict[str, Any], run_id: str, problems: _Problems, error: str | None = None) -> MetricRun:
     chain = entries[run_id]
     ended = "output" in chain["outputs"]
     score = _score(chain["outputs"].get("output")) if ended else None
@@ -302,12 +354,17 @@ def _metric(entries: dict[str, Any], run_id: str, problems: _Problems) -> Metric
                      f"expected the metric's score (a number or null), got {chain['outputs'].get('output')!r:.80}")
     prompts = tuple(_prompt(entries, child, problems) for child in _children(entries, run_id, problems)
                     if entries[child]["metadata"].get("type") == "ragas_prompt")
-    return MetricRun(chain["name"], json_path((run_id,)), chain["inputs"], ended, score, prompts)
+    return MetricRun(chain["name"], json_path(problems.paths.get(run_id, (run_id,))), chain["inputs"], ended, score,
+                     prompts, error)
 
 
-def parse_traces(source: str, entries: dict[str, Any]) -> Traces:
-    """The rows of a ``{run_id: chain}`` dump (``load_dump``); every problem raised at once."""
-    problems = _Problems(source, entries)
+def parse_traces(source: str, entries: dict[str, Any], *, kind: str = RAGAS_TRACES,
+                 paths: dict[str, tuple[Any, ...]] | None = None, errors: dict[str, str] | None = None) -> Traces:
+    """The rows of a ``{run_id: chain}`` dump (``load_dump``); every problem raised at once. A converted
+    input (``langsmith.to_entries``) gives each chain's JSON path in its file (``paths``) and the errors
+    its runs record (``errors``)."""
+    errors = errors or {}
+    problems = _Problems(source, entries, paths)
     valid = {run_id: chain for run_id, chain in entries.items() if _check_chain(run_id, chain, problems)}
     problems.raise_if_any()
     roots = [run_id for run_id, chain in valid.items()
@@ -333,15 +390,16 @@ def parse_traces(source: str, entries: dict[str, Any]) -> Traces:
         for metric_id in _children(entries, child, problems):
             if entries[metric_id]["metadata"].get("type") != "metric":
                 continue
-            run = _metric(entries, metric_id, problems)
+            run = _metric(entries, metric_id, problems, errors.get(metric_id))
             if run.name in metrics:
                 problems.add(metric_id, (metric_id, "name"), f"metric {run.name!r} twice in one row")
             metrics[run.name] = run
-        rows.append(Row(index, json_path((child,)), chain["inputs"], metrics, dict(chain["outputs"])))
+        rows.append(Row(index, json_path(problems.paths.get(child, (child,))), chain["inputs"], metrics,
+                        dict(chain["outputs"])))
     if not rows and not problems.lines:
         problems.add(root, (root, "children"), "the evaluation has no rows")
     problems.raise_if_any()
-    return Traces(source, valid[root]["name"], tuple(rows))
+    return Traces(source, valid[root]["name"], tuple(rows), kind)
 
 
 def read_traces(path: Path, limits: Limits | None = None) -> Traces:
