@@ -250,7 +250,7 @@ def test_the_rule_explains_nothing_else(before, after, shift, ragas, target, why
 
 
 def test_drift_rules_file_is_checked():
-    [rule] = load_drift_rules()
+    rule = next(r for r in load_drift_rules() if r.id == "python-312-compensated-sum")
     assert rule.max_ulps and rule.python_crosses and rule.same_ragas
     old, new = ColumnFacts("a", "0.4.3", "3.11.7"), ColumnFacts("b", "0.4.3", "3.13.0")
     value = 0.47777777776185176

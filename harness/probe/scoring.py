@@ -25,7 +25,7 @@ import types
 import typing as t
 import warnings
 
-from . import multi_turn
+from . import multi_turn, prompt_hash
 from .budget import OverBudget, cap_judge_calls, memory_value
 from .judge.prompt_book import PromptBook, StubMismatch
 from .protocol import (
@@ -304,6 +304,7 @@ async def run_legacy_target(target: Target, case: dict) -> ProbeResult:
     result["received"] = received or None
     result["value"] = value
     result["prompts"] = len(book.asked)
+    result["prompt_hashes"] = prompt_hash.per_kind(book.asked)
     result["warnings"] = encode_warnings(caught)
     return result
 
@@ -417,6 +418,7 @@ async def run_collections_target(target: Target, case: dict) -> ProbeResult:
             value = _checked_value(value, book.problems + book.unasked() + (judge.rejected if judge else []))
     result["value"] = value
     result["prompts"] = len(book.asked)
+    result["prompt_hashes"] = prompt_hash.per_kind(book.asked)
     result["warnings"] = encode_warnings(caught)
     return result
 

@@ -40,6 +40,7 @@ import threading
 import typing as t
 from dataclasses import dataclass, field
 
+from ..prompt_hash import WHOLE_TEXT, template_digest
 from .prompt_layouts import TASK_LINES, LayoutMismatch, split_layout
 
 INPUT_MARKER = "\nNow perform the same with the following input\ninput: "
@@ -291,8 +292,8 @@ class PromptBook:
         it is scripted as given, including replies its caller rejects."""
         return _prompt_text(prompt) in self._texts
 
-    def _answer_text(self, entry: _TextEntry) -> str:
-        self.asked.append({"kind": entry.kind, "input": None})
+    def _answer_text(self, entry: _TextEntry, prompt_text: str) -> str:
+        self.asked.append({"kind": entry.kind, "input": None, "template": template_digest(prompt_text, WHOLE_TEXT)})
         if entry.ambiguous:
             raise self._fail(f"{entry.kind} prompt ({entry.label}) is ambiguous: the same prompt text is "
                              f"expected with different replies")
@@ -350,18 +351,19 @@ class PromptBook:
         entry, else the entry's next reply ``n`` times; StubMismatch as :meth:`answer`."""
         with self._lock:
             if self._texts and prompt_text in self._texts:  # (hashing a long prompt costs: only when scripted)
-                return [self._answer_text(self._texts[prompt_text])] * n
+                return [self._answer_text(self._texts[prompt_text], prompt_text)] * n
             try:
                 head, data, layout = split_layout(prompt_text)
             except LayoutMismatch as exc:
-                self.asked.append({"kind": None, "input": None})
+                self.asked.append({"kind": None, "input": None, "template": template_digest(prompt_text, WHOLE_TEXT)})
                 raise self._fail(str(exc)) from None
             kind = self._kind_of(head)
+            template = template_digest(head, layout.name)  # what the judge is shown, without the case's input
             self.last_scripted = False
-            scripted = self._scripted_reply(kind, data, n)
+            scripted = self._scripted_reply(kind, data, n, template)
             if scripted is not None:
                 return scripted
-            self.asked.append({"kind": kind, "input": data})
+            self.asked.append({"kind": kind, "input": data, "template": template})
             if kind is None:
                 first_line = head.split("\n", 1)[0]
                 hint = (" (Ragas rejected a frozen reply and asked the judge to fix its format)"
@@ -401,7 +403,7 @@ class PromptBook:
                 reply = json.loads(reply)["text"]
             return [reply] * n
 
-    def _scripted_reply(self, kind: str | None, data: object, n: int) -> list[str] | None:
+    def _scripted_reply(self, kind: str | None, data: object, n: int, template: str | None = None) -> list[str] | None:
         """The ``n`` generations of this asking from ``kind``'s per-call script, None when no entry
         answers it (the asking is recorded here when one does)."""
         label, calls = self._calls.get(kind or "", ("", []))
@@ -410,7 +412,7 @@ class PromptBook:
             return None
         call = calls[index]
         call.used = not call.repeat
-        self.asked.append({"kind": kind, "input": data, "scripted": f"{label}[{index}]"})
+        self.asked.append({"kind": kind, "input": data, "scripted": f"{label}[{index}]", "template": template})
         self.last_scripted = True
         if len(call.replies) == 1:
             return list(call.replies) * n

@@ -23,6 +23,10 @@ named:
 * ``classification_changed`` - the classification against the reference differs;
 * ``class_moved``      - the class lives in another module;
 * ``prompts_changed``  - the judge was asked a different number of prompts;
+* ``prompt_changed``   - the prompt text the judge was shown (instruction, few-shot examples, output schema,
+  the input block's layout: ``probe.prompt_hash``) differs for a prompt kind both columns asked: the frozen
+  verdicts were replayed under another prompt, so the judge's answer there is assumed, not shown (a note on
+  the cell, no finding by itself: the matrix cannot show what a judge would answer);
 * ``warnings_changed`` - scoring the cell raised other warnings;
 * ``telemetry``        - (a column pair, no row) the probe blocked a different number of network
   attempts: with ``matrix --telemetry`` Ragas's telemetry is left on and every attempt is counted.
@@ -91,6 +95,7 @@ class Cell:
     prompts: int | None = None
     error_origin: str | None = None  # "harness" when the harness's own code raised the error
     warnings: tuple[str, ...] = ()  # raised while scoring the cell (unstable ones left out)
+    prompt_hashes: tuple[tuple[str, str], ...] = ()  # (prompt kind, template digest) the judge was shown
 
     @property
     def not_run(self) -> str | None:
@@ -213,12 +218,28 @@ def cell_from(row: AuditRow, result: dict) -> Cell:
     common = dict(classification=row.classification.name, explanation=row.classification.explanation,
                   ragas_class=result.get("ragas_class"), received=dict(result.get("received") or {}),
                   fields_dropped=tuple(result.get("fields_dropped") or ()), prompts=result.get("prompts"),
-                  warnings=_warnings(result.get("warnings")))
+                  warnings=_warnings(result.get("warnings")), prompt_hashes=_prompt_hashes(result))
     if isinstance(row.ragas_value, RagasError):
         error = result.get("value", {}).get("error", {}) if isinstance(result.get("value"), dict) else {}
         return Cell("error", None, row.ragas_value.type, message_line(row.ragas_value.message),
                     error_origin=error.get("origin"), **common)
     return Cell("value", row.ragas_value, **common)
+
+
+def _prompt_hashes(result: dict) -> tuple[tuple[str, str], ...]:
+    found = result.get("prompt_hashes")
+    if not isinstance(found, dict):
+        return ()
+    return tuple(sorted((str(k), str(v)) for k, v in found.items()))
+
+
+PROMPT_NOTE = "verdicts replayed under a different prompt: the judge's answer is assumed, not shown"
+
+
+def prompt_changes(before: Cell, after: Cell) -> list[str]:
+    """The prompt kinds both cells asked whose template digests differ (sorted)."""
+    old, new = dict(before.prompt_hashes), dict(after.prompt_hashes)
+    return sorted(kind for kind in old.keys() & new.keys() if old[kind] != new[kind])
 
 
 def _same_value(a: Cell, b: Cell) -> bool:
@@ -281,6 +302,10 @@ def causes_between(before: Cell, after: Cell, before_label: str, after_label: st
         causes.append(Cause("class_moved", f"{before.ragas_class} -> {after.ragas_class}"))
     if before.prompts is not None and after.prompts is not None and before.prompts != after.prompts:
         causes.append(Cause("prompts_changed", f"judge prompts {before.prompts} -> {after.prompts}"))
+    changed_prompts = prompt_changes(before, after)
+    if changed_prompts:
+        causes.append(Cause("prompt_changed", f"{PROMPT_NOTE} (the text of the {', '.join(changed_prompts)} "
+                                              f"prompt changed in {after_label})"))
     if before.warnings != after.warnings:
         causes.append(Cause("warnings_changed", _warnings_change(before.warnings, after.warnings)))
     return tuple(causes)
@@ -356,13 +381,16 @@ def explain_causes(causes: tuple[Cause, ...], before: Cell, after: Cell, metric:
     """``causes`` with each one a drift rule explains replaced by the rule's cause (first rule wins)."""
     explained = []
     for cause in causes:
+        errors = (before.error_type if before.status == "error" else None,
+                  after.error_type if after.status == "error" else None)
         rule = next((r for r in rules if r.explains_change(cause.kind, target, metric, *facts,
-                                                              before.value, after.value)), None)
+                                                              before.value, after.value, errors)), None)
         if rule is None:
             explained.append(cause)
             continue
-        ulps = ulps_between(before.value, after.value)
-        detail = f"{before.value!r} -> {after.value!r}, {ulps} ulp" if ulps is not None else cause.text
+        ulps = ulps_between(before.value, after.value) if rule.max_ulps is not None else None
+        detail = (f"{before.value!r} -> {after.value!r}, {ulps} ulp" if ulps is not None
+                  else f"{before.value!r} -> {after.value!r}" if cause.kind == "value_changed" else cause.text)
         explained.append(Cause(rule.kind, f"{rule.cause} ({detail})", rule.id))
     return tuple(explained)
 

@@ -4,8 +4,11 @@ A ``[[drift_rule]]`` explains a change of a cell between two adjacent columns by
 whatever the case: the cause kinds it explains (``explains``, e.g. ``value_changed``), the targets
 and metrics (globs), and facts about the two columns: the same Ragas release in both
 (``same_ragas``), both inside a Ragas range (``ragas``), Pythons on both sides of a version
-(``python_crosses = "3.12"``: one column below 3.12, the other at or above), and how far apart the
-two doubles are (``max_ulps``). An explained change is still shown (kind ``kind``, text ``cause``,
+(``python_crosses = "3.12"``: one column below 3.12, the other at or above), the Ragas release where an
+upstream change landed between them (``ragas_crosses = "0.3.3"``: the earlier column's Ragas below
+0.3.3, the later one's at or above: a change of one release that bisect pins to a commit), the type of
+the exception one of the two cells raised (``errors``, globs: ``ZeroDivisionError``), and how far apart
+the two doubles are (``max_ulps``). An explained change is still shown (kind ``kind``, text ``cause``,
 the rule's id and reason) but is no finding. A change between columns whose Ragas or Python is not
 known is never explained, and neither is anything a rule does not name, such as the harness's
 own error (those causes are never ``value_changed``).
@@ -29,7 +32,7 @@ from ragas_compat.resources import pinned
 
 DEFAULT_DRIFT_RULES_FILE = pinned("matrix-drift.toml")
 RULE_KEYS = ("id", "kind", "explains", "cause", "reason", "upstream", "targets", "metrics", "ragas",
-             "same_ragas", "python_crosses", "max_ulps")
+             "same_ragas", "python_crosses", "ragas_crosses", "errors", "max_ulps")
 
 
 def ulps_between(a: float | None, b: float | None) -> int | None:
@@ -75,14 +78,22 @@ class DriftRule:
     same_ragas: bool = False
     python_crosses: Version | None = None
     max_ulps: int | None = None
+    ragas_crosses: Version | None = None
+    errors: tuple[str, ...] = ()
 
     def explains_change(self, cause_kind: str, target: str, metric: str, before: ColumnFacts, after: ColumnFacts,
-                        before_value: float | None, after_value: float | None) -> bool:
+                        before_value: float | None, after_value: float | None,
+                        error_types: tuple[str | None, str | None] = (None, None)) -> bool:
+        """``error_types``: the exception type each of the two cells raised (None: it did not)."""
         if cause_kind not in self.explains or not matches_any(target, self.targets) \
                 or not matches_any(metric, self.metrics):
             return False
+        if self.errors and not any(t is not None and matches_any(t, self.errors) for t in error_types):
+            return False
         ragas = (_version(before.ragas), _version(after.ragas))
-        if (self.same_ragas or self.ragas is not None) and None in ragas:
+        if (self.same_ragas or self.ragas is not None or self.ragas_crosses is not None) and None in ragas:
+            return False
+        if self.ragas_crosses is not None and not (ragas[0] < self.ragas_crosses <= ragas[1]):
             return False
         if self.same_ragas and ragas[0] != ragas[1]:
             return False
@@ -140,6 +151,12 @@ def parse_drift_rules(data: dict[str, Any], source: str) -> tuple[DriftRule, ...
             if crosses is None:
                 raise HarnessInputError(f"{where}.python_crosses: expected a Python version like \"3.12\"",
                                         field=f"{where}.python_crosses", value=entry["python_crosses"])
+        ragas_crosses = None
+        if "ragas_crosses" in entry:
+            ragas_crosses = _version(_text(entry, "ragas_crosses", where))
+            if ragas_crosses is None:
+                raise HarnessInputError(f"{where}.ragas_crosses: expected a Ragas release like \"0.3.3\"",
+                                        field=f"{where}.ragas_crosses", value=entry["ragas_crosses"])
         max_ulps = entry.get("max_ulps")
         if max_ulps is not None and (isinstance(max_ulps, bool) or not isinstance(max_ulps, int) or max_ulps < 1):
             raise HarnessInputError(f"{where}.max_ulps: expected a positive integer", field=f"{where}.max_ulps",
@@ -155,7 +172,8 @@ def parse_drift_rules(data: dict[str, Any], source: str) -> tuple[DriftRule, ...
             cause=_text(entry, "cause", where), reason=_text(entry, "reason", where),
             upstream=_text(entry, "upstream", where, required=False), origin=source,
             targets=glob_list(entry, "targets", where), metrics=glob_list(entry, "metrics", where), ragas=ragas,
-            same_ragas=same_ragas, python_crosses=crosses, max_ulps=max_ulps))
+            same_ragas=same_ragas, python_crosses=crosses, max_ulps=max_ulps, ragas_crosses=ragas_crosses,
+            errors=glob_list(entry, "errors", where)))
     return tuple(rules)
 
 

@@ -25,7 +25,7 @@ from ragas_compat.report.atomic import write_reports_atomically
 from ragas_compat.report.csp import policy_meta
 from ragas_compat.report.escape import md_code, md_text
 from ragas_compat.report.golden import write_golden_files
-from ragas_compat.tools.matrix.drift import MISSING_CLASS, ApiCell, Cell, Drift, Matrix, MatrixRow
+from ragas_compat.tools.matrix.drift import MISSING_CLASS, PROMPT_NOTE, ApiCell, Cell, Drift, Matrix, MatrixRow
 from ragas_compat.values import encode_float
 
 MATRIX_FORMAT = 2  # 2: explanations and error messages stored once under "texts", cells refer by key
@@ -59,6 +59,8 @@ def _cell_json(cell: Cell, causes: tuple, text_key: Callable[[str | None], str |
         out["fields_dropped"] = list(cell.fields_dropped)
     if cell.prompts is not None:
         out["prompts"] = cell.prompts
+    if cell.prompt_hashes:
+        out["prompt_hashes"] = dict(cell.prompt_hashes)
     if cell.warnings:
         out["warnings"] = list(cell.warnings)
     out["changed"] = bool(causes)
@@ -173,7 +175,8 @@ def _cell_md(row: MatrixRow, index: int, texts: list[str] | None = None) -> str:
     cell = row.cells[index]
     text = _cell_label(cell, (texts or cell_texts(row))[index])
     if index and row.changes[index - 1]:
-        return f"**{_md(text)}** Δ"
+        replayed = " †" if any(c.kind == "prompt_changed" for c in row.changes[index - 1]) else ""
+        return f"**{_md(text)}** Δ{replayed}"
     return _md(text)
 
 
@@ -231,7 +234,8 @@ def render_markdown(matrix: Matrix) -> str:
            "digits would hide a difference from the next column; exact doubles always in matrix.json) and "
            "its classification "
            "against the reference. **Bold** with Δ: changed from the previous column. `harness: ...`: the "
-           "harness could not drive the class there (its limit, not Ragas's).", "",
+           "harness could not drive the class there (its limit, not Ragas's). † " + PROMPT_NOTE + " (the "
+           "prompt text the judge was shown changed from the previous column).", "",
            "## Versions", "", "| column | Ragas | Python | status | fields accepted | import warnings | network attempts |",
            "|---|---|---|---|---|---|---|"]
     telemetry = "(telemetry on, blocked)" if suite.get("telemetry") else "(telemetry off)"

@@ -4,7 +4,8 @@ A matrix has no expectations file, so every Ragas change between two adjacent co
 kind ``unexplained``; the changed cell also counts as ``divergence``, ``error`` or ``out_of_range``
 when it is one against the reference in the later column. Not findings: a column that could not be
 built or imported (``unavailable``/``absent``: the environment) and a change that is only a limit of
-the harness (``Drift.by == "harness"``), and a change a drift rule explains (``Cause.rule``:
+the harness (``Drift.by == "harness"``), a changed judge prompt alone (``prompt_changed``: the verdicts were
+replayed under another prompt, so what the judge would answer is assumed, not shown), and a change a drift rule explains (``Cause.rule``:
 pinned/matrix-drift.toml, e.g. last-bit changes between Pythons). The exit code is 1 when a finding of a ``--fail-on`` kind
 exists (``all`` by default, ``none`` never), as for ``run``.
 """
@@ -18,7 +19,8 @@ from ragas_compat.compare.verdict import FAIL_ON_DEFAULT
 from ragas_compat.errors import ExitCode
 from ragas_compat.tools.matrix.drift import HARNESS_CAUSES, Matrix
 
-NOT_FINDINGS = HARNESS_CAUSES | {"unavailable", "absent"}
+# a prompt change is a note on the replayed verdicts (what the judge would answer is not shown), no finding
+NOT_FINDINGS = HARNESS_CAUSES | {"unavailable", "absent", "prompt_changed"}
 
 
 @dataclass(frozen=True)
