@@ -33,6 +33,7 @@ from ragas_compat.metrics import (
     quoted_spans,
     rubrics_score,
     semantic_similarity,
+    sql_equivalence,
     summarization,
     text_similarity,
     tool_calls,
@@ -42,7 +43,7 @@ from ragas_compat.metrics.spec import MetricSpec
 from ragas_compat.probe.protocol import TargetSpec, spec_name
 from ragas_compat.vocabulary import TargetId
 
-FAMILIES = (context_precision, context_recall, id_overlap, faithfulness, judge_audit, factual_correctness, context_entity_recall, noise_sensitivity, text_similarity, semantic_similarity, criteria_votes, rubrics_score, nvidia_ratings, answer_correctness, answer_relevancy, datacompy_score, quoted_spans, tool_calls, agent_goal, topic_adherence, summarization)
+FAMILIES = (context_precision, context_recall, id_overlap, faithfulness, judge_audit, factual_correctness, context_entity_recall, noise_sensitivity, text_similarity, semantic_similarity, criteria_votes, rubrics_score, nvidia_ratings, answer_correctness, answer_relevancy, datacompy_score, quoted_spans, tool_calls, agent_goal, topic_adherence, summarization, sql_equivalence)
 
 _REGISTRY: dict[str, MetricSpec] = {}
 _BY_TARGET: dict[TargetId, tuple[MetricSpec, ...]] = {}  # metrics_for_target's answers; emptied on (un)register

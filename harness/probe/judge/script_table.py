@@ -22,7 +22,7 @@ from .scripts import (
     faithfulness_script,
     noise_sensitivity_script,
 )
-from .summaries import summary_script
+from .summaries import sql_equivalence_script, summary_script
 
 
 class ScriptInputs(t.Protocol):
@@ -62,4 +62,6 @@ SCRIPTS: dict[str, t.Callable[[ScriptInputs], Script]] = {
     "topic_adherence": lambda target: topic_adherence_script(str(target.verdict_key)),
     # SummarizationScore / SummaryScore: keyphrases, questions, an answer per question
     "summary_score": lambda target: summary_script(str(target.verdict_key)),
+    # LLMSQLEquivalence / SQLSemanticEquivalence: two explanations and an equivalence verdict
+    "sql_equivalence": lambda target: sql_equivalence_script(str(target.verdict_key)),
 }

@@ -1,5 +1,5 @@
-"""Judge script of SummarizationScore (legacy) / SummaryScore (collections), both APIs (standard library
-only; Ragas on use).
+"""Judge scripts of SummarizationScore (legacy) / SummaryScore (collections), and of LLMSQLEquivalence /
+SQLSemanticEquivalence (below), both APIs (standard library only; Ragas on use).
 
 Both classes ask three prompts in order, with the same inputs and reply layouts; only the attributes
 holding them differ (legacy ``question_generation_prompt`` / ``answer_generation_prompt``, collections
@@ -53,5 +53,43 @@ def summary_script(verdict_key: str) -> Script:
         book.expect(ANSWERS, instruction(prompts, metric, ANSWERS), {"summary": response, "questions": questions},
                     {"answers": [verdict_literal(a) for a in verdict["answers"]]},
                     label=f"verdicts.{verdict_key}[0].answers")
+
+    return script
+
+
+# --------------------------------------------------------------------------- LLMSQLEquivalence / SQLSemanticEquivalence
+
+SQL_EQUIVALENCE = "sql_equivalence"
+
+
+def _bool_literal(value: t.Any) -> t.Any:
+    """A 0/1 verdict as JSON true / false; anything else as given (pydantic's bool parsing decides)."""
+    if isinstance(value, bool) or (type(value) is int and value in (0, 1)):
+        return bool(value)
+    return value
+
+
+def sql_equivalence_script(verdict_key: str) -> Script:
+    """One prompt, {reference, response, database_schema: reference_contexts joined with "\\n"} -> the two
+    explanations and the verdict, under each API's own keys (legacy ``equivalence_prompt`` replies
+    {response_query_explaination, reference_query_explaination, equivalence}; collections the same attribute,
+    {response_explanation, reference_explanation, equivalent}). The collections class raises ValueError before
+    asking when the response or the reference is empty or whitespace only."""
+    def script(prompts: PromptAdapter, metric: t.Any, case: dict, book: PromptBook) -> None:
+        response, reference = case.get("response") or "", case.get("reference") or ""
+        collections = prompts.api == API_COLLECTIONS
+        if collections and (not response.strip() or not reference.strip()):
+            return
+        verdict = case["verdicts"][verdict_key][0]
+        equivalent = _bool_literal(verdict["equivalent"])
+        reply = ({"response_explanation": verdict["response_explanation"],
+                  "reference_explanation": verdict["reference_explanation"], "equivalent": equivalent}
+                 if collections else
+                 {"response_query_explaination": verdict["response_explanation"],
+                  "reference_query_explaination": verdict["reference_explanation"], "equivalence": equivalent})
+        book.expect(SQL_EQUIVALENCE, prompts.attribute_instruction(metric, "equivalence_prompt", SQL_EQUIVALENCE),
+                    {"reference": reference, "response": response,
+                     "database_schema": "\n".join(case.get("reference_contexts") or [])},
+                    reply, label=f"verdicts.{verdict_key}[0]")
 
     return script
