@@ -4,8 +4,8 @@ faithfulness.
 
 The slow tests make ONE real Ragas ``evaluate()`` run (``tests/data/audit_run/evaluate_and_save.py
 --wide``, a subprocess: Ragas is never imported here) over the bundled samples with eight legacy metrics
-(the four of ``test_audit_run`` plus FactualCorrectness, ContextEntityRecall, NoiseSensitivity and
-AnswerRelevancy with LangChain's deterministic fake embeddings), judged by ``WideJudge`` on 127.0.0.1.
+(the four of ``test_audit_run`` plus FactualCorrectness, ContextEntityRecall, NoiseSensitivity,
+AnswerRelevancy with LangChain's deterministic fake embeddings, an AspectCritic and a SimpleCriteriaScore), judged by ``WideJudge`` on 127.0.0.1.
 One row's reference carries ``GARBLED`` (``--garble``), so the judge's labels for it are refused and
 several of its metrics raise (NaN). The run is saved the ways a user can save it: the ``ragas_traces``
 dump, the traces list (``json.dump(result.traces, f, default=...)``: a bare ``json.dump`` raises, which
@@ -44,12 +44,14 @@ SMALL = DATA / "small"
 BUNDLED = ROOT / "harness" / "cases" / "suites" / "default.json"
 CLI = [sys.executable, "-m", "ragas_compat"]
 GARBLED_ROW = 2
-NEW = ("factual_correctness(mode=f1)", "context_entity_recall", "noise_sensitivity(mode=relevant)")
+NEW = ("factual_correctness(mode=f1)", "context_entity_recall", "noise_sensitivity(mode=relevant)", "names_a_command",
+       "clarity")
 
 
 class WideJudge(JudgeServer):
     """The record tests' judge, also answering FactualCorrectness's claim decomposition, ContextEntityRecall's
-    entity extraction and AnswerRelevancy's question generation, deterministically from the input."""
+    entity extraction, AnswerRelevancy's question generation and the two criteria prompts, deterministically
+    from the input."""
 
     def reply(self, prompt: str) -> str:
         head, data = parse_prompt(prompt)
@@ -58,6 +60,10 @@ class WideJudge(JudgeServer):
             return json.dumps({"claims": sentences(data["response"])})
         if head.startswith("Given a text, extract unique entities"):
             return json.dumps({"entities": sorted(w for w in words(data["text"]) if w[0].isalpha())[:6]})
+        if head.startswith("Evaluate the Input based on the criterial defined"):   # AspectCritic
+            return json.dumps({"reason": "checked", "verdict": int("tern" in str(data.get("response")).lower())})
+        if head.startswith("Evaluate the input based on the criteria defined"):    # SimpleCriteriaScore
+            return json.dumps({"reason": "checked", "score": 1 + len(words(data.get("response") or "")) % 5})
         if head.startswith("Generate a question for the given answer"):
             return json.dumps({"question": "what about " + " ".join(sorted(words(data["response"]))[:3]) + "?",
                                "noncommittal": int("not know" in data["response"].lower())})
@@ -134,8 +140,8 @@ def test_other_judged_metrics_are_rebuilt_from_ragas_traces(wide_run, tmp_path):
     assert doc["grades"]["not rebuilt"] == 0 and doc["grades"]["lossy"] == 0
     # the case file holds the new verdict keys; run replays it (every reported score a live one)
     cases = json.loads((tmp_path / "cases.json").read_text())["cases"]
-    assert any({"factual_correctness", "context_entity_recall", "noise_sensitivity"} <= set(c.get("verdicts", {}))
-               for c in cases)
+    assert any({"factual_correctness", "context_entity_recall", "noise_sensitivity", "aspect_critic",
+                "simple_criteria"} <= set(c.get("verdicts", {})) for c in cases)
 
 
 @pytest.mark.slow
@@ -184,7 +190,7 @@ def test_traces_list_grades_what_it_loses(wide_run, tmp_path):
                     f"only the last retrieved context's verdict (context {contexts - 1} of 0..{contexts - 1})"), line
             else:
                 assert line["grade"] == REDERIVABLE, line
-        elif line["metric"] in ("context_recall", "faithfulness"):
+        elif line["metric"] in ("context_recall", "faithfulness", "names_a_command", "clarity"):
             assert line["grade"] == REDERIVABLE and "fix_output_format" in line["note"], line
         else:
             expected = {"factual_correctness(mode=f1)": "only one side's claims and verdicts (here the ",

@@ -1,7 +1,8 @@
 """``ragas-compat audit-run``: audit a Ragas run you did not make, from its saved traces to a verdict.
 
-``register(app)`` adds the command. It reads the ``ragas_traces`` dump (and the scores table, the
-dataset when separate), grades every (row, metric), writes the case file (``--cases-out``; ``run`` and
+``register(app)`` adds the command. It reads the run's traces (a ``ragas_traces`` dump, the traces list
+``EvaluationResult.traces`` or a LangSmith export; the kind is read from the file) and the scores
+table, the dataset when separate, grades every (row, metric), writes the case file (``--cases-out``; ``run`` and
 ``explain`` take it from there), runs the normal pipeline on it as ``run`` does, and writes the usual
 report set plus ``audit-run.md`` / ``audit-run.json`` (the reported score, Ragas on the recorded
 verdicts and the reference, per row and per metric) into ``--out``.
@@ -38,8 +39,9 @@ FINDING_LINES = 10
 
 @exits_on_harness_errors()
 def audit_run(
-    traces: Path = typer.Argument(..., help="JSON dump of EvaluationResult.ragas_traces (README: 'Audit someone "
-                                           "else's run')."),
+    traces: Path = typer.Argument(..., help="The run's traces as JSON: EvaluationResult.ragas_traces, the traces "
+                                           "list (EvaluationResult.traces; needs --scores) or a LangSmith export "
+                                           "(docs: 'Audit someone else's run')."),
     scores: Optional[Path] = typer.Option(None, "--scores", help="The run's scores table: to_pandas() saved as .csv "
                                                                   "or .parquet (default: the scores the trace recorded)."),
     dataset: Optional[Path] = typer.Option(None, "--dataset", help="The dataset, when separate (its id and category "

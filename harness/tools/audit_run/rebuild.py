@@ -51,6 +51,9 @@ STATEMENTS_PROMPT = "statement_generator_prompt"
 NLI_PROMPT = "n_l_i_statement_prompt"
 CLAIMS_PROMPT = "claim_decomposition_prompt"
 ENTITIES_PROMPT = "extract_entities_prompt"
+# AspectCritic / SimpleCriteriaScore: one prompt, its vote (a user names the metric: known by its prompt)
+VOTE_PROMPTS = {"single_turn_aspect_critic_prompt": ("aspect_critic", "verdict"),
+                "single_turn_simple_criteria_prompt": ("simple_criteria", "score")}
 
 # Ragas's default metric name -> (registry metric, the legacy target whose class scored it)
 BY_NAME: dict[str, tuple[str, str]] = {
@@ -319,7 +322,24 @@ def _identify(run: MetricRun, column: str) -> tuple[str, str] | None:
         return "context_recall", "legacy:LLMContextRecall"
     if names and names <= {STATEMENTS_PROMPT, NLI_PROMPT}:
         return "faithfulness", "legacy:Faithfulness"
+    if len(names) == 1 and next(iter(names)) in VOTE_PROMPTS:
+        metric = VOTE_PROMPTS[next(iter(names))][0]
+        return metric, legacy_target(metric)
     return None
+
+
+def _vote(run: MetricRun, metric: str) -> tuple[list[Any] | None, str | None]:
+    """AspectCritic's verdict / SimpleCriteriaScore's score: the one output of its one prompt."""
+    name, key = next((p, k) for p, (m, k) in VOTE_PROMPTS.items() if m == metric)
+    asked = [p for p in run.prompts if p.name == name]
+    if len(asked) != 1:
+        return None, f"{len(asked)} {name} chains where Ragas asks one"
+    output, why = _single(asked[0])
+    if output is None:
+        return None, why
+    if key not in output:
+        return None, f"the parsed output has no {key}"
+    return [{key: output[key]}], None
 
 
 def traces_list_loss(metric: str, run: MetricRun, sample: dict[str, Any]) -> str | None:
@@ -362,12 +382,16 @@ def grade_metric(rebuild: RowRebuild, column: str, run: MetricRun | None, *, kin
     if identified is None:
         return Graded(index, column, NOT_REBUILT, f"audit-run does not rebuild {run.name}'s verdicts (it rebuilds "
                                                    "context precision, context recall, faithfulness, factual "
-                                                   "correctness, context entity recall, noise sensitivity and the "
-                                                   "ID-based and string-match classes)")
+                                                   "correctness, context entity recall, noise sensitivity, aspect "
+                                                   "critic, simple criteria and the ID-based and string-match "
+                                                   "classes)")
     metric, target = identified
     if kind == TRACES_LIST and reported is not None and math.isnan(reported):
+        failed = next((p.name for p in run.prompts if p.outputs is None), None)
         return Graded(index, column, UNRECORDED, "the run reported NaN and a traces list records neither the score "
-                                                 "nor the error behind it", metric, target)
+                      "nor the error behind it: " + (f"its {failed} did not end (Ragas raised there)" if failed else
+                                                     "whether Ragas computed the NaN from these verdicts or the metric "
+                                                     "raised cannot be told"), metric, target)
     if not run.ended:
         if run.error is not None:
             return Graded(index, column, UNRECORDED, "the metric raised, so the verdicts it would have scored were "
@@ -402,6 +426,11 @@ def grade_metric(rebuild: RowRebuild, column: str, run: MetricRun | None, *, kin
                                                "beta=1.0") if x)
     elif metric == "context_entity_recall":
         verdicts, why = _context_entity_recall(run, sample)
+    elif metric in ("aspect_critic", "simple_criteria"):
+        verdicts, why = _vote(run, metric)
+        note = "; ".join(x for x in (note, "the trace does not record the criterion's definition or strictness: "
+                                           "replayed with the harness's configuration (at Ragas 0.4.3 the class asks "
+                                           "one generation and returns its vote, so neither changes the value)") if x)
     else:
         verdicts, why = _noise_sensitivity(run, sample)
     if verdicts is None:

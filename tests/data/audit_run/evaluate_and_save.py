@@ -8,8 +8,9 @@ Run with the Ragas environment's interpreter (never imported into the harness pr
 The judge is an OpenAI-compatible chat endpoint (the tests start one on 127.0.0.1). The samples are the
 cases' texts (``user_input``, ``response``, ``reference``, ``retrieved_contexts``); the metrics are the
 legacy context precision (with and without reference), context recall and faithfulness, and with
-``--wide`` also FactualCorrectness, ContextEntityRecall, NoiseSensitivity and AnswerRelevancy (its
-embeddings LangChain's ``DeterministicFakeEmbedding``: no network). A LangChain
+``--wide`` also FactualCorrectness, ContextEntityRecall, NoiseSensitivity, AnswerRelevancy (its
+embeddings LangChain's ``DeterministicFakeEmbedding``: no network), an AspectCritic and a
+SimpleCriteriaScore of our own (named ``names_a_command`` and ``clarity``). A LangChain
 ``RunCollectorCallbackHandler`` is passed to ``evaluate(callbacks=[...])`` (Ragas's chains are LangChain
 callbacks), as a LangSmith tracer would be. Writes, into OUT_DIR, the files the docs
 (docs/record-import-audit-run.md, "Audit someone else's run") tell a user to save:
@@ -72,6 +73,7 @@ def main():
     from ragas import EvaluationDataset, evaluate
     from ragas.metrics import (
         AnswerRelevancy,
+        AspectCritic,
         ContextEntityRecall,
         ContextPrecision,
         ContextRecall,
@@ -79,6 +81,7 @@ def main():
         Faithfulness,
         LLMContextPrecisionWithoutReference,
         NoiseSensitivity,
+        SimpleCriteriaScore,
     )
 
     chosen = samples(args.cases, args.first, args.only_complete)
@@ -88,7 +91,9 @@ def main():
     llm = ChatOpenAI(model=args.model, base_url=args.base_url, api_key="not-a-key", max_retries=0)
     metrics = [ContextPrecision(), LLMContextPrecisionWithoutReference(), ContextRecall(), Faithfulness()]
     if args.wide:
-        metrics += [FactualCorrectness(), ContextEntityRecall(), NoiseSensitivity(), AnswerRelevancy()]
+        metrics += [FactualCorrectness(), ContextEntityRecall(), NoiseSensitivity(), AnswerRelevancy(),
+                    AspectCritic(name="names_a_command", definition="Does the response name a command or a key?"),
+                    SimpleCriteriaScore(name="clarity", definition="Score 1 to 5 how clear the response is.")]
     collector = RunCollectorCallbackHandler()
     result = evaluate(dataset, metrics=metrics, llm=llm, embeddings=DeterministicFakeEmbedding(size=16),
                       callbacks=[collector], show_progress=False)
