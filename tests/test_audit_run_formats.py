@@ -299,3 +299,29 @@ def test_traces_list_problems_are_named_by_row_and_path(tmp_path):
     with pytest.raises(HarnessInputError) as caught:
         plan_audit(run / "traces_list.json", run / "scores.csv")
     assert "traces_list.json: row 1: $[1]" in str(caught.value) and "truncated" in str(caught.value)
+
+
+def test_a_rating_metric_has_no_traced_reply(tmp_path):
+    """The NVIDIA-style ratings ask their judge with agenerate_text, not a Ragas prompt: a ragas_traces dump
+    holds none of their replies (unrecorded); a LangSmith export's llm runs do, unread (not rebuilt)."""
+    run = small_copy(tmp_path)
+    dump = json.loads((run / "traces.json").read_text())
+    for chain in dump.values():
+        if chain["metadata"].get("type") == "metric" and chain["name"] == "context_recall":
+            chain["name"], chain["children"] = "nv_accuracy", []
+        if chain["metadata"].get("type") == "row":
+            chain["outputs"]["nv_accuracy"] = chain["outputs"].pop("context_recall")
+    (run / "traces.json").write_text(json.dumps(dump))
+    planned = plan_audit(run / "traces.json")
+    lines = [g for g in planned.graded if g.column == "nv_accuracy"]
+    assert len(lines) == 2 and all(g.grade == UNRECORDED and "agenerate_text" in g.reason for g in lines)
+    runs = json.loads((run / "langsmith.json").read_text())
+    for row in runs[0]["child_runs"]:
+        row["outputs"]["nv_accuracy"] = row["outputs"].pop("context_recall")
+        for metric in row["child_runs"]:
+            if metric["name"] == "context_recall":
+                metric["name"], metric["child_runs"] = "nv_accuracy", []
+    (run / "langsmith.json").write_text(json.dumps(runs))
+    planned = plan_audit(run / "langsmith.json")
+    lines = [g for g in planned.graded if g.column == "nv_accuracy"]
+    assert len(lines) == 2 and all(g.grade == "not rebuilt" and "llm runs" in g.reason for g in lines)

@@ -38,7 +38,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ragas_compat.metrics.registry import metric as registry_metric
-from ragas_compat.tools.audit_run.traces import RAGAS_TRACES, TRACES_LIST, MetricRun, Prompt, Row
+from ragas_compat.tools.audit_run.traces import LANGSMITH, RAGAS_TRACES, TRACES_LIST, MetricRun, Prompt, Row
 
 REDERIVABLE, LOSSY, UNRECORDED, NOT_REBUILT = "re-derivable", "lossy", "unrecorded", "not rebuilt"
 GRADES = (REDERIVABLE, LOSSY, UNRECORDED, NOT_REBUILT)
@@ -83,6 +83,8 @@ FACTUAL = ("factual_correctness_f1", "factual_correctness_precision", "factual_c
 NOISE = ("noise_sensitivity_relevant", "noise_sensitivity_irrelevant")
 SAMPLE_ONLY = {"context_precision_string_match", "context_recall_string_match", "id_context_precision",
                "id_context_recall"}
+# the NVIDIA-style ratings ask their judge with agenerate_text, not a Ragas prompt: no parsed reply is traced
+DIRECT_CALLS = {"nv_accuracy", "nv_context_relevance", "nv_response_groundedness"}
 EMBEDDINGS = {"answer_relevancy", "answer_correctness", "semantic_similarity", "answer_similarity"}
 OPTIONAL_FIELDS = ("reference_contexts", "retrieved_context_ids", "reference_context_ids")
 
@@ -378,6 +380,12 @@ def grade_metric(rebuild: RowRebuild, column: str, run: MetricRun | None, *, kin
     base = run.name.split("(mode=", 1)[0]
     if base in EMBEDDINGS:
         return Graded(index, column, UNRECORDED, "it scores with embeddings, which the trace does not hold")
+    if base in DIRECT_CALLS and not run.prompts:
+        if kind == LANGSMITH:
+            return Graded(index, column, NOT_REBUILT, "it asks its judge without a Ragas prompt; the export's llm runs "
+                                                       "hold the raw replies, which audit-run does not read")
+        return Graded(index, column, UNRECORDED, "it asks its judge without a Ragas prompt (agenerate_text), so the "
+                                                  "trace holds none of its replies")
     identified = _identify(run, column)
     if identified is None:
         return Graded(index, column, NOT_REBUILT, f"audit-run does not rebuild {run.name}'s verdicts (it rebuilds "
