@@ -325,3 +325,17 @@ def test_a_rating_metric_has_no_traced_reply(tmp_path):
     planned = plan_audit(run / "langsmith.json")
     lines = [g for g in planned.graded if g.column == "nv_accuracy"]
     assert len(lines) == 2 and all(g.grade == "not rebuilt" and "llm runs" in g.reason for g in lines)
+
+
+def test_two_chains_of_one_name_are_lossy_not_refused(tmp_path):
+    """One class evaluated twice in a run (two FactualCorrectness modes) gives a row two metric chains of one
+    name: which scored which column is not recorded, so the column is lossy (before: exit 2)."""
+    run = small_copy(tmp_path)
+    dump = json.loads((run / "traces.json").read_text())
+    for chain in dump.values():
+        if chain["metadata"].get("type") == "metric" and chain["name"] == "faithfulness":
+            chain["name"] = "context_recall"
+    (run / "traces.json").write_text(json.dumps(dump))
+    planned = plan_audit(run / "traces.json", run / "scores.csv")
+    recall = [g for g in planned.graded if g.column == "context_recall"]
+    assert len(recall) == 2 and all(g.grade == LOSSY and "more than one metric chain" in g.reason for g in recall)

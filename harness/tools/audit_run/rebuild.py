@@ -380,6 +380,10 @@ def grade_metric(rebuild: RowRebuild, column: str, run: MetricRun | None, *, kin
     base = run.name.split("(mode=", 1)[0]
     if base in EMBEDDINGS:
         return Graded(index, column, UNRECORDED, "it scores with embeddings, which the trace does not hold")
+    if run.name in rebuild.row.shared:
+        return Graded(index, column, LOSSY, f"more than one metric chain of this row is named {run.name!r} (one class "
+                                            "evaluated twice, e.g. in two modes), and nothing in the trace says which "
+                                            "one scored this column")
     if base in DIRECT_CALLS and not run.prompts:
         if kind == LANGSMITH:
             return Graded(index, column, NOT_REBUILT, "it asks its judge without a Ragas prompt; the export's llm runs "

@@ -67,6 +67,7 @@ class Row:
     sample: dict[str, Any]
     metrics: dict[str, MetricRun]
     scores: dict[str, Any] = field(default_factory=dict)   # the row chain's outputs (evaluate()'s scores)
+    shared: frozenset[str] = frozenset()   # metric names with more than one chain in this row (``metrics`` keeps the first)
 
 
 @dataclass(frozen=True)
@@ -387,15 +388,17 @@ def parse_traces(source: str, entries: dict[str, Any], *, kind: str = RAGAS_TRAC
             problems.add(child, (child, "metadata", "row_index"), f"row {index} where row {len(rows)} was expected "
                                                                   "(rows missing or out of order)")
         metrics: dict[str, MetricRun] = {}
+        shared = set()
         for metric_id in _children(entries, child, problems):
             if entries[metric_id]["metadata"].get("type") != "metric":
                 continue
             run = _metric(entries, metric_id, problems, errors.get(metric_id))
-            if run.name in metrics:
-                problems.add(metric_id, (metric_id, "name"), f"metric {run.name!r} twice in one row")
+            if run.name in metrics:   # one class twice (e.g. two modes): graded lossy, not refused
+                shared.add(run.name)
+                continue
             metrics[run.name] = run
         rows.append(Row(index, json_path(problems.paths.get(child, (child,))), chain["inputs"], metrics,
-                        dict(chain["outputs"])))
+                        dict(chain["outputs"]), frozenset(shared)))
     if not rows and not problems.lines:
         problems.add(root, (root, "children"), "the evaluation has no rows")
     problems.raise_if_any()
