@@ -267,7 +267,7 @@ def score(document: ProbeOutput, request: ProbeRequest, attempts: list[dict], pr
     pairs = scored_pairs(cases, targets)
     settings, runs = None, []
     if request.get("evaluate"):
-        from .evaluate import planned_runs, run_group
+        from .evaluate import merge_batches, planned_runs, run_planned
 
         settings, runs = planned_runs(cases, request["evaluate"], targets)
     warm = first_uses(pairs)
@@ -276,7 +276,7 @@ def score(document: ProbeOutput, request: ProbeRequest, attempts: list[dict], pr
     results: dict[Pair, ProbeResult] = dict(zip(warm, asyncio.run(run_pairs(cases, warm, by_name, progress.step))))
     by_run: dict[int, dict] = {}
     for j, run in enumerate(warm_runs):
-        by_run[j] = run_group(*run, settings)
+        by_run[j] = run_planned(run, settings)
         progress.step()
     rest = [pair for pair in pairs if pair not in results]
     rest_cases = sorted({i for i, _ in rest})
@@ -294,7 +294,7 @@ def score(document: ProbeOutput, request: ProbeRequest, attempts: list[dict], pr
         scored = asyncio.run(run_pairs(cases, chosen, by_name, progress.step)) if chosen else []
         done = []
         for j in run_indices:
-            done.append(run_group(*runs[j], settings))
+            done.append(run_planned(runs[j], settings))
             progress.step()
         return {"pairs": [[i, name, result] for (i, name), result in zip(chosen, scored)],
                 "runs": list(zip(run_indices, done)), "attempts": attempts[seen_attempts:]}
@@ -308,7 +308,7 @@ def score(document: ProbeOutput, request: ProbeRequest, attempts: list[dict], pr
             attempts.extend(part["attempts"])
     document["results"] = [results[pair] for pair in pairs]
     if settings is not None:
-        document["evaluate"] = {"settings": settings, "runs": [by_run[j] for j in range(len(runs))]}
+        document["evaluate"] = {"settings": settings, "runs": merge_batches([by_run[j] for j in range(len(runs))])}
 
 
 def check_targets(raw: object) -> None:
@@ -393,7 +393,7 @@ def main(argv: list[str]) -> int:
         except BadRequest as exc:
             print(f"bad request: {exc}", file=sys.stderr)
             return EXIT_BAD_REQUEST
-        from .budget import limit_address_space, set_budget
+        from .budget import limit_memory, set_budget
 
         set_budget(full_budget(request.get("budget")))
         if imported is None:
@@ -402,8 +402,8 @@ def main(argv: list[str]) -> int:
             document["telemetry"] = telemetry_state()
             write(document, request.get("output"))
             return EXIT_RAGAS_IMPORT
-        try:  # the address space is limited once Ragas is imported (the import itself is not a case)
-            limit_address_space(full_budget(request.get("budget"))["address_space"])
+        try:  # the memory is limited once Ragas is imported (the import itself is not a case)
+            limit_memory(full_budget(request.get("budget"))["memory"])
             score(document, request, attempts, progress_prefix(request_path))
         except WorkerFailed as exc:
             print(f"probe worker failed: {exc}", file=sys.stderr)

@@ -179,9 +179,125 @@ def _call(api: str, dataset: t.Any, metrics: list[t.Any], settings: dict[str, t.
     return asyncio.run(aevaluate(**kwargs))
 
 
+EVALUATE_BATCH_CASES = 2_000  # cases per evaluate() call: a larger run is scored in batches of this many
+
+# (api, metric set, targets, cases, batch): batch is (k, n) for the k-th of a run's n batches, else None
+PlannedRun = tuple[str, str, tuple[Target, ...], tuple[dict, ...], t.Optional[tuple[int, int]]]
+
+
+def batch_bounds(count: int, size: int = EVALUATE_BATCH_CASES) -> list[tuple[int, int]]:
+    """``[(start, stop), ...]``: ``count`` cases in consecutive batches of at most ``size`` (one when
+    ``count <= size``; sizes differ by at most one)."""
+    batches = max(1, -(-count // size))
+    return [(count * k // batches, count * (k + 1) // batches) for k in range(batches)]
+
+
+def _ragas_mean() -> t.Callable[[list], float] | None:
+    """Ragas's ``safe_nanmean`` (what ``EvaluationResult`` averages each metric's rows with), or None
+    where it is not importable: such a Ragas is never batched."""
+    try:
+        from ragas.utils import safe_nanmean
+    except ImportError:
+        return None
+    return safe_nanmean
+
+
 def run_group(api: str, set_name: str, targets: tuple[Target, ...], cases: tuple[dict, ...],
               settings: dict[str, t.Any]) -> dict[str, t.Any]:
-    """One ``evaluate()`` (or ``aevaluate()``) call; every failure is recorded, none raised."""
+    """One ``evaluate()`` (or ``aevaluate()``) call on ``cases``; every failure is recorded, none raised."""
+    return _run_batch(api, set_name, targets, cases, settings)[0]
+
+
+def _json_value(value: t.Any) -> t.Any:
+    """A row value as Ragas returned it, JSON-able without changing what numpy makes of it (a numpy
+    float or integer as the Python float or int of the same value; anything else as it is)."""
+    if type(value) in (float, int, bool) or value is None:
+        return value
+    try:
+        import numpy
+    except ImportError:
+        return value
+    if isinstance(value, numpy.bool_):
+        return bool(value)
+    if isinstance(value, numpy.integer):
+        return int(value)
+    if isinstance(value, numpy.floating):
+        return float(value)
+    return value
+
+
+def run_planned(run: PlannedRun, settings: dict[str, t.Any]) -> dict[str, t.Any]:
+    """The record of one planned run (``planned_runs``); a batch's record also carries its place
+    (``batch``: [k, n]) and its rows' values as Ragas returned them (``raw_values``), which
+    ``merge_batches`` needs for the dataset-level mean."""
+    api, set_name, targets, cases, batch = run
+    record, raw = _run_batch(api, set_name, targets, cases, settings)
+    if batch is not None:
+        record["batch"] = list(batch)
+        record["raw_values"] = {name: [_json_value(v) for v in values] for name, values in raw.items()}
+    return record
+
+
+def _merged(batches: list[dict[str, t.Any]]) -> dict[str, t.Any]:
+    """One run's record from its batches' (``merge_batches``)."""
+    mean = _ragas_mean()
+    merged = {key: value for key, value in batches[0].items() if key not in ("batch", "raw_values")}
+    merged.update(case_ids=[], rows=[], errors=[], stub_problems=[], warnings=[], seconds=0.0, prompts={},
+                  expected_prompts={}, batches=len(batches))
+    values: dict[str, list[t.Any]] = {name: [] for name in merged["targets"]}
+    for number, record in enumerate(batches, start=1):
+        where = f"batch {number} of {len(batches)} (cases {len(merged['case_ids']) + 1}-" \
+                f"{len(merged['case_ids']) + len(record['case_ids'])})"
+        merged["case_ids"] += record["case_ids"]
+        merged["rows"] += record["rows"]
+        merged["errors"] += record["errors"]
+        merged["stub_problems"] += record["stub_problems"]
+        merged["warnings"] += [w for w in record["warnings"] if w not in merged["warnings"]]
+        merged["seconds"] += record["seconds"] or 0.0
+        for key in ("prompts", "expected_prompts"):
+            for name, count in record[key].items():
+                merged[key][name] = merged[key].get(name, 0) + count
+        if record["run_error"] is not None and merged["run_error"] is None:
+            merged["run_error"] = {**record["run_error"],
+                                   "message": f"{record['run_error']['message']} (in {where})"}
+        for name, rows in record.get("raw_values", {}).items():
+            values[name] += rows
+            own = encode_score(mean(rows)) if mean is not None else None
+            if record["scores"].get(name) != own:
+                merged["stub_problems"].append(
+                    f"{name}: {where}: {record['api']}() reported the mean {record['scores'].get(name)!r}, "
+                    f"Ragas's safe_nanmean of its {len(rows)} rows is {own!r}")
+    merged["scores"] = {} if merged["run_error"] is not None or mean is None else {
+        name: encode_score(mean(rows)) for name, rows in values.items()}
+    return merged
+
+
+def merge_batches(records: t.Sequence[dict[str, t.Any]]) -> list[dict[str, t.Any]]:
+    """The records of planned runs, in plan order, with each batched run's batches (consecutive,
+    ``batch`` [1, n] ... [n, n]) merged into one record: its rows, errors and prompts in case order,
+    and as each target's dataset-level score Ragas's own ``safe_nanmean`` over all its rows' values as
+    Ragas returned them, in case order: what ``EvaluationResult`` computes in one whole-dataset call.
+    Each batch's own reported mean is checked against ``safe_nanmean`` of its rows (a difference is a
+    stub problem naming the batch). ``batches``: how many calls the run took."""
+    merged: list[dict[str, t.Any]] = []
+    pending: list[dict[str, t.Any]] = []
+    for record in records:
+        if "batch" not in record:
+            merged.append(record)
+            continue
+        pending.append(record)
+        if record["batch"][0] == record["batch"][1]:
+            merged.append(_merged(pending))
+            pending = []
+    if pending:
+        raise BadEvaluateRequest(f"batches {[r['batch'] for r in pending]} of a run are incomplete")
+    return merged
+
+
+def _run_batch(api: str, set_name: str, targets: tuple[Target, ...], cases: tuple[dict, ...],
+               settings: dict[str, t.Any]) -> tuple[dict[str, t.Any], dict[str, list[t.Any]]]:
+    """One ``evaluate()`` (or ``aevaluate()``) call on ``cases``: its record, and each target's row
+    values as Ragas returned them (empty when the call failed)."""
     record: dict[str, t.Any] = {
         "api": api, "metric_set": set_name, "targets": [target.name for target in targets],
         "metrics": [target.metric for target in targets], "ragas_names": [],
@@ -207,11 +323,14 @@ def run_group(api: str, set_name: str, targets: tuple[Target, ...], cases: tuple
             executor_logger.removeHandler(handler)
     record["warnings"] = encode_warnings(caught)
     if result is None:
-        return record
+        return record, {}
     summary = getattr(result, "_repr_dict", {})
     for target, name in zip(targets, record["ragas_names"]):
         record["scores"][target.name] = encode_score(summary.get(name, float("nan")))
+    raw: dict[str, list[t.Any]] = {target.name: [] for target in targets}
     for i, (case, scores) in enumerate(zip(cases, result.scores)):
+        for target, name in zip(targets, record["ragas_names"]):
+            raw[target.name].append(scores.get(name))
         record["rows"].append({"case_id": case.get("id"), "values": {
             target.name: encode_score(scores.get(name)) for target, name in zip(targets, record["ragas_names"])}})
         for j, target in enumerate(targets):
@@ -224,18 +343,25 @@ def run_group(api: str, set_name: str, targets: tuple[Target, ...], cases: tuple
             record["prompts"][target.name] = len(book.asked)
             record["expected_prompts"][target.name] = book.expected_count
             record["stub_problems"] += [f"{target.name}: {p}" for p in book.problems + book.unasked()]
-    return record
+    return record, raw
 
 
-PlannedRun = tuple[str, str, tuple[Target, ...], tuple[dict, ...]]  # (api, metric set, targets, cases)
-
-
-def planned_runs(cases: list[dict], request_value: t.Any, targets: t.Sequence[Target]
-                 ) -> tuple[dict[str, t.Any], list[PlannedRun]]:
+def planned_runs(cases: list[dict], request_value: t.Any, targets: t.Sequence[Target], *,
+                 batch_cases: int = EVALUATE_BATCH_CASES) -> tuple[dict[str, t.Any], list[PlannedRun]]:
     """The settings and every evaluation run they ask for on ``cases`` (raw case dicts) with the
-    request's legacy ``targets``, in report order; ``run_group(*run, settings)`` runs one (the
-    probe may run them in several workers)."""
+    request's legacy ``targets``, in report order; ``run_planned(run, settings)`` runs one (the
+    probe may run them in several workers; ``merge_batches`` then joins a batched run's records).
+    A run of more than ``batch_cases`` cases is planned as consecutive batches (``batch_bounds``), each
+    one ``evaluate()`` call, where Ragas has ``safe_nanmean`` to average them with: the cost of a run
+    then grows linearly with its cases, its memory is that of one batch (Ragas keeps every row's traces
+    and the whole result as a DataFrame), and the batches spread over the workers."""
     settings = settings_from_request(request_value)
-    return settings, [(api, set_name, group, group_cases)
-                      for set_name, group, group_cases in evaluation_groups(cases, targets)
-                      for api in settings["apis"]]
+    batched = _ragas_mean() is not None
+    runs: list[PlannedRun] = []
+    for set_name, group, group_cases in evaluation_groups(cases, targets):
+        bounds = batch_bounds(len(group_cases), batch_cases) if batched else [(0, len(group_cases))]
+        for api in settings["apis"]:
+            for number, (start, stop) in enumerate(bounds, start=1):
+                runs.append((api, set_name, group, group_cases[start:stop],
+                             None if len(bounds) == 1 else (number, len(bounds))))
+    return settings, runs

@@ -113,11 +113,11 @@ def main(argv: list[str]) -> int:
         pairs, errors = asyncio.run(score_all(request["cases"], targets))
         runs = 0
         if "--evaluate" in argv[2:]:
-            from ..evaluate import planned_runs, run_group
+            from ..evaluate import planned_runs, run_planned
 
             settings, planned = planned_runs(request["cases"], True, targets)
             for run in planned:
-                run_group(*run, settings)
+                run_planned(run, settings)
                 runs += 1
     print(json.dumps({"pairs": pairs, "errors": errors, "evaluate_runs": runs,
                       "seconds": round(time.perf_counter() - start, 3)}))
