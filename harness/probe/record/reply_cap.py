@@ -39,10 +39,6 @@ def too_large_message(cap: int, size: int, decompressed: bool) -> str:
 Listener = t.Callable[[ReplyTooLarge], None]
 
 
-def _prepare(request: httpx.Request) -> None:
-    request.headers["Accept-Encoding"] = ACCEPTED_ENCODINGS  # nothing the cap cannot decompress
-
-
 def _decoded(request: httpx.Request, response_headers: httpx.Headers, body: bytes, cap: int) -> tuple[bytes, bool]:
     """``body`` decoded as its Content-Encoding says, at most ``cap`` bytes (ReplyTooLarge past it);
     ``(body, decoded)``."""
@@ -74,88 +70,106 @@ def _response(response: httpx.Response, body: bytes, decoded: bool) -> httpx.Res
     return httpx.Response(response.status_code, headers=headers, content=body, extensions=response.extensions)
 
 
-class CappedAsyncTransport(httpx.AsyncBaseTransport):
-    """``inner`` (default: a plain ``httpx.AsyncHTTPTransport``) with every reply body capped at ``cap``."""
+class _Capped:
+    """What the blocking and the async transport share: the cap, the transport it wraps, the listener,
+    and everything a reply goes through but the reading itself (:meth:`_sent`, :class:`_Body`)."""
 
-    def __init__(self, cap: int = REPLY_CAP, inner: httpx.AsyncBaseTransport | None = None,
-                 on_too_large: Listener | None = None) -> None:
-        self.cap, self.inner, self.on_too_large = cap, inner or httpx.AsyncHTTPTransport(), on_too_large
+    def __init__(self, cap: int, inner: t.Any, on_too_large: Listener | None) -> None:
+        self.cap, self.inner, self.on_too_large = cap, inner, on_too_large
 
-    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
-        _prepare(request)
-        response = await self.inner.handle_async_request(request)
-        chunks: list[bytes] = []
-        size = 0
-        try:
-            async for chunk in t.cast(t.AsyncIterable[bytes], response.stream):
-                size += len(chunk)
-                if size > self.cap:
-                    raise self._over(ReplyTooLarge(too_large_message(self.cap, size, False), request=request,
-                                                   size=size, cap=self.cap))
-                chunks.append(chunk)
-        finally:
-            await response.aclose()
-        try:
-            body, decoded = _decoded(request, response.headers, b"".join(chunks), self.cap)
-        except ReplyTooLarge as exc:
-            raise self._over(exc) from None
-        return _response(response, body, decoded)
+    @staticmethod
+    def _sent(request: httpx.Request) -> httpx.Request:
+        request.headers["Accept-Encoding"] = ACCEPTED_ENCODINGS  # nothing the cap cannot decompress
+        return request
 
     def _over(self, exc: ReplyTooLarge) -> ReplyTooLarge:
         if self.on_too_large is not None:
             self.on_too_large(exc)
         return exc
+
+
+class _Body:
+    """One reply's body as it is read: at most the transport's cap (``add`` raises ReplyTooLarge past it)."""
+
+    def __init__(self, transport: _Capped, request: httpx.Request) -> None:
+        self.transport, self.request = transport, request
+        self.chunks: list[bytes] = []
+        self.size = 0
+
+    def add(self, chunk: bytes) -> None:
+        self.size += len(chunk)
+        cap = self.transport.cap
+        if self.size > cap:
+            raise self.transport._over(ReplyTooLarge(too_large_message(cap, self.size, False),
+                                                     request=self.request, size=self.size, cap=cap))
+        self.chunks.append(chunk)
+
+    def response(self, response: httpx.Response) -> httpx.Response:
+        """The reply handed on: the body read, decoded (at most the cap decompressed)."""
+        try:
+            body, decoded = _decoded(self.request, response.headers, b"".join(self.chunks), self.transport.cap)
+        except ReplyTooLarge as exc:
+            raise self.transport._over(exc) from None
+        return _response(response, body, decoded)
+
+
+class CappedAsyncTransport(_Capped, httpx.AsyncBaseTransport):
+    """``inner`` (default: a plain ``httpx.AsyncHTTPTransport``) with every reply body capped at ``cap``."""
+
+    def __init__(self, cap: int = REPLY_CAP, inner: httpx.AsyncBaseTransport | None = None,
+                 on_too_large: Listener | None = None) -> None:
+        super().__init__(cap, inner or httpx.AsyncHTTPTransport(), on_too_large)
+
+    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+        response = await self.inner.handle_async_request(self._sent(request))
+        body = _Body(self, request)
+        try:
+            async for chunk in t.cast(t.AsyncIterable[bytes], response.stream):
+                body.add(chunk)
+        finally:
+            await response.aclose()
+        return body.response(response)
 
     async def aclose(self) -> None:
         await self.inner.aclose()
 
 
-class CappedTransport(httpx.BaseTransport):
-    """The blocking twin of :class:`CappedAsyncTransport`."""
+class CappedTransport(_Capped, httpx.BaseTransport):
+    """:class:`CappedAsyncTransport` for blocking clients (default ``inner``: ``httpx.HTTPTransport``)."""
 
     def __init__(self, cap: int = REPLY_CAP, inner: httpx.BaseTransport | None = None,
                  on_too_large: Listener | None = None) -> None:
-        self.cap, self.inner, self.on_too_large = cap, inner or httpx.HTTPTransport(), on_too_large
+        super().__init__(cap, inner or httpx.HTTPTransport(), on_too_large)
 
     def handle_request(self, request: httpx.Request) -> httpx.Response:
-        _prepare(request)
-        response = self.inner.handle_request(request)
-        chunks: list[bytes] = []
-        size = 0
+        response = self.inner.handle_request(self._sent(request))
+        body = _Body(self, request)
         try:
             for chunk in t.cast(t.Iterable[bytes], response.stream):
-                size += len(chunk)
-                if size > self.cap:
-                    raise self._over(ReplyTooLarge(too_large_message(self.cap, size, False), request=request,
-                                                   size=size, cap=self.cap))
-                chunks.append(chunk)
+                body.add(chunk)
         finally:
             response.close()
-        try:
-            body, decoded = _decoded(request, response.headers, b"".join(chunks), self.cap)
-        except ReplyTooLarge as exc:
-            raise self._over(exc) from None
-        return _response(response, body, decoded)
-
-    def _over(self, exc: ReplyTooLarge) -> ReplyTooLarge:
-        if self.on_too_large is not None:
-            self.on_too_large(exc)
-        return exc
+        return body.response(response)
 
     def close(self) -> None:
         self.inner.close()
 
 
+_ClientT = t.TypeVar("_ClientT", httpx.Client, httpx.AsyncClient)
+
+
+def _client(kind: type[_ClientT], transport: t.Any, timeout: t.Any, follow_redirects: bool) -> _ClientT:
+    # no proxy from the environment: the judge's endpoint is the only connection the probe lets through
+    return kind(transport=transport, timeout=timeout, trust_env=False, follow_redirects=follow_redirects)
+
+
 def async_client(timeout: t.Any, cap: int = REPLY_CAP, on_too_large: Listener | None = None,
                  follow_redirects: bool = False) -> httpx.AsyncClient:
-    """An ``httpx.AsyncClient`` whose replies are capped (no proxy from the environment: the judge's
-    endpoint is the only connection the probe lets through)."""
-    return httpx.AsyncClient(transport=CappedAsyncTransport(cap, on_too_large=on_too_large), timeout=timeout,
-                             trust_env=False, follow_redirects=follow_redirects)
+    """An ``httpx.AsyncClient`` whose replies are capped (no proxy from the environment)."""
+    return _client(httpx.AsyncClient, CappedAsyncTransport(cap, on_too_large=on_too_large), timeout, follow_redirects)
 
 
 def sync_client(timeout: t.Any, cap: int = REPLY_CAP, on_too_large: Listener | None = None,
                 follow_redirects: bool = False) -> httpx.Client:
-    """The blocking twin of :func:`async_client`."""
-    return httpx.Client(transport=CappedTransport(cap, on_too_large=on_too_large), timeout=timeout,
-                        trust_env=False, follow_redirects=follow_redirects)
+    """:func:`async_client` for blocking code: an ``httpx.Client`` whose replies are capped."""
+    return _client(httpx.Client, CappedTransport(cap, on_too_large=on_too_large), timeout, follow_redirects)
