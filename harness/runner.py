@@ -80,7 +80,7 @@ _CASE_BUDGET: dict = {}  # set_case_budget: the command line's per-case budget, 
 def set_case_budget(*, judge_calls: int | None = None, case_seconds: float | None = None,
                     memory_gib: float | None = None) -> None:
     """The per-(case, target) budget of every probe request this process sends (``protocol.Budget``;
-    None: the default). ``memory_gib``: the probe's address space in GiB (0: no limit).
+    None: the default). ``memory_gib``: the memory in GiB one case may allocate in the probe (0: no limit).
     HarnessInputError (exit 2) for a value out of range."""
     _CASE_BUDGET.clear()
     if judge_calls is not None:
@@ -93,9 +93,9 @@ def set_case_budget(*, judge_calls: int | None = None, case_seconds: float | Non
     if memory_gib is not None:
         if isinstance(memory_gib, bool) or not isinstance(memory_gib, (int, float)) or not math.isfinite(memory_gib) \
                 or memory_gib < 0 or 0 < memory_gib < 0.25:
-            raise HarnessInputError(f"--case-memory {memory_gib!r}: the probe's address space in GiB, at least "
-                                    "0.25 (0: no limit)", field="--case-memory", value=memory_gib)
-        _CASE_BUDGET["address_space"] = int(memory_gib * 2**30) if memory_gib else None
+            raise HarnessInputError(f"--case-memory {memory_gib!r}: the memory one case may allocate, in GiB, "
+                                    "at least 0.25 (0: no limit)", field="--case-memory", value=memory_gib)
+        _CASE_BUDGET["memory"] = int(memory_gib * 2**30) if memory_gib else None
 
 
 def case_budget() -> Budget:

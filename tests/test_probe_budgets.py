@@ -65,6 +65,17 @@ HOSTILE = textwrap.dedent('''
             while True:
                 kept.append(bytearray(32 * 2**20))
 
+    class TouchingFaithfulness(Faithfulness):
+        """Allocates and touches 1.5 GiB, 32 MiB at a time, then answers."""
+        async def _single_turn_ascore(self, sample, callbacks):
+            kept = [b"x" * (32 * 2**20) for _ in range(48)]
+            return float(len(kept) > 0)
+
+    class BlockFaithfulness(Faithfulness):
+        """Allocates and touches 1.5 GiB in one block, then answers."""
+        async def _single_turn_ascore(self, sample, callbacks):
+            return float(len(b"x" * (3 * 2**29)) > 0)
+
     class SpinningFaithfulness(Faithfulness):
         """Computes without end, never giving the event loop back."""
         async def _single_turn_ascore(self, sample, callbacks):
@@ -120,7 +131,7 @@ def test_a_looping_growing_spinning_or_stuck_case_is_one_cell_and_the_run_is_sco
                "spin": "SpinningFaithfulness", "stuck": "StuckFaithfulness"}
     cases = [faithfulness_case(case_id) for case_id in ("plain", *hostile)]
     targets = request_targets(["legacy:Faithfulness"]) + [hostile_target(cls, cid) for cid, cls in hostile.items()]
-    budget = {"judge_calls": 50, "case_seconds": 4.0, "address_space": 9 * 2**28}  # 2.25 GiB: ~1.6 mapped by the import
+    budget = {"judge_calls": 50, "case_seconds": 4.0}  # the default memory
     output, facts = run_probe_measured(tmp_path, {"cases": cases, "targets": targets, "budget": budget})
     by_key = {(r["case_id"], r["target"]): r for r in output["results"]}
     # the real class scored every case, the hostile ones included
@@ -143,6 +154,28 @@ def test_a_looping_growing_spinning_or_stuck_case_is_one_cell_and_the_run_is_sco
     # the runaway and the memory bomb stayed far below the machine's end (RSS of the probe's process)
     assert facts["peak"] < 2**30, facts["peak"]
     print(f"probe peak RSS {facts['peak'] / 2**20:.0f} MiB")
+
+
+@pytest.mark.slow
+def test_a_bomb_touching_1_5_gib_is_one_memory_cell_under_1_gib_with_the_default_budget(tmp_path):
+    """The default budget keeps a pure allocation bomb under 1 GiB resident. Before, the default was a
+    4 GiB address space of which Ragas's import maps about 1.6 GB but touches 0.2 GB: these bombs
+    finished with a score at about 1.8 GB resident."""
+    hostile = {"touch": "TouchingFaithfulness", "block": "BlockFaithfulness"}
+    cases = [faithfulness_case(case_id) for case_id in ("plain", *hostile, "after")]
+    targets = request_targets(["legacy:Faithfulness"]) + [hostile_target(cls, cid) for cid, cls in hostile.items()]
+    output, facts = run_probe_measured(tmp_path, {"cases": cases, "targets": targets})  # no budget: the default
+    print(f"probe peak RSS {facts['peak'] / 2**20:.0f} MiB")
+    by_key = {(r["case_id"], r["target"]): r for r in output["results"]}
+    for case_id in ("plain", *hostile, "after"):  # the column survives: every case scored by the real class
+        assert isinstance(by_key[(case_id, "legacy:Faithfulness")]["value"], float), case_id
+    for case_id, cls in hostile.items():
+        value = by_key[(case_id, f"legacy:{cls}")]["value"]
+        assert isinstance(value, dict) and value["error"]["type"] == BUDGET_ERROR_TYPE, (case_id, value)
+        assert "origin" not in value["error"], (case_id, value)
+        assert value["error"]["message"].startswith("Ragas did not finish (memory): it ran out of the "
+                                                    f"{DEFAULT_BUDGET['memory'] / 2**30:g} GiB"), value
+    assert facts["peak"] < 2**30, facts["peak"]
 
 
 @pytest.mark.slow
@@ -211,8 +244,8 @@ def test_the_cap_counts_only_calls_beyond_the_cases_own_prompts():
 def test_the_request_carries_a_checked_budget():
     assert budget_problem(None) is None and budget_problem(DEFAULT_BUDGET) is None
     assert budget_problem({"judge_calls": 0}) and budget_problem({"case_seconds": float("inf")})
-    assert budget_problem({"address_space": 5}) and budget_problem({"judge_call": 3})
-    assert budget_problem({"address_space": None}) is None
+    assert budget_problem({"memory": 5}) and budget_problem({"judge_call": 3})
+    assert budget_problem({"memory": None}) is None and budget_problem({"address_space": 2**30})
 
 
 @pytest.mark.slow

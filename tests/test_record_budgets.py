@@ -8,7 +8,7 @@ recording.
 - ``--case-judge-calls``: the call past the cap is never sent, the metric is "Ragas did not finish
   (N judge calls)"; ``--case-timeout``: a judge slower than it is "(time)"; the other samples and metrics
   are recorded as usual;
-- ``--case-memory``: a judge that allocates past the address space is "(memory)".
+- ``--case-memory``: a judge that allocates past the memory budget is "(memory)".
 
 Fault servers listen on 127.0.0.1 only; every subprocess and wait has a timeout.
 """
@@ -205,7 +205,7 @@ class Hoarder(BaseChatModel):
 
     def _generate(self, messages, stop=None, run_manager=None, **kwargs):
         if "ALLOCATE" in str(messages[-1].content):
-            block = bytearray(4 * 2**30)  # over a 3 GiB address space (never touched: no RSS without a limit)
+            block = bytearray(4 * 2**30)  # over 3 GiB of memory (never touched: no RSS without a limit)
             block[-1] = 1
         return ChatResult(generations=[ChatGeneration(message=AIMessage(content='{"reason": "r", "verdict": 1}'))])
 
@@ -216,7 +216,7 @@ def make_judge():
 
 
 @pytest.mark.slow
-def test_a_judge_past_the_address_space_is_one_memory_value(tmp_path):
+def test_a_judge_past_the_memory_budget_is_one_memory_value(tmp_path):
     (tmp_path / "hoarding_judge.py").write_text(FACTORY, encoding="utf-8")
     rows = [_row(0, ["ALLOCATE Alderworks was founded in 1900."]), _row(1, ["Birchworks was founded in 1900."])]
     dataset = tmp_path / "two.jsonl"
@@ -232,7 +232,7 @@ def test_a_judge_past_the_address_space_is_one_memory_value(tmp_path):
     value = cases["row-1"]["recording"]["live"][target]
     assert value["error"]["type"] == "BudgetExceeded"
     assert value["error"]["message"].startswith("Ragas did not finish (memory)")
-    assert "3 GiB address space" in value["error"]["message"]
+    assert "the 3 GiB of memory" in value["error"]["message"]
     assert cases["row-2"]["verdicts"]["context_precision_with_reference"] == [1]
 
 
@@ -261,7 +261,7 @@ def test_the_record_options_travel_in_the_request(tmp_path, monkeypatch):
         session.run_batch([{"id": "a"}], ("id_context_precision",), None, python=sys.executable, concurrency=1,
                           timeout=10, budget=budget)
     assert seen["budget"] == {"judge_calls": 7, "judge_chars": 16 * 2**20, "case_seconds": 3.5,
-                              "address_space": int(1.5 * 2**30)}
+                              "memory": int(1.5 * 2**30)}
     defaults = session.record_budget()
     assert (defaults["judge_calls"], defaults["case_seconds"]) == (session.RECORD_JUDGE_CALLS,
                                                                    session.RECORD_CASE_SECONDS)

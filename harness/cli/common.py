@@ -116,7 +116,10 @@ def case_judge_calls_option() -> Any:
 
 
 def case_memory_option() -> Any:
-    return typer.Option(None, "--case-memory", help="The probe's address space in GiB (default 4; 0: no limit).")
+    return typer.Option(None, "--case-memory",
+                        help="Memory in GiB one case may allocate in one Ragas class, beyond what the probe holds "
+                             "when the case starts (default 0.5; 0: no limit); past it the case is one 'Ragas "
+                             "did not finish (memory)' cell.")
 
 
 class Terminated(BaseException):

@@ -137,8 +137,9 @@ def record_command(
                                                    help="Judge calls one sample may make in one metric "
                                                         f"(default {RECORD_JUDGE_CALLS})."),
     case_memory: Optional[float] = typer.Option(None, "--case-memory",
-                                                help="The recording probe's address space in GiB (default 4; "
-                                                     "0: no limit)."),
+                                                help="Memory in GiB the recording probe may allocate once "
+                                                     "Ragas is imported, shared by the samples scored at once "
+                                                     "(default 0.5; 0: no limit)."),
 ) -> None:
     """Record a live Ragas run: the judge's replies, the verdicts Ragas parsed and the live scores,
     as a case file that `ragas-compat run --cases FILE` replays offline (and checks bit for bit)."""

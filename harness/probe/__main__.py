@@ -393,7 +393,7 @@ def main(argv: list[str]) -> int:
         except BadRequest as exc:
             print(f"bad request: {exc}", file=sys.stderr)
             return EXIT_BAD_REQUEST
-        from .budget import limit_address_space, set_budget
+        from .budget import limit_memory, set_budget
 
         set_budget(full_budget(request.get("budget")))
         if imported is None:
@@ -402,8 +402,8 @@ def main(argv: list[str]) -> int:
             document["telemetry"] = telemetry_state()
             write(document, request.get("output"))
             return EXIT_RAGAS_IMPORT
-        try:  # the address space is limited once Ragas is imported (the import itself is not a case)
-            limit_address_space(full_budget(request.get("budget"))["address_space"])
+        try:  # the memory is limited once Ragas is imported (the import itself is not a case)
+            limit_memory(full_budget(request.get("budget"))["memory"])
             score(document, request, attempts, progress_prefix(request_path))
         except WorkerFailed as exc:
             print(f"probe worker failed: {exc}", file=sys.stderr)

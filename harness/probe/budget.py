@@ -1,4 +1,4 @@
-"""The per-case budget of a probe (standard library only): judge calls, wall time, address space.
+"""The per-case budget of a probe (standard library only): judge calls, wall time, memory.
 
 A Ragas release that retries without end (0.2.0 asking a judge that never returns valid JSON to fix its
 format again and again) or grows without bound must cost one result, not the process: the case stops
@@ -12,8 +12,10 @@ cases are scored.
 - time: :func:`within_deadline` scores one (case, target) with a ``SIGALRM`` deadline: a coroutine that
   does not give the event loop back (a retry loop against a judge that answers at once) gets
   ``OverBudget`` raised where it runs; an awaited case that never resumes is cancelled;
-- memory: :func:`limit_address_space` sets the process's ``RLIMIT_AS``; a ``MemoryError`` in a case
-  is that case's budget value (:func:`memory_value`).
+- memory: :func:`limit_memory` lets a case allocate the budget's ``memory`` bytes beyond what the
+  probe holds when the case starts (``RLIMIT_DATA``, renewed by :func:`within_deadline` for each
+  case and target; ``RLIMIT_AS`` as a backstop); a ``MemoryError`` in a case is that case's budget value
+  (:func:`memory_value`).
 
 Whose fault: an ``OverBudget`` is Ragas's behaviour (no ``origin``) when the code that looped or grew is
 not the probe's; when the probe's own code (its scripted judge, its stubs) made the calls or was running
@@ -124,23 +126,69 @@ def cap_judge_calls(book: _Book, cap: int | None = None, chars: int | None = Non
 
 
 def memory_value(exc: MemoryError, calls: int, raised_by_probe: bool) -> ErrorValue:
-    """The value of a case that ran out of address space (the harness's when the probe's code raised it)."""
+    """The value of a case that ran out of memory (the harness's when the probe's code raised it)."""
     return OverBudget("memory", calls, HARNESS_ORIGIN if raised_by_probe else None).value()
 
 
-def limit_address_space(limit: int | None) -> None:
-    """Set this process's soft ``RLIMIT_AS`` to ``limit`` bytes (None: as high as the hard limit allows);
-    nothing where the platform has no such limit."""
+# address space that may be reserved and never touched, on top of what a case may allocate: malloc
+# arenas (64 MiB each, up to 8 a core), thread stacks; the backstop for memory RLIMIT_DATA does not count
+RESERVATIONS = 2 * 2**30
+
+_ALLOWANCE: list[int | None] = []  # limit_memory's allowance: renew_memory_limit applies it again
+
+
+def process_sizes() -> tuple[int, int] | None:
+    """This process's ``(data size, address space)`` in bytes (``/proc/self/statm``: its data field is
+    the private writable memory ``RLIMIT_DATA`` counts, plus the main stack); None where there is none."""
+    try:
+        with open("/proc/self/statm", "rb") as handle:
+            fields = handle.read(4096).split()
+        page = os.sysconf("SC_PAGE_SIZE")
+        return int(fields[5]) * page, int(fields[0]) * page
+    except (OSError, ValueError, IndexError):
+        return None
+
+
+def limit_memory(allowance: int | None) -> None:
+    """Let this process allocate at most ``allowance`` bytes more than it holds now (None: no limit but
+    the hard ones); :func:`within_deadline` renews it at the start of each (case, target)
+    (:func:`renew_memory_limit`), so each case may allocate ``allowance`` and a long run may grow
+    with its results. Called once Ragas is imported: the import is not a case. A case that allocates
+    past it gets a ``MemoryError`` (:func:`memory_value`).
+
+    - ``RLIMIT_DATA`` at the data size plus ``allowance``: Linux 4.7 and later count every private
+      writable mapping in it, not the files of libraries nor reserved-but-inaccessible memory, so it
+      follows resident memory (``RLIMIT_AS`` does not: after Ragas's import the address space is about
+      1.6 GB for about 0.2 GB resident; a 4 GiB address space let a case touch 2.4 GB);
+    - ``RLIMIT_AS`` at the address space plus ``allowance`` and :data:`RESERVATIONS`: a backstop for
+      memory ``RLIMIT_DATA`` does not count (shared anonymous mappings).
+
+    Nothing where the sizes cannot be read (no ``/proc/self/statm``) or there are no such limits;
+    never above the hard limits."""
+    _ALLOWANCE[:] = [allowance]
+    renew_memory_limit()
+
+
+def renew_memory_limit() -> None:
+    """Set the limits of :func:`limit_memory` again from this process's sizes now (nothing before
+    ``limit_memory`` was called)."""
     try:
         import resource
     except ImportError:
         return
-    soft, hard = resource.getrlimit(resource.RLIMIT_AS)
-    wanted = resource.RLIM_INFINITY if limit is None else limit
-    if hard != resource.RLIM_INFINITY and (wanted == resource.RLIM_INFINITY or wanted > hard):
-        wanted = hard
-    if wanted != soft:
-        resource.setrlimit(resource.RLIMIT_AS, (wanted, hard))
+    sizes = process_sizes() if _ALLOWANCE else None
+    if sizes is None:
+        return
+    allowance = _ALLOWANCE[0]
+    data, space = sizes
+    for which, wanted in ((resource.RLIMIT_DATA, None if allowance is None else data + allowance),
+                          (resource.RLIMIT_AS, None if allowance is None else space + allowance + RESERVATIONS)):
+        soft, hard = resource.getrlimit(which)
+        limit = resource.RLIM_INFINITY if wanted is None else wanted
+        if hard != resource.RLIM_INFINITY and (limit == resource.RLIM_INFINITY or limit > hard):
+            limit = hard
+        if limit != soft:
+            resource.setrlimit(which, (limit, hard))
 
 
 T = t.TypeVar("T")
@@ -153,6 +201,7 @@ async def within_deadline(coroutine: t.Awaitable[T], on_over: t.Callable[[OverBu
     ``OverBudget`` it did not catch, or cancelled while awaiting). Tasks the case left behind are
     cancelled; a case over its budget leaves its garbage collected."""
     limit = BUDGET["case_seconds"] if seconds is None else seconds
+    renew_memory_limit()  # the case may allocate the budget's memory beyond what the probe holds now
     loop = asyncio.get_running_loop()
     me = asyncio.current_task()
     before = asyncio.all_tasks(loop)

@@ -250,13 +250,15 @@ class Budget(t.TypedDict):
     judge_chars: int            # characters of the prompts the judge receives per (case, target) (a
                                 # release nesting each format-fix prompt in the next grows them 2x a call)
     case_seconds: float         # wall seconds per (case, target)
-    address_space: int | None   # bytes of address space of the whole probe process (RLIMIT_AS); null: no limit
+    memory: int | None          # bytes one (case, target) may allocate beyond what the probe holds when it
+                                # starts (RLIMIT_DATA, see budget.limit_memory); null: no limit
 
 
-# sane for every bundled case (the longest asks 13 calls and scores in well under a second); the address
-# space leaves the ~1.6 GB Ragas's import maps plenty of room while no runaway case reaches the machine's end
+# sane for every bundled case (the longest asks 13 calls and scores in well under a second); the memory
+# is far above what a case allocates (a 10,000-case run grows the probe by 0.5 GB in all) and keeps an
+# allocation bomb under 1 GiB resident (the probe holds about 0.25 GB once Ragas is imported)
 DEFAULT_BUDGET: Budget = {"judge_calls": 50, "judge_chars": 16 * 2**20, "case_seconds": 60.0,
-                          "address_space": 4 * 2**30}
+                          "memory": 2**29}
 BUDGET_ERROR_TYPE = "BudgetExceeded"  # a case stopped by the budget (origin: whose code looped or grew)
 BUDGET_PREFIX = "Ragas did not finish"
 
@@ -271,7 +273,7 @@ def budget_problem(raw: object) -> str | None:
     if unknown:
         return f"'budget' has unknown keys {unknown}"
     calls, chars, seconds, space = (raw.get(k, DEFAULT_BUDGET[k])  # type: ignore[literal-required]
-                                    for k in ("judge_calls", "judge_chars", "case_seconds", "address_space"))
+                                    for k in ("judge_calls", "judge_chars", "case_seconds", "memory"))
     for key, count in (("judge_calls", calls), ("judge_chars", chars)):
         if isinstance(count, bool) or not isinstance(count, int) or count < 1:
             return f"'budget.{key}' must be a positive integer"
@@ -279,7 +281,7 @@ def budget_problem(raw: object) -> str | None:
             or seconds <= 0:
         return "'budget.case_seconds' must be a positive, finite number"
     if space is not None and (isinstance(space, bool) or not isinstance(space, int) or space < 2**20):
-        return "'budget.address_space' must be null or a number of bytes (at least 1 MiB)"
+        return "'budget.memory' must be null or a number of bytes (at least 1 MiB)"
     return None
 
 
@@ -299,8 +301,9 @@ def budget_message(what: str, budget: Budget, calls: int, chars: int = 0) -> str
         return (f"{BUDGET_PREFIX} (memory): its prompts to the judge reached {chars:,} characters in {calls} "
                 f"judge calls; the probe stops a case and target at {budget['judge_chars']:,}")
     if what == "memory":
-        space = budget["address_space"]
-        limit = f"the probe's {space / 2**30:g} GiB address space" if space else "the machine's memory"
+        space = budget["memory"]
+        limit = f"the {space / 2**30:g} GiB of memory the probe lets a case allocate" if space \
+            else "the machine's memory"
         return f"{BUDGET_PREFIX} (memory): it ran out of {limit} after {calls} judge calls"
     return (f"{BUDGET_PREFIX} (time): still running after {budget['case_seconds']:g} s per case and target, "
             f"{calls} judge calls")

@@ -60,7 +60,7 @@ def _failure_value(book: PromptBook, exc: Exception) -> EncodedScore:
     """The value of a run that raised: the judge's mismatches if there were any, else the exception,
     with ``"origin": "harness"`` when the harness raised it (the judge's mismatches; an exception whose
     innermost frame is in the probe's code: its scripted judge, its frozen embedding model)."""
-    if isinstance(exc, MemoryError):  # the probe's address space (budget.limit_address_space) ran out
+    if isinstance(exc, MemoryError):  # the probe's memory budget (budget.limit_memory) ran out
         return memory_value(exc, len(book.asked), raised_by_probe(exc))
     if book.problems:
         return _mismatch(book.problems)

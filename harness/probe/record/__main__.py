@@ -15,7 +15,7 @@ REQUEST (JSON)::
      "allow": [[host, port], ...],      # the judge's endpoint: the only connections let through
      "sys_path": [...],                 # prepended (the user's folder, for --llm)
      "concurrency": 4,                  # samples scored at once
-     "budget": {"judge_calls", "judge_chars", "case_seconds", "address_space"},  # protocol.Budget
+     "budget": {"judge_calls", "judge_chars", "case_seconds", "memory"},  # protocol.Budget
      "output": "result.json"}
 
 Each sample is scored by the first legacy target the request gives for each requested metric
@@ -32,8 +32,9 @@ Judge-free metrics have no collections class and keep their legacy class.
 
 Budget (``..budget``; the request's ``budget``, the defaults for what it leaves out): each (sample,
 metric) may make ``judge_calls`` judge calls of ``judge_chars`` prompt characters in all (counted by the
-recording wrappers) and take ``case_seconds`` (``asyncio.wait_for``); the process's address space is
-limited to ``address_space`` once Ragas and the judge's client are imported. A (sample, metric) over
+recording wrappers) and take ``case_seconds`` (``asyncio.wait_for``); once Ragas and the judge's client
+are imported, the process may allocate ``memory`` bytes more (``budget.limit_memory``; samples scored at
+once share it, and it is not renewed per sample as the scoring probe's is). A (sample, metric) over
 it is one value, a ``BudgetExceeded`` error ("Ragas did not finish (...)"), marked ``not_replayable``
 with that reason; the other samples and metrics go on. Every HTTP reply of an endpoint judge is
 capped (``reply_cap``: 4 MiB as sent and decompressed) before it reaches Ragas; an attempt over the cap
@@ -66,7 +67,7 @@ import time
 import warnings
 
 from .. import network_guard
-from ..budget import BUDGET, OverBudget, limit_address_space, set_budget
+from ..budget import BUDGET, OverBudget, limit_memory, set_budget
 from ..protocol import (
     EXIT_BAD_REQUEST,
     EXIT_OK,
@@ -291,7 +292,7 @@ async def score_sample(sample: dict, metrics: list[str], judge, api: str = "lega
             stopped = exc
         except asyncio.TimeoutError:  # noqa: UP041 (not the builtin before Python 3.11)
             stopped = OverBudget("time")
-        except MemoryError:  # over the address space (limit_address_space)
+        except MemoryError:  # over the memory budget (limit_memory)
             stopped = OverBudget("memory")
         except Exception as exc:
             raised = exc
@@ -443,7 +444,7 @@ def main(argv: list[str]) -> int:
     except Refused as exc:
         print(f"record error: {exc}", file=sys.stderr)
         return EXIT_BAD_REQUEST
-    limit_address_space(BUDGET["address_space"])  # after the imports: a sample that grows is its own value
+    limit_memory(BUDGET["memory"])  # after the imports: a sample that grows is its own value
     warnings.simplefilter("ignore")  # deprecation chatter; not task-safe to scope per sample
     api = (request.get("judge") or {}).get("api") or "legacy"
     document["samples"] = asyncio.run(score_all(request["samples"], metrics, judge,

@@ -175,7 +175,7 @@ class RecordingLLM(BaseRagasLLM):
 
     @contextlib.contextmanager
     def _attempt(self) -> t.Iterator[None]:
-        """One judge call: a failure is recorded as a failed attempt; a MemoryError (over the address space:
+        """One judge call: a failure is recorded as a failed attempt; a MemoryError (over the memory budget:
         no retry of Ragas's can help) is the case's memory budget, raised past Ragas's retries."""
         try:
             yield

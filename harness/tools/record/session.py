@@ -72,7 +72,7 @@ def record_budget(*, judge_calls: int | None = None, case_seconds: float | None 
                   memory_gib: float | None = None) -> Budget:
     """The recording probe's budget per (sample, metric) (``protocol.Budget``): the values given
     (checked as ``run`` checks them: HarnessInputError, exit 2), else ``RECORD_JUDGE_CALLS``,
-    ``RECORD_CASE_SECONDS`` and the probe's default address space."""
+    ``RECORD_CASE_SECONDS`` and the probe's default memory."""
     set_case_budget(judge_calls=RECORD_JUDGE_CALLS if judge_calls is None else judge_calls,
                     case_seconds=RECORD_CASE_SECONDS if case_seconds is None else case_seconds,
                     memory_gib=memory_gib)
