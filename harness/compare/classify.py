@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 
 from ragas_compat.metrics.outcome import ReferenceOutcome
+from ragas_compat.metrics.roots import SignedRoot
 from ragas_compat.values import RagasError, RagasValue, short_fraction_text
 from ragas_compat.vocabulary import Classification
 
@@ -121,11 +122,32 @@ def same_float(a: float, b: float) -> bool:
     return struct.pack("<d", a) == struct.pack("<d", b)
 
 
+# A metric whose exact value is irrational but the signed square root of a rational (a cosine) states that root
+# (details["exact_root"], ragas_compat.metrics.roots); its value field then holds an approximation, and the
+# double nearest the value and a float's distance from it are decided against the root, exactly.
+EXACT_ROOT = "exact_root"
+
+
+def reference_double(reference: ReferenceOutcome) -> float:
+    """The double nearest the reference value: from its stated exact root when it has one, else its Fraction's."""
+    root = SignedRoot.from_detail(reference.details.get(EXACT_ROOT))
+    return root.nearest_double() if root is not None else float(reference.value)  # type: ignore[arg-type]
+
+
+def within_of_reference(value: float, bound: Fraction, reference: ReferenceOutcome) -> bool:
+    """|value - the reference value| <= bound, decided exactly (against the stated root when there is one)."""
+    root = SignedRoot.from_detail(reference.details.get(EXACT_ROOT))
+    if root is not None:
+        return root.within(Fraction(value) - bound, Fraction(value) + bound)
+    return abs(Fraction(value) - Fraction(reference.value)) <= bound  # type: ignore[arg-type]
+
+
 def rounding_excess(value: float, exact: Fraction, reference: ReferenceOutcome) -> str | None:
     """None when ``value`` is within what rounding can do to the exact value (``ROUNDING_ULPS`` ulps,
     or the metric's stated ``ROUNDING_BOUND`` / ``FLOAT_TOLERANCE``); else why it is not: a value that
-    is not 0 read as 0.0 (underflow), an infinite or NaN float (overflow), or a distance beyond the bound."""
-    as_float = float(exact)
+    is not 0 read as 0.0 (underflow), an infinite or NaN float (overflow), or a distance beyond the bound.
+    An exact value stated as a root (``EXACT_ROOT``) is compared as the root, not as ``exact``'s digits."""
+    as_float = reference_double(reference) if reference.value is not None else float(exact)
     if not math.isfinite(value):
         return f"{value!r} is not a finite number (an overflow), the exact value is {short_fraction_text(exact)}"
     distance = ulps_between(value, as_float)
@@ -134,7 +156,10 @@ def rounding_excess(value: float, exact: Fraction, reference: ReferenceOutcome) 
     bounds = [b for b in (reference.details.get(ROUNDING_BOUND), reference.details.get(FLOAT_TOLERANCE))
               if isinstance(b, float)]
     gap = abs(Fraction(value) - exact)
-    if any(gap <= Fraction(bound) for bound in bounds):
+    if reference.value is not None and exact == reference.value:
+        if any(within_of_reference(value, Fraction(bound), reference) for bound in bounds):
+            return None
+    elif any(gap <= Fraction(bound) for bound in bounds):
         return None
     stated = " or ".join(f"{b:.3g}" for b in bounds)
     if value == 0.0:
@@ -198,7 +223,7 @@ def classify(ragas: RagasValue, reference: ReferenceOutcome) -> Diagnosis:
         return Diagnosis(Classification.DIVERGENCE, f"reference undefined ({reason}) but Ragas returned {ragas!r}"
         )
 
-    exact = float(reference.value)
+    exact = reference_double(reference)
     received = reference.details.get("ragas_received")
     coerced = _as_float(reference.alternatives.get("coercion"))
     if received and coerced is not None and same_float(ragas, coerced):
@@ -249,7 +274,7 @@ def classify(ragas: RagasValue, reference: ReferenceOutcome) -> Diagnosis:
             f"{distance} ulp(s) from the exact {short_fraction_text(reference.value)}: float summation order, not meaning",
         )
     tolerance = reference.details.get(FLOAT_TOLERANCE)
-    if isinstance(tolerance, float) and abs(ragas - exact) <= tolerance:
+    if isinstance(tolerance, float) and within_of_reference(ragas, Fraction(tolerance), reference):
         return Diagnosis(Classification.ROUNDING,
                          f"{abs(ragas - exact):.3g} from the exact {short_fraction_text(reference.value)}, within the metric's stated "
                          f"absolute tolerance {tolerance:.3g} for its float evaluation (its rounding error is set "

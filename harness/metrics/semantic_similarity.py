@@ -4,10 +4,13 @@ The case gives the embedding model's output (``embeddings``: text -> vector); th
 model answers from it by content (``harness/probe/probe_embeddings_stub.py``), so Ragas's own code
 path runs offline. Two metrics, one per configuration of the class:
 
-- ``semantic_similarity`` (``threshold=None``): cos(e_ref, e_resp) = e_ref . e_resp / (|e_ref| |e_resp|),
-  computed from the exact values of the given floats with 50-digit decimals (the square roots are
-  irrational), reported to 20 significant digits; undefined for a zero vector (Ragas: NaN).
-- ``semantic_similarity_threshold`` (``threshold=0.5``): 1 if that cosine is >= 0.5, else 0. Ragas
+- ``semantic_similarity`` (``threshold=None``): cos(e_ref, e_resp) = e_ref . e_resp / (|e_ref| |e_resp|)
+  of the exact values of the given floats, kept exact: the dot product and the squared norms are Fractions
+  and the cosine sign(dot) sqrt(dot^2 / (|e_ref|^2 |e_resp|^2)) (``exact_cosine``); reported exactly when
+  rational, else to 40 significant digits with the exact root under ``details["exact_root"]``, against
+  which the classifier decides identity and the rounding bound with no tolerance of its own; undefined
+  for a zero vector (Ragas: NaN).
+- ``semantic_similarity_threshold`` (``threshold=0.5``): 1 if that cosine is >= 0.5 (decided exactly), else 0. Ragas
   compares its *float* cosine (normalise, then dot, in doubles) with the threshold, so a pair whose
   cosine is exactly 0.5 (``[1, 1, 0, 0]`` and ``[1, 0, 1, 0]``) comes out 0.4999999999999999 and
   scores 0: the named variant ``threshold_on_float_cosine``.
@@ -22,12 +25,12 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Mapping, Sequence
-from decimal import Decimal, localcontext
 from fractions import Fraction
 from typing import Any
 
 from ragas_compat.cases.model import Case
 from ragas_compat.metrics.outcome import ReferenceOutcome
+from ragas_compat.metrics.roots import SignedRoot
 from ragas_compat.metrics.spec import ExplainAdapter, ExplainInput, FuzzDraw, MetricSpec, Quantity, RagasTargets
 from ragas_compat.metrics.text_similarity import shared_texts
 
@@ -43,20 +46,25 @@ ZERO_IS_UNSET = ("SemanticSimilarity applies its threshold only when it is true 
                  "is falsy, so it returns the cosine itself instead of 1 (cosine >= 0) or 0")
 
 
-def cosine(a: Sequence[float], b: Sequence[float]) -> Fraction | None:
-    """The cosine of the exact values of two float vectors (None when either is zero)."""
+def exact_cosine(a: Sequence[float], b: Sequence[float]) -> SignedRoot | None:
+    """The cosine of the exact values of two float vectors, kept exact (None when either is zero): the dot
+    product and the squared norms are Fractions, so the cosine is sign(dot) * sqrt(dot^2 / (|a|^2 |b|^2)), a
+    signed root of a rational (``ragas_compat.metrics.roots``): compared with any rational, and so with a
+    threshold or a float and its rounding bound, exactly."""
     fa, fb = [Fraction(x) for x in a], [Fraction(x) for x in b]
     dot = sum((x * y for x, y in zip(fa, fb, strict=True)), Fraction(0))
     na, nb = sum(x * x for x in fa), sum(y * y for y in fb)
     if na == 0 or nb == 0:
         return None
-    with localcontext() as ctx:
-        ctx.prec = 50
-        value = (Decimal(dot.numerator) / Decimal(dot.denominator)) / (
-            (Decimal(na.numerator) / Decimal(na.denominator)) * (Decimal(nb.numerator) / Decimal(nb.denominator))).sqrt()
-        ctx.prec = 20
-        value = +value
-    return Fraction(value)
+    return SignedRoot((dot > 0) - (dot < 0), dot * dot / (na * nb))
+
+
+def cosine(a: Sequence[float], b: Sequence[float]) -> Fraction | None:
+    """The cosine of the exact values of two float vectors as a Fraction (None when either is zero): exact when
+    it is rational (1/2 for [1, 1, 0, 0] and [1, 0, 1, 0]), else within 10^-40 relative (``exact_cosine`` keeps
+    it exact). The one cosine of every embedding metric (SemanticSimilarity, AnswerCorrectness, ResponseRelevancy)."""
+    root = exact_cosine(a, b)
+    return None if root is None else root.approximation()
 
 
 def cosine_in_doubles(a: Sequence[float], b: Sequence[float]) -> float:
@@ -99,12 +107,15 @@ def _outcome(case: Case, threshold: bool, at: Fraction = THRESHOLD) -> Reference
         why = (f"no frozen embedding for the {' and the '.join(missing)} text" if missing
                else f"the vectors have different lengths ({len(ref)} and {len(resp)})")  # type: ignore[arg-type]
         return ReferenceOutcome(name, None, None, why, {}, {"error_reason": "embeddings"}, denominator)
-    cos = cosine(ref, resp)
+    root = exact_cosine(ref, resp)
     details: dict[str, Any] = {"dimensions": len(ref)}
-    if cos is None:
+    if root is None:
         return ReferenceOutcome(name, None, "zero_embedding", None, {}, details, denominator)
     in_doubles = cosine_in_doubles(ref, resp)
+    cos = root.approximation()
     details["cosine"] = cos
+    if root.rational is None:  # irrational: the classifier compares Ragas's float with the root itself
+        details["exact_root"] = root.as_detail()
     if not threshold:
         details["ragas_semantics"] = {"rounding": FLOAT_COSINE}
         details["float_tolerance"] = cosine_float_tolerance(len(ref))
@@ -116,7 +127,8 @@ def _outcome(case: Case, threshold: bool, at: Fraction = THRESHOLD) -> Reference
         variants["threshold_zero_is_unset"] = ZERO_IS_UNSET
         alternatives["variant:threshold_zero_is_unset"] = in_doubles
     details.update({"threshold": at, "variants": variants})
-    return ReferenceOutcome(name, Fraction(int(cos >= at)), None, None, alternatives, details,
+    details.pop("exact_root", None)  # the value is 1 or 0, decided exactly: cos >= at
+    return ReferenceOutcome(name, Fraction(int(root.compare(at) >= 0)), None, None, alternatives, details,
                             f"none (1 if the cosine is >= {float(at)}, else 0)")
 
 
