@@ -182,13 +182,20 @@ def word_ngrams(words: Sequence[str], n: int) -> Counter[str]:
     return Counter(" ".join(words[i:i + n]) for i in range(len(words) - n + 1))
 
 
+# chrF++.py's epsilon (sacrebleu's eps_smoothing), as the decimal written: 1e-16
+CHRF_EPS = Fraction(1, 10 ** 16)
+
+
 def chrf(reference: str, response: str, char_order: int = CHRF_CHAR_ORDER, word_order: int = 0,
-         beta: int = CHRF_BETA, remove_whitespace: bool = True) -> tuple[Fraction | None, dict[str, object]]:
+         beta: int = CHRF_BETA, remove_whitespace: bool = True,
+         eps_smoothing: bool = False) -> tuple[Fraction | None, dict[str, object]]:
     """chrF (Popović 2015; chrF++ with word n-grams, Popović 2017) with sacrebleu's defaults unless
     given: character n-grams of orders 1-``char_order`` (whitespace removed unless ``remove_whitespace``
     is false, case kept) and word n-grams of orders 1-``word_order`` (``chrf_words``), precision and recall
     averaged over the orders both texts have n-grams of, then F-beta. None when no order has n-grams in
-    both texts."""
+    both texts. ``eps_smoothing`` (chrF++.py's, NLTK's and Moses's reading): the mean over every order of
+    that order's F-beta, a precision or recall of a text with no n-gram of the order being CHRF_EPS and an
+    order whose F-beta is 0/0 (no match) counting CHRF_EPS; never None."""
     per_order = []
     precisions, recalls = [], []
     hyp_words, ref_words = chrf_words(response), chrf_words(reference)
@@ -203,13 +210,23 @@ def chrf(reference: str, response: str, char_order: int = CHRF_CHAR_ORDER, word_
             precisions.append(Fraction(matches, n_hyp))
             recalls.append(Fraction(matches, n_ref))
     details: dict[str, object] = {"orders_hyp_ref_match": per_order, "effective_order": len(precisions)}
-    if (char_order, word_order, beta, remove_whitespace) != (CHRF_CHAR_ORDER, 0, CHRF_BETA, True):
+    if (char_order, word_order, beta, remove_whitespace, eps_smoothing) != (CHRF_CHAR_ORDER, 0, CHRF_BETA, True,
+                                                                             False):
         details["settings"] = {"char_order": char_order, "word_order": word_order, "beta": beta,
-                               "remove_whitespace": remove_whitespace}
+                               "remove_whitespace": remove_whitespace, "eps_smoothing": eps_smoothing}
+    factor = Fraction(beta * beta)
+    if eps_smoothing:
+        scores = []
+        for n_hyp, n_ref, matches in per_order:
+            precision = Fraction(matches, n_hyp) if n_hyp else CHRF_EPS
+            recall = Fraction(matches, n_ref) if n_ref else CHRF_EPS
+            denominator = factor * precision + recall
+            scores.append((1 + factor) * precision * recall / denominator if denominator else CHRF_EPS)
+        details["order_scores"] = scores
+        return sum(scores, Fraction(0)) / len(scores), details
     if not precisions:
         return None, details
     p, r = sum(precisions) / len(precisions), sum(recalls) / len(recalls)
-    factor = Fraction(beta) ** 2
     value = Fraction(0) if p + r == 0 else (1 + factor) * p * r / (factor * p + r)
     details.update({"avg_precision": p, "avg_recall": r})
     return value, details
@@ -238,24 +255,66 @@ def tokenize_13a(line: str) -> list[str]:
     return line.split()
 
 
+def tokenize_none(line: str) -> list[str]:
+    """sacrebleu's ``tokenize="none"``: the text as written, split on whitespace."""
+    return line.split()
+
+
+def tokenize_char(line: str) -> list[str]:
+    """sacrebleu's ``tokenize="char"``: every character a token, whitespace only a separator."""
+    return " ".join(line).split()
+
+
+# The tokenisations the reference computes (sacrebleu's names); the case schema offers these.
+BLEU_TOKENIZERS: dict[str, Callable[[str], list[str]]] = {"13a": tokenize_13a, "none": tokenize_none,
+                                                          "char": tokenize_char}
+# sacrebleu's default smoothing values (Chen & Cherry 2014: floor 0.1, add-k 1); exp and none take none
+BLEU_SMOOTH_DEFAULTS: dict[str, Fraction | None] = {"none": None, "exp": None, "floor": Fraction(1, 10),
+                                                     "add-k": Fraction(1)}
+# sacrebleu.corpus_bleu's defaults, which BleuScore (both APIs) passes on unless its kwargs say otherwise
+BLEU_DEFAULTS: dict[str, object] = {"lowercase": False, "smooth_method": "exp", "smooth_value": None,
+                                    "tokenize": "13a", "use_effective_order": False}
+
+
 def ngram_counts(tokens: Sequence[str], n: int) -> Counter[tuple[str, ...]]:
     return Counter(tuple(tokens[i:i + n]) for i in range(len(tokens) - n + 1))
 
 
-def bleu(response: str, references: Sequence[str], lowercase: bool = False,
-         smooth_method: str = "exp") -> tuple[Fraction | None, dict[str, object]]:
-    """BLEU-4 of one hypothesis against one or more references (Papineni et al. 2002) with
-    sacrebleu's corpus_bleu defaults: 13a tokenisation, case kept, n-gram counts clipped by the
-    maximum count in any reference, brevity penalty exp(1 - r/c) with r the reference length
-    closest to c (the shorter on a tie), and "exp" smoothing (Chen & Cherry method 3, mteval's:
-    the k-th order with zero matches gets precision 1 / (2^k * total)); an order the hypothesis
-    has no n-grams of makes the score 0 (no effective order). None when the response has no
-    token (every precision is 0/0). ``lowercase``: both texts lower-cased first (``str.lower``);
-    ``smooth_method`` "none": no smoothing, an order with zero matches makes the score 0."""
+def as_fraction(number: float | int | Fraction) -> Fraction:
+    """A number from a case as the decimal written (0.1 is 1/10, not the double nearest it)."""
+    return Fraction(repr(number)) if isinstance(number, float) else Fraction(number)
+
+
+def bleu_settings(details: dict[str, object]) -> dict[str, object]:
+    """The sacrebleu keywords a ``bleu`` result was computed with (``details["settings"]`` over the defaults)."""
+    given = details.get("settings")
+    return {**BLEU_DEFAULTS, **(given if isinstance(given, dict) else {})}
+
+
+def bleu(response: str, references: Sequence[str], lowercase: bool = False, smooth_method: str = "exp",
+         smooth_value: float | None = None, tokenize: str = "13a",
+         use_effective_order: bool = False) -> tuple[Fraction | None, dict[str, object]]:
+    """BLEU-4 of one hypothesis against one or more references (Papineni et al. 2002) as sacrebleu's
+    ``corpus_bleu`` defines it under the same keywords (defaults: its own): the texts lower-cased
+    (``lowercase``, ``str.lower``) and right-stripped, then tokenised (``tokenize``: "13a", mteval's;
+    "none", whitespace; "char", characters), n-gram counts clipped by the maximum count in any
+    reference, brevity penalty exp(1 - r/c) with r the reference length closest to c (the shorter on a
+    tie), the geometric mean of the precisions of orders 1-4. Score 0 when nothing matches.
+    ``smooth_method`` (Chen & Cherry 2014): "none", an order with zero matches makes the score 0; "exp"
+    (method 3, mteval's), the k-th order with zero matches gets precision 1 / (2^k total); "floor"
+    (method 1), zero matches count ``smooth_value`` (0.1); "add-k" (method 2), orders 2-4 add
+    ``smooth_value`` (1) to matches and totals, so an order the hypothesis has no n-gram of counts
+    k/k = 1. An order with no n-gram in the hypothesis ends the orders: without
+    ``use_effective_order`` its precision is 0 (the score is 0, "technically undefined" in sacrebleu's
+    words); with it, the mean runs over the orders before it (a one-token hypothesis is its unigram
+    precision). None when the response has no token (every precision is 0/0)."""
+    if smooth_method not in BLEU_SMOOTH_DEFAULTS:
+        raise ValueError(f"unknown smooth_method {smooth_method!r}")
+    split = BLEU_TOKENIZERS[tokenize]
     if lowercase:
         response, references = response.lower(), [r.lower() for r in references]
-    hyp = tokenize_13a(response)
-    refs = [tokenize_13a(r) for r in references]
+    hyp = split(response.rstrip())
+    refs = [split(r.rstrip()) for r in references]
     c = len(hyp)
     ref_lengths = [len(r) for r in refs]
     r = min(ref_lengths, key=lambda length: (abs(length - c), length)) if refs else 0
@@ -268,24 +327,41 @@ def bleu(response: str, references: Sequence[str], lowercase: bool = False,
         correct.append(sum(min(count, best[g]) for g, count in counts.items()))
         total.append(sum(counts.values()))
     details: dict[str, object] = {"hyp_tokens": c, "ref_length": r, "correct": correct, "total": total}
+    settings = {"lowercase": lowercase, "smooth_method": smooth_method, "smooth_value": smooth_value,
+                "tokenize": tokenize, "use_effective_order": use_effective_order}
+    if settings != BLEU_DEFAULTS:
+        details["settings"] = {key: value for key, value in settings.items() if BLEU_DEFAULTS[key] != value}
     if c == 0:
         return None, details
-    if (lowercase, smooth_method) != (False, "exp"):
-        details["settings"] = {"lowercase": lowercase, "smooth_method": smooth_method}
-    if not any(correct) or 0 in total or (smooth_method == "none" and 0 in correct):
+    if not any(correct):
         return Fraction(0), details
+    k_value = BLEU_SMOOTH_DEFAULTS[smooth_method] if smooth_value is None else as_fraction(smooth_value)
     precisions: list[Fraction] = []
     halvings = 1
-    for k, t in zip(correct, total, strict=True):
-        if k == 0:
+    for n in range(BLEU_MAX_ORDER):
+        matched, counted = Fraction(correct[n]), Fraction(total[n])
+        if smooth_method == "add-k" and n > 0:
+            matched, counted = matched + k_value, counted + k_value  # type: ignore[operator]
+        if counted == 0:
+            break
+        if matched:
+            precisions.append(matched / counted)
+        elif smooth_method == "exp":
             halvings *= 2
-            precisions.append(Fraction(1, halvings * t))
+            precisions.append(1 / (halvings * counted))
+        elif smooth_method == "floor":
+            precisions.append(k_value / counted)  # type: ignore[operator]
         else:
-            precisions.append(Fraction(k, t))
+            precisions.append(Fraction(0))
+    order = len(precisions) if use_effective_order else BLEU_MAX_ORDER
     details["precisions"] = precisions
+    details["order"] = order
+    if len(precisions) < order or 0 in precisions:
+        return Fraction(0), details
     with localcontext() as ctx:
         ctx.prec = 50
-        log_mean = sum(Decimal(p.numerator).ln() - Decimal(p.denominator).ln() for p in precisions) / len(precisions)
+        log_mean = sum((Decimal(p.numerator).ln() - Decimal(p.denominator).ln() for p in precisions),
+                       Decimal(0)) / Decimal(order)
         penalty = Decimal(0) if c >= r else Decimal(1) - Decimal(r) / Decimal(c)
         value = (penalty + log_mean).exp()
         ctx.prec = BLEU_DIGITS
@@ -293,28 +369,48 @@ def bleu(response: str, references: Sequence[str], lowercase: bool = False,
     return Fraction(value), details
 
 
+def bleu_percents(details: dict[str, object]) -> tuple[list[float], int]:
+    """The precisions in percent as sacrebleu evaluates them in doubles from the same counts and
+    keywords, and the number of orders its mean runs over."""
+    correct, total = list(details["correct"]), list(details["total"])  # type: ignore[call-overload]
+    settings = bleu_settings(details)
+    method = str(settings["smooth_method"])
+    given = settings["smooth_value"]
+    k_value = float(BLEU_SMOOTH_DEFAULTS[method] or 0) if given is None else given
+    percents = [0.0] * BLEU_MAX_ORDER
+    order, halving = BLEU_MAX_ORDER, 1.0
+    for n in range(BLEU_MAX_ORDER):
+        matched, counted = correct[n], total[n]
+        if method == "add-k" and n > 0:
+            matched, counted = matched + k_value, counted + k_value
+        if counted == 0:
+            break
+        if settings["use_effective_order"]:
+            order = n + 1
+        if matched == 0:
+            if method == "exp":
+                halving *= 2
+                percents[n] = 100.0 / (halving * counted)
+            elif method == "floor":
+                percents[n] = 100.0 * k_value / counted  # type: ignore[operator]
+        else:
+            percents[n] = 100.0 * matched / counted
+    return percents[:order], order
+
+
 def bleu_in_doubles(details: dict[str, object]) -> float:
-    """BLEU from the same counts, evaluated in doubles the way sacrebleu does it and Ragas reads
-    it: precisions in percent, brevity penalty exp(1 - r/c), exp of the mean of the logs (a log of
+    """BLEU from the same counts and keywords, evaluated in doubles the way sacrebleu does it and Ragas
+    reads it: precisions in percent, brevity penalty exp(1 - r/c), exp of the mean of the logs (a log of
     0 is -9999999999), then / 100. Not the reference value: the float evaluation Ragas's number
     comes from, to tell float evaluation order from meaning."""
-    correct, total = list(details["correct"]), list(details["total"])  # type: ignore[call-overload]
+    correct = list(details["correct"])  # type: ignore[call-overload]
     c, r = int(details["hyp_tokens"]), int(details["ref_length"])  # type: ignore[call-overload]
     if not any(correct):
         return 0.0
     penalty = 1.0 if c >= r else (math.exp(1 - r / c) if c > 0 else 0.0)
-    percents = [0.0] * BLEU_MAX_ORDER
-    halving = 1.0
-    for n in range(BLEU_MAX_ORDER):
-        if total[n] == 0:
-            break
-        if correct[n] == 0:
-            halving *= 2
-            percents[n] = 100.0 / (halving * total[n])
-        else:
-            percents[n] = 100.0 * correct[n] / total[n]
+    percents, order = bleu_percents(details)
     logs = [math.log(p) if p > 0 else -9999999999 for p in percents]
-    return penalty * math.exp(sum(logs) / BLEU_MAX_ORDER) / 100
+    return penalty * math.exp(sum(logs) / order) / 100
 
 
 def split_sentences_ragas(text: str) -> list[str]:

@@ -10,7 +10,11 @@ with the settings stated in ``reference_on``; an oracle library (``ragas_compat.
 computes the same quantity independently (``details["oracle"]``); Ragas's own preprocessing is a
 named variant (``alternatives["variant:<name>"]``, described in ``details["variants"]``) the
 classifier recognises: BleuScore's ". " sentence split (only the response's first sentence is
-scored, each reference sentence a separate reference) and RougeScore's Porter stemming.
+scored, each reference sentence a separate reference), the sacrebleu defaults BleuScore leaves in
+place (exp smoothing: ``bleu_exp_smoothing``; no effective order, so a response under 4 tokens scores
+0.0: ``bleu_no_effective_order``) and RougeScore's Porter stemming. BLEU's reference is the definition
+Ragas documents (n-gram precisions and the brevity penalty, 1 for a perfect match): unsmoothed, over the
+orders the response has; a sacrebleu keyword a case configures is the reference's as well.
 """
 
 from __future__ import annotations
@@ -102,39 +106,83 @@ BLEU_FIRST_SENTENCE = (
     "[[s] for s in reference_sentences]): every reference sentence is a separate reference stream of one "
     "segment, so sacrebleu scores only the response's first sentence (the rest is silently dropped), "
     "against each reference sentence as an alternative reference")
+BLEU_FIRST_SENTENCE_SETTINGS = (" (with sacrebleu's {settings}, as BleuScore calls it, which changes the first "
+                                "sentence's score too)")
 
+# The reference's BLEU where the case's kwargs say nothing: the definition Ragas documents ("n-gram precision
+# and brevity penalty", "1 indicates a perfect match"): no smoothing (an order with no match makes the
+# geometric mean 0), over the orders the response has n-grams of (a precision of a 0/0 order is undefined,
+# not 0: sacrebleu's use_effective_order, so identical texts score 1 at any length). A keyword the case gives
+# is the reference's too: the metric as configured.
+BLEU_TEXTBOOK: dict[str, Any] = {"smooth_method": "none", "use_effective_order": True}
 
 EMPTY_HYPOTHESIS_UNDEFINED = "empty_hypothesis_undefined"
 EMPTY_HYPOTHESIS_TEXT = ("the response has no {unit}: every n-gram precision is 0/0, so the score is undefined in that "
                          "reading; sacrebleu (and the textbook) give 0, which the reference follows")
+
+BLEU_EXP_SMOOTHING = "bleu_exp_smoothing"
+BLEU_EXP_SMOOTHING_TEXT = (
+    "BleuScore leaves sacrebleu's default smooth_method='exp' (Chen & Cherry's method 3, mteval's): the k-th order "
+    "with no matching n-gram counts precision 1/(2^k x its n-grams) instead of 0, so a response that shares no "
+    "{orders} with the reference scores above the textbook's 0")
+BLEU_NO_EFFECTIVE_ORDER = "bleu_no_effective_order"
+BLEU_NO_EFFECTIVE_ORDER_TEXT = (
+    "BleuScore leaves sacrebleu's default use_effective_order=False: a response of {tokens} token(s) has no "
+    "{missing}-gram, that precision is 0/0 and sacrebleu takes it as 0, so the score is 0.0 whatever the match "
+    "(identical texts under 4 tokens score 0.0)")
 
 
 def _bleu(case: Case) -> ReferenceOutcome:
     return bleu_outcome(case, {})
 
 
+def _bleu_value(value: Fraction | None, details: dict[str, Any]) -> float:
+    """What Ragas reads from sacrebleu on these counts and keywords (0.0 for no token or no match)."""
+    return 0.0 if not value else tr.bleu_in_doubles(details)
+
+
 def bleu_outcome(case: Case, kwargs: Mapping[str, Any]) -> ReferenceOutcome:
-    """BLEU under BleuScore's sacrebleu ``kwargs`` (``lowercase``, ``smooth_method`` "exp" or "none"; the
-    case schema declares which): the reference, its variants and sacrebleu's oracle with the same keywords."""
-    lowercase, smooth = bool(kwargs.get("lowercase", False)), str(kwargs.get("smooth_method", "exp"))
-    value, details = tr.bleu(case.response, [case.reference], lowercase, smooth)
-    details["oracle"] = oracles.bleu_oracle(case.reference, case.response, dict(kwargs) or None)
-    variants: dict[str, tuple[Fraction | None, str]] = {}
+    """BLEU under BleuScore's sacrebleu ``kwargs`` (``lowercase``, ``smooth_method``, ``smooth_value``,
+    ``tokenize``, ``use_effective_order``; the case schema declares which). The reference is computed with
+    ``BLEU_TEXTBOOK`` under the given keywords, sacrebleu's oracle with the same keywords; where Ragas's call
+    (sacrebleu's defaults under the given keywords) scores otherwise, the cause is a named variant: the first
+    sentence only, exp smoothing, or no effective order."""
+    reference_kwargs = {**BLEU_TEXTBOOK, **kwargs}
+    value, details = tr.bleu(case.response, [case.reference], **reference_kwargs)
+    details["oracle"] = oracles.bleu_oracle(case.reference, case.response, reference_kwargs)
+    variants: dict[str, tuple[Fraction | float | None, str]] = {}
     if value is None:  # no hypothesis token: sacrebleu's 0, "undefined" the alternative
         value = Fraction(0)
         variants[EMPTY_HYPOTHESIS_UNDEFINED] = (None, EMPTY_HYPOTHESIS_TEXT.format(unit="token"))
     response_sentences = tr.split_sentences_ragas(case.response)
     reference_sentences = tr.split_sentences_ragas(case.reference)
+    ragas_kwargs = dict(kwargs)  # Ragas passes the case's keywords; sacrebleu's defaults fill the rest
     if len(response_sentences) > 1 or len(reference_sentences) > 1:
-        first_value, first = tr.bleu(response_sentences[0], reference_sentences, lowercase, smooth)
+        first_value, first = tr.bleu(response_sentences[0], reference_sentences, **ragas_kwargs)
+        textbook_first, _ = tr.bleu(response_sentences[0], reference_sentences, **reference_kwargs)
+        unset = {key: tr.BLEU_DEFAULTS[key] for key in BLEU_TEXTBOOK if key not in kwargs}
+        own = BLEU_FIRST_SENTENCE + (BLEU_FIRST_SENTENCE_SETTINGS.format(
+            settings=", ".join(f"{key}={value!r}" for key, value in unset.items()))
+            if (first_value or 0) != (textbook_first or 0) else "")
         # evaluated in doubles as sacrebleu does: the variant is told apart by meaning, not by ulps
-        variants["bleu_first_sentence"] = (0.0 if first_value == 0 else tr.bleu_in_doubles(first),  # type: ignore[assignment]
-                                           BLEU_FIRST_SENTENCE)
+        variants["bleu_first_sentence"] = (_bleu_value(first_value, first), own)
         details["ragas_sentences"] = {"response": len(response_sentences), "reference": len(reference_sentences)}
+    else:
+        ragas_value, ragas = tr.bleu(case.response, [case.reference], **ragas_kwargs)
+        if (ragas_value or 0) != value:
+            tokens = int(details["hyp_tokens"])
+            if "use_effective_order" not in kwargs and tokens < tr.BLEU_MAX_ORDER:
+                variants[BLEU_NO_EFFECTIVE_ORDER] = (0.0, BLEU_NO_EFFECTIVE_ORDER_TEXT.format(
+                    tokens=tokens, missing=tokens + 1))
+            elif "smooth_method" not in kwargs:
+                unmatched = [f"{n + 1}-gram" for n, k in enumerate(ragas["correct"]) if k == 0]  # type: ignore[arg-type]
+                variants[BLEU_EXP_SMOOTHING] = (_bleu_value(ragas_value, ragas), BLEU_EXP_SMOOTHING_TEXT.format(
+                    orders=" or ".join(unmatched) or "n-gram of some order"))
+                details["ragas_precisions"] = ragas.get("precisions")
     outcome = _outcome("bleu", value, details, "none (geometric mean of n-gram precisions 1-4 times the brevity "
-                       "penalty)", "empty_response", variants)
+                       "penalty)", "empty_response", variants)  # type: ignore[arg-type]
     if value is not None:
-        # sacrebleu's log of a zero precision (smooth_method "none") is -9999999999: exp gives 0.0
+        # sacrebleu's log of a zero precision is -9999999999: exp gives 0.0
         outcome.alternatives["rounding"] = 0.0 if value == 0 else tr.bleu_in_doubles(details)
         details["ragas_semantics"] = {"rounding": BLEU_DOUBLES}
         tolerance = bleu_float_tolerance(details, value)
@@ -145,24 +193,27 @@ def bleu_outcome(case: Case, kwargs: Mapping[str, Any]) -> ReferenceOutcome:
 
 def bleu_float_tolerance(details: dict[str, Any], value: Fraction) -> float | None:
     """The absolute error of sacrebleu's doubles evaluation (``tr.bleu_in_doubles``) of a BLEU of ``value``,
-    in units u = 2^-53: each percent precision p_n (100 c / t, at most two roundings) is within 2u
-    relative, so log(p_n) within 2u + 2u |log p_n| (a correctly rounded log is within one ulp); the sum of
-    the logs adds 3u S (S = sum |log p_n|) and / 4 is exact, so exp's argument is within (2 + 1.25 S) u and
-    exp makes that (plus 2u) a relative error; the brevity penalty exp(1 - r/c) adds (r/c + |1 - r/c| + 2) u,
-    the product and / 100 one u each: at most (8 + 1.25 S + r/c + |1 - r/c|) u relative, stated with a
-    factor 2 and taken of the value (at most 1). The mean of the logs grows with small precisions, so the
-    bound is not a fixed number of ulps of the result. None when a precision is 0 (sacrebleu's log of 0 is
-    -9999999999: the float is 0.0, no tolerance is stated)."""
-    correct, total = list(details["correct"]), list(details["total"])
+    in units u = 2^-53: each percent precision p_n (100 c / t, at most two roundings; a floor or add-k
+    smoothing value that is not a whole number adds one more, its own decimal-to-double rounding) is within
+    2u relative, so log(p_n) within 2u + 2u |log p_n| (a correctly rounded log is within one ulp); the sum
+    of the N logs (N = 4, or the effective order) adds (N - 1)u S (S = sum |log p_n|) and / N is exact for
+    N = 1, 2, 4 (one more u otherwise), so exp's argument is within (2 + (N + 1) S / N) u and exp makes that
+    (plus 2u) a relative error; the brevity penalty exp(1 - r/c) adds (r/c + |1 - r/c| + 2) u, the product
+    and / 100 one u each: at most (8 + (N + 1) S / N + r/c + |1 - r/c|) u relative (plus the smoothing
+    value's and the division's units), stated with a factor 2 and taken of the value (at most 1). The mean
+    of the logs grows with small precisions, so the bound is not a fixed number of ulps of the result. None
+    when a precision is 0 (sacrebleu's log of 0 is -9999999999: the float is 0.0, no tolerance is stated)."""
     c, r = int(details["hyp_tokens"]), int(details["ref_length"])
-    halving, logs = 1.0, []
-    for n in range(len(total)):
-        if total[n] == 0:
-            return None
-        halving *= 2 if correct[n] == 0 else 1
-        logs.append(abs(math.log(100.0 / (halving * total[n]) if correct[n] == 0 else 100.0 * correct[n] / total[n])))
+    percents, order = tr.bleu_percents(details)
+    if not percents or 0.0 in percents:
+        return None
+    logs = [abs(math.log(p)) for p in percents]
+    settings = tr.bleu_settings(details)
+    given = settings["smooth_value"]
+    inexact_value = given is not None and Fraction(repr(given) if isinstance(given, float) else given).denominator != 1
     penalty = (r / c + (r / c - 1)) if 0 < c < r else 0.0  # r/c + |1 - r/c| where the penalty applies
-    units = 8 + 1.25 * sum(logs) + penalty
+    units = (8 + (order + 1) / order * sum(logs) + penalty + (0 if order in (1, 2, 4) else 1)
+             + (order if inexact_value or settings["smooth_method"] == "floor" else 0))
     return 2 * units * 2.0 ** -53 * float(value)
 
 
@@ -176,11 +227,12 @@ def _chrf(case: Case) -> ReferenceOutcome:
 
 def chrf_outcome(case: Case, kwargs: Mapping[str, Any]) -> ReferenceOutcome:
     """chrF under ChrfScore's sacrebleu ``kwargs`` (``char_order``, ``word_order``, ``beta``,
-    ``remove_whitespace``; the case schema declares which): the reference and sacrebleu's oracle with the
-    same keywords."""
+    ``remove_whitespace``, ``eps_smoothing``; the case schema declares which): the reference and sacrebleu's
+    oracle with the same keywords."""
     remove_whitespace = bool(kwargs.get("remove_whitespace", True))
     value, details = tr.chrf(case.reference, case.response, int(kwargs.get("char_order", tr.CHRF_CHAR_ORDER)),
-                             int(kwargs.get("word_order", 0)), int(kwargs.get("beta", tr.CHRF_BETA)), remove_whitespace)
+                             int(kwargs.get("word_order", 0)), int(kwargs.get("beta", tr.CHRF_BETA)), remove_whitespace,
+                             bool(kwargs.get("eps_smoothing", False)))
     details["oracle"] = oracles.chrf_oracle(case.reference, case.response, dict(kwargs) or None)
     variants: dict[str, tuple[Fraction | None, str]] = {}
     no_hypothesis = not ("".join(case.response.split()) if remove_whitespace else case.response)
@@ -342,8 +394,10 @@ SPECS: tuple[MetricSpec, ...] = (
             _similarity(m), "the longer text's length" if m in ("levenshtein", "hamming") else "none",
             _NEVER_UNDEFINED, _reads(_similarity(m), distance_measure=m))
       for m in ("levenshtein", "hamming", "jaro", "jaro_winkler")),
-    _spec("bleu", "BLEU-4 of response vs reference: 13a tokens, case kept, brevity penalty, exp smoothing (sacrebleu's "
-          "corpus_bleu defaults); oracle sacrebleu.corpus_bleu([response], [[reference]])",
+    _spec("bleu", "BLEU-4 of response vs reference: 13a tokens, case kept, brevity penalty, no smoothing, over the orders "
+          "the response has n-grams of (a response under 4 tokens: its orders); a kwarg the case gives is the "
+          "reference's too; oracle sacrebleu.corpus_bleu([response], [[reference]], smooth_method='none', "
+          "use_effective_order=True)",
           _targets("BleuScore", "BleuScore", "ragas.metrics._bleu_score"), _bleu, "none (geometric mean of n-gram precisions times the brevity "
           "penalty)", "Always defined: 0 when the response has no token (sacrebleu's reading; 'undefined' is the "
           "alternative, variant empty_hypothesis_undefined).", _with_kwargs(bleu_outcome)),
