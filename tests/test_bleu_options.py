@@ -28,6 +28,7 @@ from ragas_compat.metrics.text_similarity import (
     bleu_outcome,
     chrf_outcome,
 )
+from ragas_compat.probe.protocol import target_name
 from ragas_compat.vocabulary import Classification
 
 sacrebleu = pytest.importorskip("sacrebleu")
@@ -202,14 +203,12 @@ def test_bundled_bleu_and_chrf_option_cases_through_the_probe_are_sacrebleus_on_
         bundled = suite.case(case_id)
         for config in bundled.targets:
             kwargs = dict(dict(config.options).get("kwargs") or {})
-            target = next(t for (c, t) in values if c == case_id and t.startswith(f"{config.api}:{config.ragas_class}")
-                          and (("[" not in t) if not kwargs else all(f"{k}=" in t for k in kwargs)))
-            value = values[(case_id, target)]
+            value = values[(case_id, target_name(config.api, config.ragas_class, config.options))]
             if config.ragas_class == "BleuScore":
                 expected = ragas_bleu(bundled.reference, bundled.response, **kwargs)
             else:
                 expected = sacrebleu.corpus_chrf([bundled.response], [[bundled.reference]], **kwargs).score / 100
-            assert value == expected, (case_id, target)
+            assert value == expected, (case_id, config)
             seen.add((config.api, config.ragas_class, tuple(sorted(kwargs))))
     assert ("legacy", "BleuScore", ("use_effective_order",)) in seen
     assert ("collections", "BleuScore", ("tokenize",)) in seen
