@@ -93,6 +93,10 @@ def with_received_inputs(spec: MetricSpec, case: Case, reference: ReferenceOutco
     as_fields: dict[str, Any] = {name: tuple(value) if isinstance(value, list) else value
                  for name, value in changed.items() if name in {f.name for f in dataclasses.fields(Case)}}
     received_case = dataclasses.replace(case, raw={**case.raw, **changed}, **as_fields)
+    if not spec.applies_to(received_case):
+        # Ragas dropped an input the metric needs before it saw the sample (0.2.2's multi_turn_ascore keeps
+        # only the declared columns: ToolCallAccuracy lost reference_tool_calls): nothing to recompute
+        return dataclasses.replace(reference, details={**reference.details, "ragas_received": changed})
     recomputed = spec.outcome(received_case)
     if recomputed.refused is not None:
         return dataclasses.replace(reference, details={**reference.details, "ragas_received": changed})
