@@ -23,6 +23,13 @@ NaN, or the same error type and message. ``replay_problems(audit)`` lists, as
   not the harness's) on the same input without asking its judge; one that does is reproduced (the type
   is compared, not the message, which Python and Ragas may word differently);
 
+- a replayed row whose live run retried a reply (a recorded call with more than one reply: Ragas's "fix
+  output format" prompt, instructor's re-ask) that reproduces the value but asks its judge another number
+  of prompts than the live run made judge calls: the retry was not given to Ragas call for call (a case
+  recorded before ``record`` wrote ``judge_calls``, or one whose key also holds ``judge_replies``), so
+  the value came from the parsed verdicts, not from Ragas's retry path. One that asks as many is counted
+  "call for call";
+
 - a recorded live value with no replayed row and no such reason (a verdict key deleted from the
   recording, a target this replay does not produce): nothing compared it, so it is not passed over.
 
@@ -82,12 +89,14 @@ def _left_out(target: str, selected: frozenset[str] | None) -> bool:
 class _Outcome:
     case_id: str
     target: str
-    status: str            # reproduced, raised, not_frozen, differs, not_replayable, accepted, no_row, unchecked
+    status: str            # reproduced, raised, not_frozen, differs, calls_differ, not_replayable, accepted, no_row,
+    #                        unchecked
     classification: str | None
     message: str | None
     why: str | None = None       # the recording's not-replayable reason (not_replayable, accepted)
     accepted_by: str | None = None  # the expectations file whose entry accepted it (accepted)
     harness: bool = False        # the live value is the harness's own error: no entry accepts it
+    call_for_call: bool = False  # reproduced through the recorded retry: as many judge calls as the live run
 
 
 def _not_replayable(audit: Any, case_id: str, target: str, live: Any, why: str) -> _Outcome:
@@ -139,15 +148,41 @@ def _outcomes(audit: Any) -> Iterator[_Outcome]:
                 problem = _raised_problem(raised, live, row)
                 yield _Outcome(case.id, target, "differs" if problem else "raised", classification, problem)
                 continue
+            retried = _retried_calls(case, recording, target)
             if not same_value(live, row.ragas_value):
                 yield _Outcome(case.id, target, "differs", classification,
                                f"the offline replay gave {_shown(row.ragas_value)}, the live recording {_shown(live)}")
+            elif retried is not None and row.prompts is not None and row.prompts != retried[1]:
+                metric, calls, scripted = retried
+                yield _Outcome(case.id, target, "calls_differ", classification,
+                               f"the offline replay reproduces the live value ({_shown(live)}) but asked its judge "
+                               f"{row.prompts} prompt(s) where the live run made {calls} judge call(s), a refused reply "
+                               "and its retry among them: the recorded replies were not given to Ragas call for call"
+                               + ("" if scripted else f" (the case has no judge_calls.{metric}: recorded before "
+                                  "record wrote them, or the key also holds judge_replies; record it again)"))
             elif target in not_frozen:
                 yield _Outcome(case.id, target, "not_frozen", classification,
                                f"the offline replay reproduces the live value ({_shown(live)}) from the verdicts Ragas "
                                f"scored, but part of the live run is not in them: {not_frozen[target]}")
             else:
-                yield _Outcome(case.id, target, "reproduced", classification, None)
+                yield _Outcome(case.id, target, "reproduced", classification, None, call_for_call=retried is not None)
+
+
+def _retried_calls(case: Any, recording: dict, target: str) -> tuple[str, int, bool] | None:
+    """``(metric, judge calls the live run made, whether the case scripts them)`` when the recorded calls
+    of ``target``'s metric hold a retry (a call with more than one reply), else None."""
+    from ragas_compat.metrics.registry import metrics_for_target
+
+    replies = recording.get("replies") or {}
+    for spec in metrics_for_target(target):
+        calls = replies.get(spec.name)
+        if not isinstance(calls, list):
+            continue
+        counts = [len(c.get("replies") or []) for c in calls if isinstance(c, dict)]
+        if any(n > 1 for n in counts):
+            scripted = bool(((case.raw or {}).get("judge_calls") or {}).get(spec.name))
+            return spec.name, sum(counts), scripted
+    return None
 
 
 def _input_fact_holds(case: Any, field_name: str, fact: Any) -> bool:
@@ -185,6 +220,8 @@ class ReplayAccount:
 
     live: int = 0
     reproduced: int = 0          # bit for bit, the live run wholly in the verdicts
+    call_for_call: int = 0       # of the reproduced: through the recorded retry of a refused reply, call for call
+    calls_differ: int = 0        # the value reproduced, but not the live run's judge calls (its retry not replayed)
     not_frozen: int = 0          # bit for bit, but part of the live run is not in the verdicts
     differs: int = 0
     no_row: int = 0              # no replayed row and no recorded reason
@@ -198,7 +235,11 @@ class ReplayAccount:
         """``replay: 12 live scores, 11 reproduced bit for bit, 1 not replayable (why), 0 unchecked``."""
         parts = [f"replay: {self.live} live score{'' if self.live == 1 else 's'}",
                  f"{self.reproduced + self.not_frozen} reproduced bit for bit"
-                 + (f" ({self.not_frozen} from verdicts that do not hold the whole live run)" if self.not_frozen else "")]
+                 + (f" ({self.not_frozen} from verdicts that do not hold the whole live run)" if self.not_frozen else "")
+                 + (f" ({self.call_for_call} call for call through Ragas's retry of a refused judge reply)"
+                    if self.call_for_call else "")]
+        if self.calls_differ:
+            parts.append(f"{self.calls_differ} with the live value but not the live run's judge calls")
         if self.raised:
             parts.append(f"{self.raised} raised the recorded exception type again before asking the judge")
         if self.differs:
@@ -216,7 +257,8 @@ class ReplayAccount:
         return ", ".join(parts)
 
     def as_json(self) -> dict[str, Any]:
-        return {"live": self.live, "reproduced": self.reproduced, "not_frozen": self.not_frozen,
+        return {"live": self.live, "reproduced": self.reproduced, "call_for_call": self.call_for_call,
+                "calls_differ": self.calls_differ, "not_frozen": self.not_frozen,
                 "differs": self.differs, "no_row": self.no_row, "unchecked": self.unchecked,
                 "not_replayable": dict(sorted(self.not_replayable.items())), "raised": self.raised,
                 "accepted": self.accepted, "accepted_by": list(self.accepted_by), "line": self.line()}
@@ -230,9 +272,12 @@ def replay_account(audit: Any) -> ReplayAccount | None:
     status = Counter(o.status for o in outcomes)
     reasons = Counter(_reason(o.why or "") for o in outcomes if o.status in ("not_replayable", "accepted"))
     accepted_by = tuple(dict.fromkeys(o.accepted_by or "" for o in outcomes if o.status == "accepted"))
-    return ReplayAccount(len(outcomes), status["reproduced"], status["not_frozen"], status["differs"],
-                         status["no_row"], status["unchecked"], dict(reasons), status["raised"],
-                         status["accepted"], accepted_by)
+    return ReplayAccount(live=len(outcomes), reproduced=status["reproduced"],
+                         call_for_call=sum(1 for o in outcomes if o.status == "reproduced" and o.call_for_call),
+                         calls_differ=status["calls_differ"], not_frozen=status["not_frozen"],
+                         differs=status["differs"], no_row=status["no_row"], unchecked=status["unchecked"],
+                         not_replayable=dict(reasons), raised=status["raised"], accepted=status["accepted"],
+                         accepted_by=accepted_by)
 
 
 def _reason(why: str) -> str:

@@ -12,6 +12,13 @@ is reported even if Ragas swallowed the exception (not for a prompt the book kno
 text, ``PromptBook.expect_text``, nor a reply from a per-call script, ``PromptBook.script_calls``: their
 unusable replies are scripted on purpose).
 
+A call the case scripts call for call (a per-call script answered it: a case's ``judge_calls``, which
+``record`` writes from the judge's raw replies when a live call was re-asked) goes through Ragas's own
+instructor path instead (``instructor_path``): instructor parses the scripted raw text as in a live run
+(code fence, strict validation) and, when it refuses it, re-asks; each re-ask takes the book's next
+answer for the prompt (the script's next entry, else the frozen reply), so a recorded re-ask replays
+call for call and a reply that is never valid ends in instructor's own ``InstructorRetryException``.
+
 Import only after RAGAS_DO_NOT_TRACK is set (it imports Ragas).
 """
 
@@ -21,6 +28,8 @@ import typing as t
 
 from pydantic import BaseModel, ValidationError
 from ragas.llms.base import InstructorBaseRagasLLM
+
+from . import instructor_path
 
 if t.TYPE_CHECKING:
     from ..judge.prompt_book import PromptBook
@@ -37,8 +46,7 @@ class FrozenInstructorJudge(InstructorBaseRagasLLM):
         self.book = book
         self.rejected: list[str] = []  # one line per reply the response model refused
 
-    def _reply(self, prompt: str, response_model: type[Model]) -> Model:
-        text = self.book.answer_prompt(prompt)
+    def _validated(self, prompt: str, response_model: type[Model], text: str) -> Model:
         try:
             return response_model.model_validate_json(text)
         except ValidationError as exc:
@@ -47,8 +55,17 @@ class FrozenInstructorJudge(InstructorBaseRagasLLM):
                 self.rejected.append(f"{response_model.__name__} refused the frozen reply {text}: {exc}")
             raise
 
+    def _again(self, prompt: str) -> t.Callable[[], str]:
+        return lambda: self.book.answer_prompt(prompt)
+
     def generate(self, prompt: str, response_model: type[Model]) -> Model:
-        return self._reply(prompt, response_model)
+        text = self.book.answer_prompt(prompt)
+        if self.book.last_scripted and instructor_path.available():
+            return instructor_path.ask(prompt, response_model, text, self._again(prompt))
+        return self._validated(prompt, response_model, text)
 
     async def agenerate(self, prompt: str, response_model: type[Model]) -> Model:
-        return self._reply(prompt, response_model)
+        text = self.book.answer_prompt(prompt)
+        if self.book.last_scripted and instructor_path.available():
+            return await instructor_path.ask_async(prompt, response_model, text, self._again(prompt))
+        return self._validated(prompt, response_model, text)

@@ -24,6 +24,19 @@ except a context-precision class that raised on a sample with no retrieved conte
 the empty label list (nothing to judge), and ``recording.raised`` holds what it raised (type, the input
 fact, zero judge calls), which the replay must raise again without asking its judge.
 
+Call for call: a parsed reply that Ragas (legacy: its "fix output format" prompt) or instructor
+(collections: its re-ask) got only after refusing the judge's first reply is written, with the verdicts,
+as the case's per-call script ``judge_calls.<metric>`` (:func:`call_for_call`): the judge's raw replies
+verbatim, in the order it gave them, so the replay hands Ragas the same texts and Ragas's own retry path
+runs again (``ragas_compat.probe.stubs``). A context-precision call's entries are bound to its context
+(``when``), the other metrics ask each prompt kind once per sample. Each API's replay of the other API's
+retry is answered too: the legacy format fix of a collections recording's refused reply gets what
+instructor parsed in the end, and a collections re-ask of a legacy recording's refused reply falls back
+to the frozen verdict. Where the key also
+holds an unparseable context-precision reply (``judge_replies``, which the case format does not combine
+with ``judge_calls``), the retry is not scripted and ``run`` reports the replay's judge calls against the
+recorded ones.
+
 ``recording.live`` holds the live score per Ragas target (the probe's score encoding), so
 ``ragas-compat run`` can check that the offline replay reproduces it bit for bit; a live outcome the
 case format cannot replay (an unparseable reply to a claim-list prompt, or a parsed reply the case
@@ -255,6 +268,38 @@ def _refused_by_loader(case: dict[str, Any], key: str, out: dict[str, Any]) -> s
     return None
 
 
+FIX_KIND = "fix_output_format"
+
+
+def call_for_call(metric: str, api: str, contexts: list[Any], calls: list[dict[str, Any]]) -> dict[str, list] | None:
+    """The per-call script (``judge_calls.<metric>``: prompt kind -> entries) that replays every call of
+    ``calls`` Ragas or instructor answered only after refusing a reply (more than one reply, a parsed
+    output), its raw replies verbatim in order; None when no call was retried. Legacy (``api``): the
+    first reply answers the prompt, the others Ragas's format-fix prompts; collections: every reply
+    answers the prompt (instructor re-asks it), and a legacy format fix of the first reply is answered
+    with what instructor parsed in the end (``{"text": <its JSON>}``), so the other API's replay of the
+    same case gets what the judge meant rather than no answer. A context-precision call is bound to its context (``when``)."""
+    script: dict[str, list] = {}
+    asked = 0
+    for call in calls:
+        kind, replies = str(call.get("kind", "?")), [r for r in call.get("replies") or [] if isinstance(r, str)]
+        index = asked if kind == "context_precision" else None
+        asked += kind == "context_precision"
+        if len(replies) < 2 or not call.get("output") or len(replies) != len(call.get("replies") or []):
+            continue
+        when = {"context": contexts[index]} if index is not None and index < len(contexts) else None
+        entries = script.setdefault(kind, [])
+        answering = replies[:1] if api == "legacy" else replies
+        entries.extend({"reply": text, "when": when} if when is not None else text for text in answering)
+        fixes = script.setdefault(FIX_KIND, [])
+        if api == "legacy":
+            fixes.extend(replies[1:])
+        else:  # the legacy replay's format fix of the first reply: what instructor parsed in the end, as JSON
+            fixed = json.dumps(call["output"][0], ensure_ascii=False)
+            fixes.append({"reply": json.dumps({"text": fixed}, ensure_ascii=False), "when": {"output_string": replies[0]}})
+    return script or None
+
+
 def build_case(sample: Sample, result: dict[str, Any]) -> Built:
     """The case of ``sample`` from the probe's record of it (``record_probe.py``'s ``samples[i]``)."""
     fields = sample.fields
@@ -270,7 +315,7 @@ def build_case(sample: Sample, result: dict[str, Any]) -> Built:
     for optional in ("reference_contexts", "retrieved_context_ids", "reference_context_ids"):
         if optional in fields:
             case[optional] = fields[optional]
-    out: dict[str, Any] = {"verdicts": {}, "judge_replies": {},
+    out: dict[str, Any] = {"verdicts": {}, "judge_replies": {}, "judge_calls": {},
                            "recording": {"dataset_row": sample.row, "live": {}, "replies": {},
                                          "not_replayable": {}, "not_frozen": {}, "unjudged": {},
                                          "raised": {}}}
@@ -316,6 +361,11 @@ def build_case(sample: Sample, result: dict[str, Any]) -> Built:
                 for key in ("verdicts", "judge_replies"):
                     out[key].pop(metric, None)
                 out["recording"]["unjudged"].pop(metric, None)
+        if problem is None and metric in out["verdicts"] and metric not in out["judge_replies"]:
+            script = call_for_call(metric, "collections" if str(target).startswith("collections:") else "legacy",
+                                   contexts, calls)
+            if script is not None:
+                out["judge_calls"][metric] = script
         if problem is not None:
             out["recording"]["not_replayable"][target] = problem
             out["recording"]["raised"].pop(target, None)
@@ -325,7 +375,7 @@ def build_case(sample: Sample, result: dict[str, Any]) -> Built:
     absent = [name for name in ("user_input", "reference", "response") if name not in fields]
     if absent:
         out["recording"]["absent_fields"] = absent
-    for key in ("verdicts", "judge_replies"):
+    for key in ("verdicts", "judge_replies", "judge_calls"):
         if out[key]:
             case[key] = out[key]
     case["recording"] = {k: v for k, v in out["recording"].items() if v or k in ("dataset_row", "live")}
