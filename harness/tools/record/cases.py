@@ -17,8 +17,10 @@ the metric scored), as the probe recorded them:
 - the ID-based and string-match metrics need no judge: the sample's fields are the inputs.
 
 Recorded with the collections API (targets ``collections:...``) the prompt kinds are the same; an
-unparseable context-precision reply is not replayable there (instructor, not Ragas, parsed it: the
-replay's frozen judge cannot reproduce instructor's failure), and a class that raised before asking
+unparseable context-precision reply is not replayable there (instructor, not Ragas, parsed it and gave
+up after its re-asks; the case format holds such a reply in ``judge_replies``, one reply to one asking,
+which the reference reads and which cannot be combined with the per-call script instructor's re-asks
+would need), and a class that raised before asking
 the judge (e.g. an empty response) has no verdict to freeze: both go to ``recording.not_replayable``,
 except a context-precision class that raised on a sample with no retrieved context: its verdicts are
 the empty label list (nothing to judge), and ``recording.raised`` holds what it raised (type, the input
@@ -183,8 +185,9 @@ def _raised_before_asking(metric: str, target: str, contexts: list[Any], value: 
                                           "input": {"retrieved_contexts": "empty"}, "judge_calls": 0}
     return True
 COLLECTIONS_PARSE_LIMIT = ("the judge's reply could not be parsed ({error}); instructor parsed it for the collections "
-                           "class, and the replay's frozen judge cannot reproduce instructor's failure, so this outcome "
-                           "is kept here and not replayed")
+                           "class and gave up after re-asking, and the case format holds an unparseable reply to one "
+                           "asking (judge_replies), not instructor's re-asks, so this outcome is kept here and not "
+                           "replayed")
 
 
 def _context_precision(key: str, contexts: list[str], calls: list[dict], out: dict[str, Any],
