@@ -181,3 +181,15 @@ def test_matrix_without_versions_uses_the_default_list(tmp_path, monkeypatch):
                                      "--cache-dir", str(tmp_path / "envs")])
     assert found.exit_code == 2 and seen == ["0.2.3", "0.2.15"], found.output
     assert DEFAULT_HISTORY_FILE.exists()
+
+
+def test_every_release_that_changed_an_agent_metric_is_a_default_column():
+    """ToolCallAccuracy, ToolCallF1, AgentGoalAccuracy* and TopicAdherenceScore changed meaning release by
+    release (issue 36): every release that changed one of their files is a column of the default matrix."""
+    recorded = load_release_history()
+    agent = ("_tool_call_accuracy.py", "_tool_call_f1.py", "_goal_accuracy.py", "_topic_adherence.py",
+             "/tool_call_accuracy/", "/tool_call_f1/", "/agent_goal_accuracy/", "/topic_adherence/")
+    changed = {str(r.version) for r in recorded.releases
+               if any(part in path and not path.endswith("__init__.py") for path in r.changed or () for part in agent)}
+    assert {"0.2.6", "0.3.3", "0.3.6", "0.4.1"} <= changed  # #1685, #1894, #2300/#2307, #2476
+    assert changed <= set(load_default_versions(DEFAULT_VERSIONS_FILE))

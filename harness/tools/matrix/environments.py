@@ -60,6 +60,7 @@ from ragas_compat.tools.matrix.installers import (  # noqa: F401  (re-exported: 
     first_line,
     import_failure_text,
 )
+from ragas_compat.tools.matrix.offline_data import needs_offline_data, seed_offline_data
 
 DEFAULT_VERSIONS_FILE = pinned("versions.toml")
 DEFAULT_LOCK_DIR = pinned("matrix-locks")
@@ -568,6 +569,8 @@ def ensure_release(label: str, version: str, cache_dir: Path, rules: Sequence[Ve
             env_dir.mkdir(parents=True)
             python = builder.create(env_dir)
             builder.install(python, requirements, log, lock)
+            if needs_offline_data(requirements):  # what the release would download at import (offline_data)
+                seed_offline_data(python)
             builder.check_imports(python, PROBE_IMPORTS)
         except (InstallFailed, OSError, subprocess.SubprocessError) as exc:
             stage = getattr(exc, "stage", "install")
