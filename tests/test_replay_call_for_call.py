@@ -16,6 +16,7 @@ over AsyncOpenAI in the recording probe, the probe's scripted judges in the repl
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import re
@@ -33,7 +34,7 @@ from ragas_compat.values import decode_ragas_value
 sys.path.insert(0, str(Path(__file__).parent))
 from record_judge_server import JudgeServer, parse_prompt
 
-pytestmark = pytest.mark.slow  # two recordings against a local judge server and their replays
+slow = pytest.mark.slow  # the recordings against a local judge server and their replays
 
 CLI = [sys.executable, "-m", "ragas_compat"]
 KEY_ENV = "RAGAS_COMPAT_TEST_JUDGE_KEY"
@@ -134,6 +135,7 @@ def retried(case: dict, metric: str) -> list[list[str]]:
     return [call["replies"] for call in case["recording"]["replies"].get(metric, []) if len(call["replies"]) > 1]
 
 
+@slow
 @pytest.mark.parametrize("api", ["legacy", "collections"])
 def test_a_refused_reply_and_its_retry_are_recorded_as_the_case_script(recordings, api):
     cases = {c["id"]: c for c in json.loads(recordings[api].read_text(encoding="utf-8"))["cases"]}
@@ -149,6 +151,7 @@ def test_a_refused_reply_and_its_retry_are_recorded_as_the_case_script(recording
     assert "judge_calls" not in cases["plain"]  # nothing retried: the verdicts answer it by content
 
 
+@slow
 @pytest.mark.parametrize("api", ["legacy", "collections"])
 def test_the_replay_gives_ragas_the_recorded_replies_call_for_call(recordings, api, tmp_path):
     code, document, stdout = replay(recordings[api], tmp_path / "report")
@@ -172,6 +175,7 @@ def test_the_replay_gives_ragas_the_recorded_replies_call_for_call(recordings, a
     assert code == 0, stdout
 
 
+@slow
 @pytest.mark.parametrize("api", ["legacy", "collections"])
 def test_the_other_api_replays_the_same_recording_without_a_harness_error(recordings, api, tmp_path):
     """The replay scores the recorded case on both APIs; the API that did not record it gets the script
@@ -188,6 +192,7 @@ def test_the_other_api_replays_the_same_recording_without_a_harness_error(record
     assert drift == []
 
 
+@slow
 def test_a_recording_without_its_script_is_not_passed_as_call_for_call(recordings, tmp_path):
     """The same legacy recording with judge_calls deleted (as one made before record wrote them): the
     parsed verdicts still give the live value, but the replay asks fewer prompts than the live run made
@@ -207,3 +212,59 @@ def test_a_recording_without_its_script_is_not_passed_as_call_for_call(recording
     assert "no judge_calls.context_recall" in message
     assert "3 with the live value but not the live run's judge calls" in report["verdict"]["replay"]
     assert code == 1
+
+
+# -- the collections stub's instructor path, in process (fast) ------------------------------------
+def _scripted_judge(calls: list, frozen: bool = True):
+    os.environ.setdefault("RAGAS_DO_NOT_TRACK", "true")
+    from ragas.metrics.collections.context_precision.util import (
+        ContextPrecisionInput,
+        ContextPrecisionOutput,
+        ContextPrecisionPrompt,
+    )
+
+    from ragas_compat.probe.judge.prompt_book import PromptBook
+    from ragas_compat.probe.stubs.collections_llm import FrozenInstructorJudge
+
+    book = PromptBook()
+    data = {"question": "q", "context": "c1", "answer": "a"}
+    if frozen:
+        book.expect("context_precision", ContextPrecisionPrompt.instruction, data, {"reason": "frozen", "verdict": 0},
+                    label="verdicts[0]")
+    book.script_calls("context_precision", ContextPrecisionPrompt.instruction, calls, label="judge_calls")
+    prompt = ContextPrecisionPrompt().to_string(ContextPrecisionInput(**data))
+    return FrozenInstructorJudge(book), book, prompt, ContextPrecisionOutput
+
+
+def test_a_refused_scripted_reply_is_re_asked_by_instructor_and_its_retry_answers():
+    judge, book, prompt, model = _scripted_judge(['{"reason": "r", "verdict": yes}',
+                                                  '```json\n{"reason": "fixed", "verdict": 1}\n```'])
+    result = asyncio.run(judge.agenerate(prompt, model))
+    assert (result.reason, result.verdict) == ("fixed", 1)  # instructor took the JSON out of the fence
+    assert [a.get("scripted") for a in book.asked] == ["judge_calls[0]", "judge_calls[1]"]
+    assert book.problems == [] and judge.rejected == []
+
+
+def test_a_re_ask_the_script_does_not_answer_gets_the_frozen_verdict():
+    judge, book, prompt, model = _scripted_judge(['{"reason": "r", "verdict": yes}'])
+    result = judge.generate(prompt, model)  # the synchronous path runs the same way
+    assert (result.reason, result.verdict) == ("frozen", 0)
+    assert len(book.asked) == 2 and book.problems == []
+
+
+def test_a_reply_never_valid_ends_in_instructor_s_own_exception_after_its_attempts():
+    from instructor.retry import InstructorRetryException
+
+    judge, book, prompt, model = _scripted_judge([{"reply": "not JSON", "repeat": True}])
+    with pytest.raises(InstructorRetryException):
+        asyncio.run(judge.agenerate(prompt, model))
+    assert len(book.asked) == 3  # instructor 1.3.2's default max_retries, as Ragas leaves it
+
+
+def test_a_stub_mismatch_in_a_re_ask_surfaces_as_itself():
+    from ragas_compat.probe.judge.prompt_book import StubMismatch
+
+    judge, book, prompt, model = _scripted_judge(['{"reason": "r", "verdict": yes}'], frozen=False)  # no verdict
+    with pytest.raises(StubMismatch, match="no frozen answer"):
+        asyncio.run(judge.agenerate(prompt, model))
+    assert book.problems
