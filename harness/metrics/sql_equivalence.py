@@ -12,7 +12,8 @@ verdict (0/1; the judge's script writes JSON ``true`` / ``false`` for 0, 1, fals
 value as given, for pydantic's bool parsing).
 
 Reference: the verdict, 1 (equivalent) or 0 (exact). Never undefined. A verdict that is not 0, 1, false or
-true is refused. What the metric measures is entirely the judge's one answer: the explanations are not
+true is refused; pydantic's lenient bool parsing reads "yes", "on", "1", 1.0 ... as true and "no", "off", "0"
+... as false (alternative ``coercion``), 2 or "maybe" not at all. What the metric measures is entirely the judge's one answer: the explanations are not
 read by either class's score.
 
 Ragas 0.4.3: the legacy class returns ``int(response.equivalence)`` (an int, not a float), the collections
@@ -29,6 +30,7 @@ from typing import Any
 
 from ragas_compat.cases.model import Case
 from ragas_compat.metrics.agent_goal import binary
+from ragas_compat.metrics.multimodal import pydantic_bool
 from ragas_compat.metrics.outcome import ReferenceOutcome
 from ragas_compat.metrics.spec import (
     ExplainAdapter,
@@ -52,8 +54,10 @@ def sql_outcome(case: Case) -> ReferenceOutcome:
                                "database_schema": "\n".join(case.reference_contexts or ())}
     label = binary(verdict["equivalent"])
     if label is None:
+        parsed = pydantic_bool(verdict["equivalent"])  # the reply carries it as given: pydantic's reading is Ragas's
         return ReferenceOutcome(KEY, None, None, f"verdicts.{KEY}[0].equivalent must be 0 or 1, got "
-                                f"{verdict['equivalent']!r}", {}, details, DENOMINATOR)
+                                f"{verdict['equivalent']!r}", {} if parsed is None else {"coercion": float(parsed)},
+                                details, DENOMINATOR)
     return ReferenceOutcome(KEY, Fraction(label), None, None, {}, details, DENOMINATOR)
 
 
@@ -87,7 +91,8 @@ def _fuzz(draw: FuzzDraw) -> dict[str, Any]:
     schema = [f"Table {table}: id (INT), name (VARCHAR), active (BOOLEAN), total (INT)"]
     return {"reference": reference, "response": response,
             "reference_contexts": rng.choice((schema, schema, schema + ["Index on name."], [])),
-            "verdicts": {KEY: _verdict(rng.choice((0, 1, True, False)))}}
+            "verdicts": {KEY: _verdict(rng.choice(("yes", "No", "on", "0", 1.0)) if rng.random() < 0.1
+                                       else rng.choice((0, 1, True, False)))}}
 
 
 def _explain_inputs(given: ExplainInput) -> dict[str, Any]:

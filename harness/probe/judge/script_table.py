@@ -12,6 +12,7 @@ import typing as t
 from .agents import goal_script, topic_adherence_script
 from .answers import answer_correctness_script, answer_relevancy_script
 from .criteria import rubrics_script, votes_script
+from .multimodal import image_text_script
 from .ratings import rating_script
 from .scripts import (
     Script,
@@ -64,4 +65,7 @@ SCRIPTS: dict[str, t.Callable[[ScriptInputs], Script]] = {
     "summary_score": lambda target: summary_script(str(target.verdict_key)),
     # LLMSQLEquivalence / SQLSemanticEquivalence: two explanations and an equivalence verdict
     "sql_equivalence": lambda target: sql_equivalence_script(str(target.verdict_key)),
+    # the legacy MultiModalFaithfulness / MultiModalRelevance: one ImageTextPrompt, by its whole text
+    "multimodal_faithfulness": lambda target: image_text_script(str(target.verdict_key)),
+    "multimodal_relevance": lambda target: image_text_script(str(target.verdict_key)),
 }
