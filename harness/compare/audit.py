@@ -9,7 +9,7 @@ from __future__ import annotations
 import dataclasses
 import json
 from collections import Counter
-from collections.abc import Collection
+from collections.abc import Collection, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -18,7 +18,7 @@ from ragas_compat.compare.api_paths import PathPair, path_expectation_problems, 
 from ragas_compat.compare.classify import classify
 from ragas_compat.compare.dataset_level import DatasetLevel, from_probe
 from ragas_compat.compare.expectations import IDENTICAL, Expectations
-from ragas_compat.compare.findings import Finding, findings
+from ragas_compat.compare.findings import Finding, findings, pair_findings, row_findings
 from ragas_compat.compare.headlines import Headline, headlines
 from ragas_compat.compare.reference_book import ReferenceBook
 from ragas_compat.compare.rows import AuditRow, ReferenceOnlyRow
@@ -33,10 +33,11 @@ __all__ = ["Audit", "AuditRow", "ReferenceOnlyRow", "build_audit", "judged", "me
 
 @dataclass(frozen=True)
 class Audit:
-    """The rows of a run and their judgement, computed once by ``build_audit`` (``judged``): the drift
-    ``findings`` (``ragas_compat.compare.findings``), the ranked ``headlines``
+    """The rows of a run and their judgement, computed once by ``build_audit`` (``judged``): each row's
+    and each pair's drift findings (``row_findings``, ``pair_findings``, in the order of ``rows`` and
+    ``pairs``), all drift ``findings`` (``ragas_compat.compare.findings``), the ranked ``headlines``
     (``ragas_compat.compare.headlines``) and the ``verdict`` (``ragas_compat.compare.verdict``). The
-    renderers only format these fields."""
+    renderers only format these fields (``rows_with_findings``, ``pairs_with_findings``)."""
 
     suite: Suite
     provenance: dict[str, Any]
@@ -46,6 +47,8 @@ class Audit:
     expectations: Expectations | None = None  # for the legacy-vs-collections pairs (report.api_paths)
     dataset_level: DatasetLevel | None = None  # Ragas's evaluate() means vs the policy (dataset_level.py)
     pairs: tuple[PathPair, ...] = ()  # legacy vs collections, one per (case, metric, legacy, collections target)
+    row_findings: tuple[tuple[Finding, ...], ...] = ()  # one entry per row of ``rows``, in its order
+    pair_findings: tuple[tuple[Finding, ...], ...] = ()  # one entry per pair of ``pairs``, in its order
     findings: tuple[Finding, ...] = ()  # rows in order, then pairs, then expectations problems, then replays
     headlines: tuple[Headline, ...] = ()  # ranked, most consequential first
     verdict: Verdict | None = None  # None only for an audit ``judged`` has not seen
@@ -53,6 +56,19 @@ class Audit:
     @property
     def unexpected(self) -> tuple[AuditRow, ...]:
         return tuple(row for row in self.rows if row.unexpected)
+
+    def rows_with_findings(self) -> Iterator[tuple[AuditRow, tuple[Finding, ...]]]:
+        """Each row with its drift findings (empty when it has none), in row order."""
+        return zip(self.rows, self._judged(self.row_findings, self.rows), strict=True)
+
+    def pairs_with_findings(self) -> Iterator[tuple[PathPair, tuple[Finding, ...]]]:
+        """Each legacy-vs-collections pair with its drift findings (empty when it has none), in pair order."""
+        return zip(self.pairs, self._judged(self.pair_findings, self.pairs), strict=True)
+
+    def _judged(self, found: tuple[tuple[Finding, ...], ...], items: tuple) -> tuple[tuple[Finding, ...], ...]:
+        if len(found) != len(items):  # an audit ``judged`` has not seen (or rows replaced after it)
+            raise ValueError("an audit's findings are read after build_audit (or judged) computed them")
+        return found
 
     @property
     def drift(self) -> bool:
@@ -182,7 +198,9 @@ def build_audit(suite: Suite, probe_output: dict[str, Any], expectations: Expect
 
 def judged(audit: Audit) -> Audit:
     """``audit`` with its findings, headlines and verdict computed from its rows, pairs and problems
-    (in that order: each reads the ones before)."""
+    (in that order: each reads the ones before). Each row's and pair's findings are computed here once."""
+    audit = dataclasses.replace(audit, row_findings=tuple(tuple(row_findings(row)) for row in audit.rows),
+                                pair_findings=tuple(tuple(pair_findings(pair)) for pair in audit.pairs))
     audit = dataclasses.replace(audit, findings=tuple(findings(audit)))
     audit = dataclasses.replace(audit, headlines=tuple(headlines(audit)))
     return dataclasses.replace(audit, verdict=verdict(audit))

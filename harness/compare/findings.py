@@ -153,9 +153,11 @@ OCCASIONAL_KINDS: frozenset[str] = frozenset({"harness_error", "replay_mismatch"
 
 def findings(audit: Audit) -> list[Finding]:
     """Every finding of an audit: rows in order, then pairs, then problems of the expectations, then
-    recorded scores the replay does not reproduce. ``build_audit`` calls it once; read ``Audit.findings``."""
-    found = [finding for row in audit.rows for finding in row_findings(row)]
-    found += [finding for pair in audit.pairs for finding in pair_findings(pair)]
+    recorded scores the replay does not reproduce. ``build_audit`` calls it once (``judged``, after it
+    stored each row's and pair's findings, ``Audit.row_findings`` and ``Audit.pair_findings``); read
+    ``Audit.findings``."""
+    found = [finding for _, row_found in audit.rows_with_findings() for finding in row_found]
+    found += [finding for _, pair_found in audit.pairs_with_findings() for finding in pair_found]
     found += [Finding("unexplained", None, None, None, None, problem) for problem in audit.expectation_problems]
     found += [Finding("replay_mismatch", case_id, target, classification, None, message)
               for case_id, target, classification, message in replay_problems(audit)]

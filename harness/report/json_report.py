@@ -34,7 +34,7 @@ from ragas_compat.compare.dataset_level import (
     row_status,
     sentence,
 )
-from ragas_compat.compare.findings import counts, pair_findings, row_findings
+from ragas_compat.compare.findings import Finding, counts
 from ragas_compat.compare.headlines import headline_json
 from ragas_compat.compare.verdict import verdict_json
 from ragas_compat.metrics.judge_audit import JudgeAuditSummary
@@ -176,8 +176,9 @@ class _Texts:
         return dict(sorted((key, text) for text, key in self.keys.items()))
 
 
-def row_json(row: AuditRow, case_received: dict[str, Any], texts: _Texts) -> dict[str, Any]:
-    """One (case, metric, target) row (a line of the ``results`` table). Stored once elsewhere: the
+def row_json(row: AuditRow, found: Iterable[Finding], case_received: dict[str, Any], texts: _Texts) -> dict[str, Any]:
+    """One (case, metric, target) row (a line of the ``results`` table), with its drift findings ``found``
+    (``Audit.row_findings``) as their kinds. Stored once elsewhere: the
     case's category (``cases``), the reference (``references``), what
     Ragas received (``cases``; ``received`` holds only the fields this target received otherwise),
     the target's class and fields (``targets``), the rule's reason (``expectations``, by
@@ -195,7 +196,7 @@ def row_json(row: AuditRow, case_received: dict[str, Any], texts: _Texts) -> dic
         "expected_classification": row.expected.classification,
         "explained_by": row.expected.label,
         "unexpected": row.unexpected,
-        "drift": [finding.kind for finding in row_findings(row)],
+        "drift": [finding.kind for finding in found],
         "received": {k: v for k, v in received.items() if case_received.get(k, _MISSING) != v},
         "prompts": row.prompts,
         "expected_prompts": row.expected_prompts,
@@ -250,9 +251,10 @@ def reference_entries(audit: Audit) -> Iterator[tuple[str, dict[str, Any]]]:
 def result_entries(audit: Audit, texts: _Texts) -> Iterator[tuple[str, dict[str, Any]]]:
     """The ``results`` rows in order under their keys (``row_key``), each case's received inputs
     computed once for its rows."""
-    for case_id, rows in _by_case(audit.rows):
-        received = case_received(rows)
-        yield from ((row_key(case_id, row.target), row_json(row, received, texts)) for row in rows)
+    for case_id, group in groupby(audit.rows_with_findings(), key=lambda judged: judged[0].case.id):
+        rows = list(group)
+        received = case_received(row for row, _ in rows)
+        yield from ((row_key(case_id, row.target), row_json(row, found, received, texts)) for row, found in rows)
 
 
 def targets_json(audit: Audit) -> dict[str, dict[str, Any]]:
@@ -416,8 +418,8 @@ def api_paths_section(audit: Audit, texts: _Texts | None = None) -> dict[str, An
               "classification": p.classification.name, "explanation": explanation(p.classification.explanation),
               "expected_classification": p.expected.classification, "explained_by": p.expected.label,
               "unexpected": p.unexpected,
-              "drift": [finding.kind for finding in pair_findings(p)]})
-            for p in pairs)),
+              "drift": [finding.kind for finding in found]})
+            for p, found in audit.pairs_with_findings())),
     }
 
 

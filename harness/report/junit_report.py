@@ -17,7 +17,7 @@ from itertools import chain
 
 from ragas_compat.compare.api_paths import PathPair
 from ragas_compat.compare.audit import Audit, AuditRow
-from ragas_compat.compare.findings import pair_findings, row_findings
+from ragas_compat.compare.findings import Finding
 from ragas_compat.report.text import ragas_text, reference_texts
 
 # Not allowed by XML 1.0 (https://www.w3.org/TR/xml/#charsets), or allowed but discouraged (DEL, C1).
@@ -47,15 +47,16 @@ def render_junit(audit: Audit) -> str:
 def junit_chunks(audit: Audit) -> Iterator[str]:
     """``junit.xml``, written as it is made: the suite's start tag with its counts, then one indented
     ``<testcase>`` at a time (the layout of ``ET.indent`` on the whole tree)."""
-    failing_pairs = [(pair, found) for pair in audit.pairs if (found := pair_findings(pair))]
-    row_failures = sum(1 for row in audit.rows if row_findings(row))
+    failing_pairs = [(pair, found) for pair, found in audit.pairs_with_findings() if found]
+    row_failures = sum(1 for _, found in audit.rows_with_findings() if found)
     failures = row_failures + len(failing_pairs) + len(audit.expectation_problems)
     suite = ET.Element("testsuite", name=f"ragas-compat.{audit.suite.name}",
                        tests=str(len(audit.rows) + len(failing_pairs) + len(audit.expectation_problems)),
                        failures=str(failures), errors="0", skipped="0")
     _xml_safe(suite)
     yield '<?xml version="1.0" encoding="utf-8"?>\n'
-    cases = chain((_row_case(row) for row in audit.rows), (_pair_case(*failing) for failing in failing_pairs),
+    cases = chain((_row_case(row, found) for row, found in audit.rows_with_findings()),
+                  (_pair_case(*failing) for failing in failing_pairs),
                   (_problem_case(index, problem) for index, problem in enumerate(audit.expectation_problems)))
     first = next(cases, None)
     if first is None:
@@ -69,9 +70,8 @@ def junit_chunks(audit: Audit) -> Iterator[str]:
     yield "\n</testsuite>\n"
 
 
-def _row_case(row: AuditRow) -> ET.Element:
+def _row_case(row: AuditRow, found: tuple[Finding, ...]) -> ET.Element:
     case = ET.Element("testcase", classname=f"{row.spec.name}.{row.target}", name=row.case.id)
-    found = row_findings(row)
     if found:
         failure = ET.SubElement(case, "failure", type="drift",
                                 message="; ".join(f"{f.kind}: classified {row.classification.name}, expected "
@@ -82,7 +82,7 @@ def _row_case(row: AuditRow) -> ET.Element:
     return case
 
 
-def _pair_case(pair: PathPair, found: list) -> ET.Element:
+def _pair_case(pair: PathPair, found: tuple[Finding, ...]) -> ET.Element:
     case = ET.Element("testcase", classname=f"{pair.metric}.{pair.legacy.target} vs {pair.collections.target}",
                       name=pair.case.id)
     failure = ET.SubElement(case, "failure", type="drift",
