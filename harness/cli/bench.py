@@ -25,7 +25,7 @@ from ragas_compat.cli.output import (
 )
 from ragas_compat.errors import HarnessInputError
 from ragas_compat.report.markdown.table import markdown_table
-from ragas_compat.tools.bench import BenchRow, bench_to_json, run_bench, summarize, write_json
+from ragas_compat.tools.bench import ROW_IDS, BenchRow, bench_to_json, run_bench, summarize, write_json
 
 
 def _seconds(value: float, unit: str) -> str:
@@ -107,12 +107,19 @@ BENCH_HELP = (
 def bench_command(
     quick: bool = typer.Option(False, "--quick", help="Fewer repetitions and smaller K (well under a minute)."),
     json_path: Optional[Path] = typer.Option(None, "--json", help="Also write the numbers to this JSON file."),
+    row: Optional[list[str]] = typer.Option(None, "--row", help="Measure only this row (repeatable; a row id, "
+                                            "e.g. record_vs_evaluate, fuzz_per_process, run_vs_ragas_floor)."),
     output: OutputFormat = format_option(),
     quiet: bool = quiet_option(),
 ) -> None:
     console = stdout()
     progress = stderr()
-    rows = run_bench(quick, progress=(lambda message: None) if quiet else
+    unknown = sorted(set(row or ()) - set(ROW_IDS))
+    if unknown:
+        raise HarnessInputError(f"--row {unknown[0]}: no such bench row; rows: {', '.join(ROW_IDS)}", field="--row",
+                                value=unknown[0])
+    rows = run_bench(quick, only=row or None,
+                     progress=(lambda message: None) if quiet else
                      lambda message: progress.print(f"[dim]bench: {shown(message)}…[/]", highlight=False))
     if json_path is not None:
         try:

@@ -28,6 +28,11 @@ Ragas is never imported here: whatever touches Ragas runs in a subprocess of ``p
 6. fuzz throughput   ``ragas_compat.tools.fuzz.throughput``: fuzz contexts per second at 400 cases with 1 and
                      with 2 workers / the minimal stub loop's in one process, both after the Ragas
                      import (targets >= 0.9 and >= 1.7: floors).
+7. record            ``ragas_compat.tools.bench_record``: ``record``'s samples per second / Ragas's own
+                     ``evaluate()``'s on the same samples and judged metrics, both against one loopback
+                     judge adding 100 ms per call (target >= 0.9: a floor).
+
+``run_bench(only=...)`` (``bench --row ID``) runs just the measurements of the named rows.
 """
 
 from __future__ import annotations
@@ -42,7 +47,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -492,55 +497,82 @@ class BenchPlan:
 ROW_IDS = ("run_vs_floor", "run_vs_import_floor", "run_vs_ragas_floor", "run_one_metric_vs_floor", "probe_overhead", "scaling_ragas_legacy",
            "scaling_reference_random", "scaling_reference_all_relevant", "scaling_reference_float", "matrix_warm_vs_cold",
            "scale_marginal_time", "scale_peak_memory", "report_size",
-           "fuzz_per_process", "fuzz_two_workers")
+           "fuzz_per_process", "fuzz_two_workers", "record_vs_evaluate")
 FUZZ_CASES, FUZZ_QUICK_CASES = 400, 40  # fuzz throughput rows (ragas_compat.tools.fuzz.throughput)
 
 
 def run_bench(quick: bool, *, python: str = sys.executable,
-              progress: Callable[[str], None] = lambda message: None) -> list[BenchRow]:
-    """Every measurement, in ROW_IDS order."""
+              progress: Callable[[str], None] = lambda message: None,
+              only: Collection[str] | None = None) -> list[BenchRow]:
+    """Every measurement, in ROW_IDS order; with ``only`` (row ids), just the measurements that make
+    those rows (a measurement making several rows makes them all)."""
     plan = BenchPlan.for_mode(quick)
-    progress("run vs floor")
-    rows = [measure_run_vs_floor(plan.run_pairs, python=python, warm_up=plan.warm_up)]
-    progress("run vs the audit's own imports")
-    rows.append(measure_run_vs_floor(plan.run_pairs, python=python, warm_up=False, audit_imports=True))
-    progress("run vs Ragas's own work (floor.py)")
-    rows.append(measure_run_vs_floor(plan.run_pairs, python=python, warm_up=False, ragas_work=True))
-    progress(f"run --metric {ONE_METRIC} vs floor")
-    rows.append(measure_run_vs_floor(plan.run_pairs, python=python, warm_up=False, metric=ONE_METRIC))
-    progress("probe overhead")
-    rows.append(measure_probe_overhead(plan.probe_invocations, cases=plan.probe_cases, contexts=5,
-                                       rounds=plan.probe_rounds, python=python))
-    progress("scaling: Ragas legacy AP (subprocess)")
-    rows.append(measure_ragas_legacy_scaling(plan.ragas_ks, plan.scaling_repetitions, python=python,
-                                             min_seconds=plan.min_seconds))
-    progress("scaling: reference AP")
-    random_row = measure_reference_scaling(plan.reference_ks, plan.scaling_repetitions, min_seconds=plan.min_seconds)
-    skipped = [k for k in plan.reference_large_ks if k > plan.reference_ks[-1]]
-    if skipped:
-        largest = random_row.points[-1]
-        estimate = largest["median"] * (skipped[-1] / largest["k"]) ** random_row.tail_exponent
-        random_row.extra["extrapolated_seconds"] = {str(skipped[-1]): estimate}
-        random_row.notes.append(
-            f"K = {skipped[-1]:,} not timed: the exact numerator's denominator grows with the lcm of the "
-            f"relevant ranks (about K bits), so big-integer arithmetic takes over as K grows; the last "
-            f"decade's exponent extrapolates to about {estimate:.3g} s per call (more if growth keeps steepening)")
-    rows.append(random_row)
-    rows.append(measure_reference_scaling(plan.reference_large_ks, plan.scaling_repetitions,
-                                          labels="all_relevant", min_seconds=plan.min_seconds))
-    rows.append(measure_reference_float_scaling(plan.reference_large_ks, plan.scaling_repetitions,
-                                                min_seconds=plan.min_seconds))
-    progress("matrix warm vs cold")
-    rows.append(measure_matrix_warm_vs_cold(
-        plan.matrix_repetitions, python=python,
-        skip="--quick skips the matrix (each repetition is several full audits)" if quick else None))
-    progress(f"scale: {plan.scale_cases:,} cases vs the bundled suite")
-    rows += measure_scale(plan.scale_cases, plan.scale_repetitions, python=python)
-    from ragas_compat.tools.fuzz.throughput import measure_fuzz_throughput
+    unknown = sorted(set(only or ()) - set(ROW_IDS))
+    if unknown:
+        raise ValueError(f"unknown bench rows {unknown}; rows: {', '.join(ROW_IDS)}")
 
-    fuzz_cases = FUZZ_QUICK_CASES if quick else FUZZ_CASES
-    progress(f"fuzz: {fuzz_cases} cases, 1 and 2 workers vs the minimal stub loop")
-    rows += measure_fuzz_throughput(1 if quick else 5, n=fuzz_cases, python=python)
+    def reference_random() -> list[BenchRow]:
+        random_row = measure_reference_scaling(plan.reference_ks, plan.scaling_repetitions,
+                                               min_seconds=plan.min_seconds)
+        skipped = [k for k in plan.reference_large_ks if k > plan.reference_ks[-1]]
+        if skipped:
+            largest = random_row.points[-1]
+            estimate = largest["median"] * (skipped[-1] / largest["k"]) ** random_row.tail_exponent
+            random_row.extra["extrapolated_seconds"] = {str(skipped[-1]): estimate}
+            random_row.notes.append(
+                f"K = {skipped[-1]:,} not timed: the exact numerator's denominator grows with the lcm of the "
+                f"relevant ranks (about K bits), so big-integer arithmetic takes over as K grows; the last "
+                f"decade's exponent extrapolates to about {estimate:.3g} s per call (more if growth keeps steepening)")
+        return [random_row]
+
+    def fuzz() -> list[BenchRow]:
+        from ragas_compat.tools.fuzz.throughput import measure_fuzz_throughput
+
+        return measure_fuzz_throughput(1 if quick else 5, n=FUZZ_QUICK_CASES if quick else FUZZ_CASES, python=python)
+
+    def record() -> list[BenchRow]:
+        from ragas_compat.tools.bench_record import measure_record_vs_evaluate
+
+        return [measure_record_vs_evaluate(1 if quick else 5, samples=16 if quick else 96, python=python)]
+
+    steps: list[tuple[tuple[str, ...], str, Callable[[], list[BenchRow]]]] = [
+        (("run_vs_floor",), "run vs floor",
+         lambda: [measure_run_vs_floor(plan.run_pairs, python=python, warm_up=plan.warm_up)]),
+        (("run_vs_import_floor",), "run vs the audit's own imports",
+         lambda: [measure_run_vs_floor(plan.run_pairs, python=python, warm_up=False, audit_imports=True)]),
+        (("run_vs_ragas_floor",), "run vs Ragas's own work (floor.py)",
+         lambda: [measure_run_vs_floor(plan.run_pairs, python=python, warm_up=False, ragas_work=True)]),
+        (("run_one_metric_vs_floor",), f"run --metric {ONE_METRIC} vs floor",
+         lambda: [measure_run_vs_floor(plan.run_pairs, python=python, warm_up=False, metric=ONE_METRIC)]),
+        (("probe_overhead",), "probe overhead",
+         lambda: [measure_probe_overhead(plan.probe_invocations, cases=plan.probe_cases, contexts=5,
+                                         rounds=plan.probe_rounds, python=python)]),
+        (("scaling_ragas_legacy",), "scaling: Ragas legacy AP (subprocess)",
+         lambda: [measure_ragas_legacy_scaling(plan.ragas_ks, plan.scaling_repetitions, python=python,
+                                               min_seconds=plan.min_seconds)]),
+        (("scaling_reference_random",), "scaling: reference AP", reference_random),
+        (("scaling_reference_all_relevant",), "scaling: reference AP, all relevant",
+         lambda: [measure_reference_scaling(plan.reference_large_ks, plan.scaling_repetitions,
+                                            labels="all_relevant", min_seconds=plan.min_seconds)]),
+        (("scaling_reference_float",), "scaling: reference float path",
+         lambda: [measure_reference_float_scaling(plan.reference_large_ks, plan.scaling_repetitions,
+                                                  min_seconds=plan.min_seconds)]),
+        (("matrix_warm_vs_cold",), "matrix warm vs cold",
+         lambda: [measure_matrix_warm_vs_cold(
+             plan.matrix_repetitions, python=python,
+             skip="--quick skips the matrix (each repetition is several full audits)" if quick else None)]),
+        (("scale_marginal_time", "scale_peak_memory", "report_size"),
+         f"scale: {plan.scale_cases:,} cases vs the bundled suite",
+         lambda: measure_scale(plan.scale_cases, plan.scale_repetitions, python=python)),
+        (("fuzz_per_process", "fuzz_two_workers"),
+         f"fuzz: {FUZZ_QUICK_CASES if quick else FUZZ_CASES} cases, 1 and 2 workers vs the minimal stub loop", fuzz),
+        (("record_vs_evaluate",), "record vs Ragas's evaluate() against a loopback judge", record),
+    ]
+    rows: list[BenchRow] = []
+    for ids, message, measure in steps:
+        if only is None or set(ids) & set(only):
+            progress(message)
+            rows += measure()
     return rows
 
 
