@@ -339,3 +339,18 @@ def test_two_chains_of_one_name_are_lossy_not_refused(tmp_path):
     planned = plan_audit(run / "traces.json", run / "scores.csv")
     recall = [g for g in planned.graded if g.column == "context_recall"]
     assert len(recall) == 2 and all(g.grade == LOSSY and "more than one metric chain" in g.reason for g in recall)
+
+
+def test_an_export_of_two_evaluations_is_refused(tmp_path):
+    run = small_copy(tmp_path)
+    runs = json.loads((run / "langsmith.json").read_text())
+
+    def renamed(value):
+        if isinstance(value, dict):
+            return {k: (v + "-b" if k in ("id", "parent_run_id") and isinstance(v, str) else renamed(v))
+                    for k, v in value.items()}
+        return [renamed(v) for v in value] if isinstance(value, list) else value
+
+    (run / "langsmith.json").write_text(json.dumps(runs + renamed(runs)))
+    with pytest.raises(HarnessInputError, match=r"expected one evaluation chain .* found 2 "):
+        plan_audit(run / "langsmith.json", run / "scores.csv")
