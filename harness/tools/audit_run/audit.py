@@ -294,11 +294,11 @@ def side_by_side(planned: Planned, audit: Audit) -> SideBySide:
                                         f"recorded {_shown(recorded)} for this row"))
     for column in planned.columns:
         mine = [line for line in out.lines if line.graded.column == column]
-        reported = [line.reported for line in mine if line.reported is not None]
+        reported_scores = [line.reported for line in mine if line.reported is not None]
         replayed = [line.replayed for line in mine if isinstance(line.replayed, float)]
         references = [line.reference for line in mine if line.reference is not None]
         reference_mean = (sum(references, Fraction(0)) / len(references)) if references else None
-        mean = Mean(column, len(mine), _nanmean(reported), _nanmean(replayed), (reference_mean, len(references)))
+        mean = Mean(column, len(mine), _nanmean(reported_scores), _nanmean(replayed), (reference_mean, len(references)))
         out.means.append(mean)
         over = mean.reported[1]
         if over < len(mine):

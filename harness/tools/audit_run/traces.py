@@ -78,13 +78,14 @@ class Traces:
     kind: str = RAGAS_TRACES       # RAGAS_TRACES, LANGSMITH or TRACES_LIST: what the file was
 
 
-def _where(entries: dict[str, Any], run_id: str) -> str:
+def _where(entries: dict[str, Any], run_id: str | None) -> str:
     """``row 3`` for a chain of row 3 (itself or a descendant), else ``the evaluation``."""
     seen = set()
-    current = entries.get(run_id)
+    current = entries.get(run_id) if run_id is not None else None
     while isinstance(current, dict) and id(current) not in seen:
         seen.add(id(current))
-        metadata = current.get("metadata") if isinstance(current.get("metadata"), dict) else {}
+        found = current.get("metadata")
+        metadata: dict[str, Any] = found if isinstance(found, dict) else {}
         if metadata.get("type") == "row" or str(current.get("name", "")).startswith("row "):
             index = metadata.get("row_index")
             return f"row {index}" if isinstance(index, int) else str(current.get("name"))
@@ -261,7 +262,8 @@ RUN_FIELDS = {"metadata": ("extra", "metadata"), "children": ("child_runs",), "r
 
 class _Problems:
     def __init__(self, source: str, entries: dict[str, Any], paths: dict[str, tuple[Any, ...]] | None = None) -> None:
-        self.source, self.entries, self.lines = source, entries, []
+        self.source, self.entries = source, entries
+        self.lines: list[str] = []
         self.paths = paths or {}
 
     def add(self, run_id: str, path: tuple[Any, ...], what: str) -> None:
