@@ -15,7 +15,9 @@ HTTP transport is an ``httpx.MockTransport`` (no socket is opened) answering eac
 request with the next raw reply text the caller gives. The request's conversation says which attempt
 it is (one assistant message per earlier reply), so attempt 0 is answered with ``first`` and each
 re-ask by ``answer()`` (the PromptBook: the script's next entry for the prompt, else its frozen
-reply). What instructor parses, re-asks and raises is then instructor's, as in a live run. A
+reply), in the form the request's mode asks for (message content in JSON mode, which Ragas 0.4.3 uses;
+the arguments of the one offered tool call in TOOLS mode, which earlier ``llm_factory`` releases use).
+What instructor parses, re-asks and raises is then instructor's, as in a live run. A
 ``StubMismatch`` (or any error) raised by ``answer()`` inside the transport is re-raised as itself, not
 as the OpenAI client's connection error.
 """
@@ -57,9 +59,24 @@ class _Conversation:
             raise
         return httpx.Response(200, json={
             "id": f"frozen-{attempt}", "object": "chat.completion", "created": 0, "model": MODEL,
-            "choices": [{"index": 0, "finish_reason": "stop",
-                         "message": {"role": "assistant", "content": self.served[attempt]}}],
+            "choices": [{"index": 0, "finish_reason": "stop", "message": _message(body, self.served[attempt], attempt)}],
             "usage": {"prompt_tokens": 0, "completion_tokens": 0, "total_tokens": 0}})
+
+
+def _message(body: dict, text: str, attempt: int) -> dict:
+    """The assistant message carrying ``text`` as the request's mode asks for it: the arguments of a call of
+    the one tool offered (instructor's TOOLS mode, Ragas 0.3.x-0.4.2's ``llm_factory``) or of the function
+    (FUNCTIONS), else the message content (JSON mode, Ragas 0.4.3)."""
+    tools = body.get("tools")
+    if isinstance(tools, list) and tools and isinstance(tools[0], dict):
+        name = (tools[0].get("function") or {}).get("name")
+        return {"role": "assistant", "content": None, "tool_calls": [
+            {"id": f"call-{attempt}", "type": "function", "function": {"name": name, "arguments": text}}]}
+    functions = body.get("functions")
+    if isinstance(functions, list) and functions and isinstance(functions[0], dict):
+        return {"role": "assistant", "content": None,
+                "function_call": {"name": functions[0].get("name"), "arguments": text}}
+    return {"role": "assistant", "content": text}
 
 
 def available() -> bool:
