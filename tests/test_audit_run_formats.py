@@ -138,10 +138,20 @@ def test_other_judged_metrics_are_rebuilt_from_ragas_traces(wide_run, tmp_path):
     relevancy = [line for line in lines if line["metric"] == "answer_relevancy"]
     assert relevancy and all(line["grade"] == UNRECORDED and "embeddings" in line["reason"] for line in relevancy)
     assert doc["grades"]["not rebuilt"] == 0 and doc["grades"]["lossy"] == 0
-    # the case file holds the new verdict keys; run replays it (every reported score a live one)
+    # the case file holds the new verdict keys; run replays it: every reported score of those metrics a live
+    # score reproduced bit for bit (the others left out with --metric, to keep the test short)
     cases = json.loads((tmp_path / "cases.json").read_text())["cases"]
     assert any({"factual_correctness", "context_entity_recall", "noise_sensitivity", "aspect_critic",
                 "simple_criteria"} <= set(c.get("verdicts", {})) for c in cases)
+    metrics = ("factual_correctness_f1", "context_entity_recall", "noise_sensitivity_relevant", "aspect_critic",
+               "simple_criteria")
+    proc = subprocess.run([*CLI, "run", "--cases", str(tmp_path / "cases.json"), "--out", str(tmp_path / "rerun"),
+                           "--format", "json", "--workers", "2", *(x for m in metrics for x in ("--metric", m))],
+                          capture_output=True, text=True, timeout=900)
+    assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-2000:]
+    replay = json.loads(proc.stdout)["replay"]
+    assert replay["reproduced"] == sum(1 for line in lines if line["metric"] in NEW and line["grade"] == REDERIVABLE)
+    assert replay["reproduced"] + replay["unchecked"] == replay["live"] == doc["reproduced"]
 
 
 @pytest.mark.slow
