@@ -268,3 +268,20 @@ def test_a_stub_mismatch_in_a_re_ask_surfaces_as_itself():
     with pytest.raises(StubMismatch, match="no frozen answer"):
         asyncio.run(judge.agenerate(prompt, model))
     assert book.problems
+
+
+def test_the_recorder_reads_a_tool_call_reply_as_its_arguments():
+    """Before Ragas 0.4.3, llm_factory's instructor asks for a tool call (TOOLS mode): the judge's reply is
+    the call's arguments, and the recorder keeps them (not the message's empty content)."""
+    os.environ.setdefault("RAGAS_DO_NOT_TRACK", "true")
+    import httpx
+
+    from ragas_compat.probe.record.recorder import keep_http_reply, start_scoring
+
+    scoring = start_scoring({})
+    tool_call = {"id": "c", "type": "function", "function": {"name": "Out", "arguments": '{"verdict": 1}'}}
+    for message in ({"role": "assistant", "content": "plain"},
+                    {"role": "assistant", "content": None, "tool_calls": [tool_call]},
+                    {"role": "assistant", "content": None, "function_call": {"name": "Out", "arguments": "{}"}}):
+        asyncio.run(keep_http_reply(httpx.Response(200, json={"choices": [{"message": message}]})))
+    assert scoring.stray_replies == ["plain", '{"verdict": 1}', "{}"]

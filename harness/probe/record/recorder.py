@@ -236,11 +236,27 @@ async def keep_http_reply(response: t.Any) -> None:
         return
     try:
         body = json.loads(response.content)
-        texts = [choice["message"]["content"] for choice in body["choices"]]
+        texts = [_reply_text(choice["message"]) for choice in body["choices"]]
     except (ValueError, KeyError, TypeError):
         texts = [response.text]
     for text in texts:
         _record_reply(text if isinstance(text, str) else json.dumps(text))
+
+
+def _reply_text(message: dict) -> t.Any:
+    """The judge's reply in a chat-completions message: its content, or, when the request asked for a tool
+    or function call (instructor's TOOLS / FUNCTIONS modes, which ``llm_factory`` uses before Ragas 0.4.3),
+    the call's arguments, the text instructor parses there."""
+    content = message.get("content")
+    if isinstance(content, str):
+        return content
+    calls = message.get("tool_calls") or []
+    if calls and isinstance(calls[0], dict) and isinstance((calls[0].get("function") or {}).get("arguments"), str):
+        return calls[0]["function"]["arguments"]
+    function = message.get("function_call")
+    if isinstance(function, dict) and isinstance(function.get("arguments"), str):
+        return function["arguments"]
+    return content
 
 
 try:
