@@ -1,6 +1,7 @@
-"""The legacy MultiModalFaithfulness / MultiModalRelevance: the reference is the judge's verdict; the scripted
-judge knows the ImageTextPrompt by the whole text Ragas renders (an image context as its data URI); the bundled
-mm-* cases run through the real probe."""
+"""MultiModalFaithfulness / MultiModalRelevance, both APIs: the reference is the judge's verdict; the scripted
+judge knows the legacy ImageTextPrompt by the whole text Ragas renders (an image context as its data URI) and
+answers the collections classes' direct chat-client call by its messages; the bundled mm-* cases run through
+the real probe."""
 
 from __future__ import annotations
 
@@ -64,7 +65,26 @@ def test_bundled_multimodal_cases_through_the_real_probe(tmp_path):
     report = json.loads((out / "report.json").read_text())
     rows = {key: dict(zip(report["results"]["columns"], row, strict=True))
             for key, row in report["results"]["data"].items()}
-    assert len(rows) == 6 and all(row["classification"] == "identical" for row in rows.values())
-    assert rows["mm-image-contradicts|legacy:MultiModalFaithfulness"]["ragas_value"] == 0.0
-    assert rows["mm-image-contradicts|legacy:MultiModalRelevance"]["ragas_value"] == 1.0
-    assert all(row["prompts"] == 1 for row in rows.values())
+    assert not [key for key, row in rows.items() if row["unexpected"]]
+    assert len(rows) == 16 and all(row["classification"] == "identical" for key, row in rows.items()
+                                   if not key.startswith("mm-no-context|collections:"))
+    for api, name in (("legacy", "MultiModalFaithfulness"), ("collections", "MultiModalFaithfulness"),
+                      ("legacy", "MultiModalRelevance"), ("collections", "MultiModalRelevance")):
+        assert rows[f"mm-image-contradicts|{api}:{name}"]["ragas_value"] == (0.0 if "Faith" in name else 1.0)
+        assert rows[f"mm-image-supports|{api}:{name}"]["prompts"] == 1
+    assert rows["mm-no-context|collections:MultiModalFaithfulness"]["classification"] == "error"
+    assert rows["mm-no-context|legacy:MultiModalFaithfulness"]["ragas_value"] == 0.0
+
+
+def test_the_collections_script_keys_the_chat_call_by_the_messages_with_an_image_block():
+    ragas_metrics = pytest.importorskip("ragas.metrics.collections")
+    from ragas_compat.probe.judge.multimodal import image_text_script, messages_text
+    from ragas_compat.probe.judge.prompt_book import PromptBook
+    from ragas_compat.probe.judge.scripts import COLLECTIONS_PROMPTS
+
+    book = PromptBook()
+    metric = ragas_metrics.MultiModalRelevance.__new__(ragas_metrics.MultiModalRelevance)  # no LLM needed to script
+    image_text_script("multimodal_relevance")(COLLECTIONS_PROMPTS, metric, _case(0, "multimodal_relevance").raw, book)
+    ((text, entry),) = book._texts.items()
+    assert text.startswith(messages_text([])[:15]) and '"type": "image_url"' in text and RED_PNG in text
+    assert json.loads(entry.replies[0])["relevant"] is False

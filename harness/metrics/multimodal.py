@@ -1,10 +1,11 @@
-"""Judged verdicts over text and image contexts: MultiModalFaithfulness and MultiModalRelevance (legacy API).
+"""Judged verdicts over text and image contexts: MultiModalFaithfulness and MultiModalRelevance (both APIs).
 
 Inputs (a single-turn case): ``response`` and ``retrieved_contexts`` (relevance also ``user_input``); a context
 may be an image as a ``data:image/...;base64,...`` URI (an http(s) URL would be fetched by Ragas's LLM
 wrapper; a case keeps images as data so nothing leaves the machine). The judge is asked once: the legacy
 classes render an ``ImageTextPrompt`` (instruction, output signature, examples, then "Now perform the above
-instruction with the following" and the inputs, one item each) -> ``{faithful}`` / ``{relevance}``, a bool.
+instruction with the following" and the inputs, one item each) -> ``{faithful}`` / ``{relevance}``, a bool
+(collections: ``{faithful}`` / ``{relevant}`` and a reason).
 
 The frozen verdicts (``verdicts.multimodal_faithfulness`` / ``verdicts.multimodal_relevance``, one object
 each) hold that bool as a 0/1 label (the judge's script writes JSON ``true`` / ``false`` for 0, 1, false and
@@ -16,9 +17,11 @@ true, "no", "off", "f", "0", 0.0 as false, any case (alternative ``coercion``); 
 is the key the scripted judge answers by); the conversion of image items into image content blocks happens in
 the LLM wrapper's ``to_messages()``, which the scripted judge replaces, so it is not exercised here.
 
-The collections classes (``ragas.metrics.collections.MultiModalFaithfulness`` / ``MultiModalRelevance``) are
-not driven: they call ``self.llm.client.chat.completions.create(...)`` with image content blocks directly,
-bypassing ``agenerate``, the only call the probe's scripted judge answers (docs/metrics.md lists them).
+The collections classes (``ragas.metrics.collections``, same names) build the message content themselves
+(text blocks, an ``image_url`` block per image context) and call ``self.llm.client.chat.completions.create``
+directly with InstructorLLM's ``model`` and ``_map_provider_params()``; the scripted judge answers that call
+too. They raise ValueError before asking on an empty response or no retrieved context (relevance: also an
+empty user_input); the legacy classes ask.
 """
 
 from __future__ import annotations
@@ -111,7 +114,7 @@ def _quantities(reference: ReferenceOutcome, given: ExplainInput) -> tuple[list[
 
 
 def _spec(metric: str, ragas_class: str, module: str, fields: tuple[str, ...], what: str) -> MetricSpec:
-    targets = RagasTargets((ragas_class,), (), module, judge=metric)
+    targets = RagasTargets((ragas_class,), (ragas_class,), module, judge=metric)
     return MetricSpec(
         name=metric,
         reference_on=f"verdicts.{metric} (the judge's 0/1 verdict: {what})",

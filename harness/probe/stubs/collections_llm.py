@@ -69,3 +69,42 @@ class FrozenInstructorJudge(InstructorBaseRagasLLM):
         if self.book.last_scripted and instructor_path.available():
             return await instructor_path.ask_async(prompt, response_model, text, self._again(prompt))
         return self._validated(prompt, response_model, text)
+
+    # -- the client a collections class may call directly -----------------------------------------
+    # Ragas 0.4.3's collections MultiModalFaithfulness / MultiModalRelevance bypass agenerate: they call
+    # ``self.llm.client.chat.completions.create(model=self.llm.model, messages=[...], response_model=...,
+    # **self.llm._map_provider_params())`` (InstructorLLM's attributes) with text and image content blocks.
+    # The judge answers that call from the same book, the prompt being the messages' canonical JSON
+    # (``judge.multimodal.messages_text``, which the script expects by its whole text).
+    provider = "openai"  # the branch a class reading self.llm.provider takes: chat.completions.create
+    model = "ragas-compat-frozen-judge"
+
+    def _map_provider_params(self) -> dict[str, t.Any]:
+        return {}
+
+    @property
+    def client(self) -> _Client:
+        return _Client(self)
+
+
+class _Completions:
+    def __init__(self, judge: FrozenInstructorJudge) -> None:
+        self._judge = judge
+
+    async def create(self, *, messages: list, response_model: type[Model], **_: t.Any) -> Model:
+        from ..judge.multimodal import messages_text
+
+        prompt = messages_text(messages)
+        return self._judge._validated(prompt, response_model, self._judge.book.answer_prompt(prompt))
+
+
+class _Chat:
+    def __init__(self, judge: FrozenInstructorJudge) -> None:
+        self.completions = _Completions(judge)
+
+
+class _Client:
+    """The instructor-patched chat client's one call a collections class makes directly."""
+
+    def __init__(self, judge: FrozenInstructorJudge) -> None:
+        self.chat = _Chat(judge)
