@@ -366,3 +366,25 @@ def test_an_export_of_two_evaluations_is_refused(tmp_path):
     (run / "langsmith.json").write_text(json.dumps(runs + renamed(runs)))
     with pytest.raises(HarnessInputError, match=r"expected one evaluation chain .* found 2 "):
         plan_audit(run / "langsmith.json", run / "scores.csv")
+
+
+def test_flat_langsmith_runs_in_any_order(tmp_path):
+    """Client.list_runs gives no particular order: the rows are put in their row_index order and other
+    siblings in their dotted_order (here the rows' dotted_order are made equal and the list reversed: a stable
+    sort by dotted_order alone would put row 1 first)."""
+    run = small_copy(tmp_path)
+    flat: list[dict] = []
+
+    def walk(node: dict) -> None:
+        flat.append({**node, "child_runs": None})
+        for child in node["child_runs"] or []:
+            walk(child)
+
+    for root in json.loads((run / "langsmith.json").read_text()):
+        walk(root)
+    for node in flat:
+        if (node["extra"] or {}).get("metadata", {}).get("type") == "row":
+            node["dotted_order"] = node["dotted_order"].rsplit(".", 1)[0] + ".20260101T000000000000Z" + "f" * 36
+    (run / "langsmith.json").write_text(json.dumps(flat[::-1]))
+    assert graded(plan_audit(run / "langsmith.json", run / "scores.csv")) == \
+        graded(plan_audit(SMALL / "traces.json", SMALL / "scores.csv"))

@@ -7,8 +7,9 @@ Ragas's chains are LangChain callbacks (``ragas.callbacks.new_group`` calls ``on
 ``RagasTracer``: one ``chain`` run per Ragas chain, with LangChain's ``llm`` runs (the raw judge
 calls) under the prompts. What is read, per run (``langsmith.schemas.Run`` as
 ``model_dump(mode="json")`` writes it): ``id``, ``parent_run_id``, ``name``, ``run_type``, ``inputs``,
-``outputs``, ``error``, ``extra.metadata`` (Ragas's ``type`` and ``row_index``), ``child_runs`` (when
-nested) and ``dotted_order`` (the execution order of siblings). Only ``chain`` runs become chains; the
+``outputs``, ``error``, ``extra.metadata`` (Ragas's ``type`` and ``row_index``: the rows are put in
+their index order), ``child_runs`` (when nested) and ``dotted_order`` (the execution order of other
+siblings). Only ``chain`` runs become chains; the
 rest (``llm`` runs, timings, tokens, feedback) is not read.
 
 The document is one root run with its ``child_runs`` nested (``Client.read_run(id,
@@ -58,6 +59,14 @@ def _flatten(document: Any) -> tuple[list[tuple[Any, tuple[Any, ...], str | None
             own = run.get("id") if isinstance(run.get("id"), str) else None
             stack.extend((child, (*path, "child_runs", j), own) for j, child in reversed(list(enumerate(children))))
     return runs, bad
+
+
+def _row_index(run: dict[str, Any]) -> int | None:
+    metadata = (run.get("extra") or {}).get("metadata")
+    if isinstance(metadata, dict) and metadata.get("type") == "row":
+        index = metadata.get("row_index")
+        return index if isinstance(index, int) and not isinstance(index, bool) else None
+    return None
 
 
 def _row_of(by_id: dict[str, tuple[dict[str, Any], tuple[Any, ...], str | None]], run_id: str | None) -> str:
@@ -114,7 +123,10 @@ def to_entries(source: str, document: Any) -> tuple[dict[str, Any], dict[str, tu
     errors: dict[str, str] = {}
     for run_id, (run, path, parent) in chains.items():
         kids = children[run_id]
-        if all(isinstance(chains[k][0].get("dotted_order"), str) for k in kids):
+        indices = [_row_index(chains[k][0]) for k in kids]
+        if kids and all(isinstance(i, int) for i in indices):   # the rows: by their index (their start times
+            kids = [k for _, k in sorted(zip(indices, kids, strict=True))]   # may tie within a microsecond)
+        elif all(isinstance(chains[k][0].get("dotted_order"), str) for k in kids):
             kids = sorted(kids, key=lambda k: chains[k][0]["dotted_order"])  # execution order
         metadata = (run.get("extra") or {}).get("metadata") or {}
         entries[run_id] = {"run_id": run_id, "parent_run_id": parent, "name": run["name"],
