@@ -1,0 +1,65 @@
+"""What Ragas 0.4.3's generic builders (DiscreteMetric, NumericMetric, RankingMetric) do with a judge's value,
+as docs/metrics.md states it in the table of classes the default suite does not drive: each class scored through
+its own ``ascore(llm=..., **inputs)`` with a stub instructor LLM replying a fixed JSON text. A Ragas that changes
+any of these fails here, and the table's reason must be read again."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+
+import pytest
+
+os.environ.setdefault("RAGAS_DO_NOT_TRACK", "true")  # before Ragas is imported: no usage events
+ragas_metrics = pytest.importorskip("ragas.metrics")
+ragas_llms = pytest.importorskip("ragas.llms.base")
+
+
+class _Reply(ragas_llms.InstructorBaseRagasLLM):
+    """Replies ``{"reason": ..., "value": value}`` to every prompt, parsed by the requested response model."""
+
+    def __init__(self, value: object) -> None:
+        self.text = json.dumps({"reason": "fixed", "value": value})
+        self.prompts: list[str] = []
+
+    def generate(self, prompt, response_model):
+        return response_model.model_validate_json(self.text)
+
+    async def agenerate(self, prompt, response_model):
+        self.prompts.append(prompt)
+        return response_model.model_validate_json(self.text)
+
+
+def _score(metric, value):
+    llm = _Reply(value)
+    return asyncio.run(metric.ascore(llm=llm, response="the answer")).value, llm.prompts
+
+
+def test_numeric_metric_returns_the_judge_s_number_unchecked_against_its_range():
+    metric = ragas_metrics.NumericMetric(name="n", prompt="Rate {response} from 0 to 1.", allowed_values=(0.0, 1.0))
+    assert _score(metric, 7)[0] == 7.0 and _score(metric, -1)[0] == -1.0
+    assert _score(metric, "0.25")[0] == 0.25
+    value, prompts = _score(metric, 0.5)
+    assert value == 0.5 and prompts == ["Rate the answer from 0 to 1."]  # the template, formatted
+
+
+def test_discrete_metric_refuses_a_value_outside_allowed_values_case_sensitively():
+    from pydantic import ValidationError
+
+    metric = ragas_metrics.DiscreteMetric(name="d", prompt="Judge {response}.", allowed_values=["pass", "fail"])
+    assert _score(metric, "pass")[0] == "pass"
+    for value in ("PASS", "maybe"):
+        with pytest.raises(ValidationError):
+            _score(metric, value)
+
+
+def test_ranking_metric_returns_a_list_of_any_length():
+    metric = ragas_metrics.RankingMetric(name="k", prompt="Rank {response}.", allowed_values=3)
+    assert _score(metric, ["a", "b"])[0] == ["a", "b"]
+    assert _score(metric, ["a", "b", "c", "d"])[0] == ["a", "b", "c", "d"]
+
+
+def test_none_of_them_is_exported_by_the_collections_api():
+    collections = pytest.importorskip("ragas.metrics.collections")
+    assert not any(hasattr(collections, name) for name in ("DiscreteMetric", "NumericMetric", "RankingMetric"))
