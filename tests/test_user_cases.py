@@ -22,13 +22,28 @@ pytestmark = pytest.mark.slow  # each test runs whole audits through the CLI
 runner = CliRunner()
 
 
+def committed_reports() -> dict[str, bytes]:
+    from ragas_compat.pipeline import COMMITTED_REPORTS
+
+    return {p.name: p.read_bytes() for p in COMMITTED_REPORTS.iterdir() if p.is_file()}
+
+
 @pytest.fixture(scope="module")
 def runs(tmp_path_factory):
+    """The CLI's audits of the user's suite. The clean one runs without --out from a folder of its own
+    (``tmp/clean``): its reports go to ``tmp/clean/ragas-compat-report``; ``committed`` is the repository's
+    reports before it ran."""
     tmp = tmp_path_factory.mktemp("user-cases")
     clean = write_suite(tmp / "acme.json")
     with_two = write_suite(tmp / "acme-two.json", [JUDGE_SAID_TWO])
+    committed = committed_reports()
+    (tmp / "clean").mkdir()
+    with pytest.MonkeyPatch.context() as patch:
+        patch.chdir(tmp / "clean")
+        clean_run = runner.invoke(app, ["run", "--cases", str(clean)])
     return tmp, {
-        "clean": runner.invoke(app, ["run", "--cases", str(clean), "--out", str(tmp / "clean")]),
+        "committed": committed,
+        "clean": clean_run,
         "two": runner.invoke(app, ["run", "--cases", str(with_two), "--out", str(tmp / "two")]),
         "two-none": runner.invoke(app, ["run", "--cases", str(with_two), "--out", str(tmp / "two-none"),
                                         "--fail-on", "none"]),
@@ -40,7 +55,7 @@ def runs(tmp_path_factory):
 def test_realistic_cases_are_explained_by_the_pins_rules(runs):
     tmp, results = runs
     assert results["clean"].exit_code == 0, results["clean"].output
-    report = json.loads((tmp / "clean" / "report.json").read_text())
+    report = json.loads((tmp / "clean" / "ragas-compat-report" / "report.json").read_text())
     assert report["summary"]["drift"] is False and report["drift"] == []
     rows = expanded_rows(report)
     not_identical = [r for r in rows if r["classification"] != "identical"]
@@ -115,14 +130,10 @@ def test_unknown_keys_in_a_case_file_exit_2_naming_the_closest_key(tmp_path: Pat
     assert "unknown key 'corpus_relevent_count'; did you mean 'corpus_relevant_count'?" in result.output
 
 
-def test_out_defaults_to_a_folder_in_the_working_directory(tmp_path: Path, monkeypatch):
-    from ragas_compat.pipeline import COMMITTED_REPORTS
-
-    committed = {p.name: p.read_bytes() for p in COMMITTED_REPORTS.iterdir() if p.is_file()}
-    cases = write_suite(tmp_path / "acme.json")
-    monkeypatch.chdir(tmp_path)
-    result = runner.invoke(app, ["run", "--cases", str(cases)])
-    assert result.exit_code == 0, result.output
-    assert sorted(p.name for p in (tmp_path / "ragas-compat-report").iterdir() if not p.name.startswith(".")) == [
+def test_out_defaults_to_a_folder_in_the_working_directory(runs):
+    tmp, results = runs
+    assert results["clean"].exit_code == 0, results["clean"].output
+    assert sorted(p.name for p in (tmp / "clean").iterdir()) == ["ragas-compat-report"]
+    assert sorted(p.name for p in (tmp / "clean" / "ragas-compat-report").iterdir() if not p.name.startswith(".")) == [
         "junit.xml", "report.html", "report.json", "report.md"]
-    assert {p.name: p.read_bytes() for p in COMMITTED_REPORTS.iterdir() if p.is_file()} == committed
+    assert committed_reports() == results["committed"]
