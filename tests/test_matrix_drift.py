@@ -282,3 +282,21 @@ def test_machine_paths_in_what_ragas_said_are_replaced(suite, tmp_path):
     assert "<env 0.2.3>/lib/python3.11/site-packages/ragas/embeddings/base.py" in reports["matrix.json"]
     assert columns[1].error == "Ragas could not be imported: ImportError: <env 0.2.4>/lib/python3.11/" \
                                "site-packages/ragas/embeddings/base.py"
+
+
+def test_the_home_folder_in_what_a_library_said_is_replaced(suite, tmp_path, monkeypatch):
+    """nltk's LookupError lists its data search path, the home folder's nltk_data first."""
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    env_dir = tmp_path / "home" / ".cache" / "envs" / "0.2.0"
+    said = [result("legacy:Faithfulness", "faithfulness", {"error": {"type": "LookupError", "message": (
+        f"Resource 'punkt_tab' not found.\n  Searched in:\n    - '{tmp_path}/home/nltk_data'\n"
+        f"    - '{env_dir}/nltk_data'")}})]
+
+    def probe(cases, *, python, sys_path_prefix, timeout):
+        return ProbeRun(True, None, probe_output("0.2.0", said), "", 1.0)
+
+    columns, _ = run_matrix([Environment("0.2.0", "release", "0.2.0", "ok", status="built", path=env_dir)], suite,
+                            probe=probe)
+    reports = render_reports(build_matrix(columns, {"name": suite.name, "source": suite.source, "cases": 1}))
+    assert str(tmp_path) not in reports["matrix.json"]
+    assert "'~/nltk_data'" in reports["matrix.json"] and "'<env 0.2.0>/nltk_data'" in reports["matrix.json"]

@@ -4,8 +4,8 @@ Each column is classified with ``ragas_compat.compare.audit.build_audit`` exactl
 expectations: a matrix compares versions with the reference and with each other). A column whose
 environment is unavailable, or whose Ragas cannot be imported, keeps its first error line and no
 audit - it never stops the other columns. Machine paths in what Ragas said (an error message naming a
-file of the environment or the checkout) are replaced by ``<env LABEL>`` / ``<checkout LABEL>`` so the
-reports stay portable.
+file of the environment or the checkout) are replaced by ``<env LABEL>`` / ``<checkout LABEL>``, and the
+home folder by ``~`` (nltk lists its data search path, ``~/nltk_data`` first), so the reports stay portable.
 """
 
 from __future__ import annotations
@@ -14,6 +14,7 @@ import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from ragas_compat.cases import Suite
@@ -73,6 +74,7 @@ def portable(value: Any, replacements: Sequence[tuple[str, str]]) -> Any:
 def _replacements(environment: Environment) -> list[tuple[str, str]]:
     pairs = [(str(environment.path), f"<env {environment.label}>")] if environment.path else []
     pairs += [(prefix, f"<checkout {environment.label}>") for prefix in environment.sys_path_prefix]
+    pairs.append((str(Path.home()), "~"))  # what a library names under the home folder (nltk's data search path)
     return sorted(((path, name) for path, name in pairs if len(path) > 1), key=lambda pair: -len(pair[0]))
 
 
