@@ -82,15 +82,15 @@ def _verdict(label: Any) -> list[dict[str, Any]]:
 
 def _fuzz(draw: FuzzDraw) -> dict[str, Any]:
     rng = draw.rng
-    # a token of the case in the schema: evaluate() scores all cases with one judge answering by content
+    # a token of the case in the table name: evaluate() scores all cases with one judge answering by content
     token = f"{rng.getrandbits(40):010x}"
     table = f"{rng.choice(_TABLES)}_{token}"
     reference, response = (query.format(t=table) for query in rng.choice(_PAIRS))
     if rng.random() < 0.05:  # the generator produced no SQL (the collections class refuses it)
         response = rng.choice(("", "  "))
-    schema = [f"Table {table}: id (INT), name (VARCHAR), active (BOOLEAN), total (INT)"]
-    return {"reference": reference, "response": response,
-            "reference_contexts": rng.choice((schema, schema, schema + ["Index on name."], [])),
+    # the schema is the case's reference_contexts as the draw holds them (the string metrics read the same
+    # list): its text does not change the verdict, which the queries (with the case's token) key
+    return {"reference": reference, "response": response, "reference_contexts": list(draw.reference_contexts),
             "verdicts": {KEY: _verdict(rng.choice(("yes", "No", "on", "0", 1.0)) if rng.random() < 0.1
                                        else rng.choice((0, 1, True, False)))}}
 

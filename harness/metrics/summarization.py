@@ -41,6 +41,7 @@ Ragas 0.4.3 (both APIs), recomputed as alternatives:
 
 from __future__ import annotations
 
+import random
 from collections.abc import Callable, Mapping, Sequence
 from fractions import Fraction
 from typing import Any
@@ -172,18 +173,23 @@ def _summary_verdict(keyphrases: Sequence[str], questions: Sequence[str], answer
 
 
 def _fuzz(draw: FuzzDraw) -> dict[str, Any]:
+    """The case's own reference_contexts (the draw's, as the string metrics read them: one letter repeated per
+    context, possibly none) as the text. The judge's keyphrases and questions are a function of the text alone
+    (a fixed generator seeded by it): evaluate() scores every case with one judge answering by content, and two
+    cases may hold the same text. The summary carries a token of the case, so its answers are its own."""
     rng = draw.rng
-    # a token of the case in the text: evaluate() scores all cases with one judge answering by content
-    token = f"{rng.getrandbits(40):010x}"
-    contexts = [f"{fact} (source {token}-{i})" for i, fact in enumerate(rng.sample(_FACTS, rng.randint(1, 3)))]
+    contexts = list(draw.reference_contexts)
     text = "\n".join(contexts)
+    by_text = random.Random(f"summary-fuzz:{text}")
+    keyphrases = [f"keyphrase {j} of the text" for j in range(by_text.choice((0, 1, 2, 3, 4)))]
+    n = by_text.choice((0, 1, 2, 2, 3, 3, 4, 5)) if keyphrases else by_text.choice((0, 1))
+    questions = [f"Does the text state fact {j} ({len(text)} characters)?" for j in range(n)]
+    token = f"{rng.getrandbits(40):010x}"
     shape = rng.random()
-    summary = (text + " In short, all of the above." if shape < 0.1          # longer than the text
-               else text if shape < 0.15                                    # as long as the text
-               else text[:rng.randint(1, len(text) - 1)])
-    keyphrases = [f"keyphrase {j} ({token})" for j in range(rng.choice((0, 1, 2, 3, 4)))]
-    n = rng.choice((0, 1, 2, 2, 3, 3, 4, 5)) if keyphrases else rng.choice((0, 1))
-    questions = [f"Does the text state fact {j} ({token})?" for j in range(n)]
+    body = (text + text if shape < 0.1                       # longer than the text
+            else text if shape < 0.15                        # as long as the text
+            else text[:rng.randint(0, max(len(text) - 1, 0))])
+    summary = f"{body} (summary {token})"
     returned = n + (rng.choice((-1, 1)) if rng.random() < 0.1 and n else 0)  # a judge that answers too few / many
     answers = [rng.choice((0, 1, 1, True, False)) for _ in range(max(returned, 0))]
     return {"reference_contexts": contexts, "response": summary,
