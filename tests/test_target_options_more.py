@@ -58,7 +58,7 @@ def _value(case, target: str):
     ({"ChrfScore": {"kwarg": {}}}, "unknown ChrfScore option 'kwarg'; did you mean 'kwargs'?"),
     ({"collections:ChrfScore": {}}, "unknown target 'collections:ChrfScore'; did you mean 'collections:CHRFScore'?"),
     ({"ChrfScore": {"kwargs": {"char_ordr": 4}}}, "'char_ordr'; did you mean 'char_order'?"),
-    ({"BleuScore": {"kwargs": {"smooth_method": "floor"}}}, "expected one of exp, none"),
+    ({"BleuScore": {"kwargs": {"smooth_method": "add_k"}}}, "expected one of exp, none, floor, add-k"),
     ({"SimpleCriteriaScore": {"strictnes": 3}}, "did you mean 'strictness'?"),
     ({"AspectCritic": {"definiton": "x"}}, "did you mean 'definition'?"),
     ({"AspectCritic": {"name": ""}}, "AspectCritic.name"),
