@@ -5,7 +5,8 @@ faithfulness.
 The slow tests make ONE real Ragas ``evaluate()`` run (``tests/data/audit_run/evaluate_and_save.py
 --wide``, a subprocess: Ragas is never imported here) over the bundled samples with eight legacy metrics
 (the four of ``test_audit_run`` plus FactualCorrectness, ContextEntityRecall, NoiseSensitivity,
-AnswerRelevancy with LangChain's deterministic fake embeddings, an AspectCritic and a SimpleCriteriaScore), judged by ``WideJudge`` on 127.0.0.1.
+AnswerRelevancy with LangChain's deterministic fake embeddings, an AspectCritic, a SimpleCriteriaScore and
+RubricsScore), judged by ``WideJudge`` on 127.0.0.1.
 One row's reference carries ``GARBLED`` (``--garble``), so the judge's labels for it are refused and
 several of its metrics raise (NaN). The run is saved the ways a user can save it: the ``ragas_traces``
 dump, the traces list (``json.dump(result.traces, f, default=...)``: a bare ``json.dump`` raises, which
@@ -46,14 +47,15 @@ CLI = [sys.executable, "-m", "ragas_compat"]
 GARBLED_ROW = 2
 UNPARSEABLE = "UNPARSEABLE-ONCE"
 NEW = ("factual_correctness(mode=f1)", "context_entity_recall", "noise_sensitivity(mode=relevant)", "names_a_command",
-       "clarity")
+       "clarity", "domain_specific_rubrics")
 
 
 class WideJudge(JudgeServer):
     """The record tests' judge, also answering FactualCorrectness's claim decomposition, ContextEntityRecall's
-    entity extraction, AnswerRelevancy's question generation and the two criteria prompts, deterministically
-    from the input. Its first claim decomposition and first entity extraction are not valid JSON; asked to
-    fix its output, it sends the reply it should have sent (Ragas's fix_output_format retry fixes them)."""
+    entity extraction, AnswerRelevancy's question generation, the two criteria prompts and RubricsScore's,
+    deterministically from the input. Its first claim decomposition and first entity extraction are not valid
+    JSON; asked to fix its output, it sends the reply it should have sent (Ragas's fix_output_format retry
+    fixes them)."""
 
     def __init__(self) -> None:
         super().__init__()
@@ -83,6 +85,8 @@ class WideJudge(JudgeServer):
             return json.dumps({"reason": "checked", "verdict": int("tern" in str(data.get("response")).lower())})
         if head.startswith("Evaluate the input based on the criteria defined"):    # SimpleCriteriaScore
             return json.dumps({"reason": "checked", "score": 1 + len(words(data.get("response") or "")) % 5})
+        if head.startswith("Your task is to assign an appropriate score and provide feedback"):   # RubricsScore
+            return json.dumps({"feedback": "checked", "score": 1 + len(words(data.get("response") or "")) % 5})
         if head.startswith("Generate a question for the given answer"):
             return json.dumps({"question": "what about " + " ".join(sorted(words(data["response"]))[:3]) + "?",
                                "noncommittal": int("not know" in data["response"].lower())})
@@ -164,9 +168,9 @@ def test_other_judged_metrics_are_rebuilt_from_ragas_traces(wide_run, tmp_path):
     # score reproduced bit for bit (the others left out with --metric, to keep the test short)
     cases = json.loads((tmp_path / "cases.json").read_text())["cases"]
     assert any({"factual_correctness", "context_entity_recall", "noise_sensitivity", "aspect_critic",
-                "simple_criteria"} <= set(c.get("verdicts", {})) for c in cases)
+                "simple_criteria", "rubrics_score"} <= set(c.get("verdicts", {})) for c in cases)
     metrics = ("factual_correctness_f1", "context_entity_recall", "noise_sensitivity_relevant", "aspect_critic",
-               "simple_criteria")
+               "simple_criteria", "rubrics_score")
     proc = subprocess.run([*CLI, "run", "--cases", str(tmp_path / "cases.json"), "--out", str(tmp_path / "rerun"),
                            "--format", "json", "--workers", "2", *(x for m in metrics for x in ("--metric", m))],
                           capture_output=True, text=True, timeout=900)
@@ -222,7 +226,8 @@ def test_traces_list_grades_what_it_loses(wide_run, tmp_path):
                     f"only the last retrieved context's verdict (context {contexts - 1} of 0..{contexts - 1})"), line
             else:
                 assert line["grade"] == REDERIVABLE, line
-        elif line["metric"] in ("context_recall", "faithfulness", "names_a_command", "clarity"):
+        elif line["metric"] in ("context_recall", "faithfulness", "names_a_command", "clarity",
+                                "domain_specific_rubrics"):
             assert line["grade"] == REDERIVABLE and "fix_output_format" in line["note"], line
         else:
             expected = {"factual_correctness(mode=f1)": "only one side's claims and verdicts (here the ",

@@ -54,6 +54,8 @@ ENTITIES_PROMPT = "extract_entities_prompt"
 # AspectCritic / SimpleCriteriaScore: one prompt, its vote (a user names the metric: known by its prompt)
 VOTE_PROMPTS = {"single_turn_aspect_critic_prompt": ("aspect_critic", "verdict"),
                 "single_turn_simple_criteria_prompt": ("simple_criteria", "score")}
+# RubricsScore: its prompt has a generic name (InstanceRubrics' too, which also reads the sample's rubrics)
+RUBRICS_NAME, RUBRICS_PROMPT = "domain_specific_rubrics", "single_turn_prompt"
 
 # Ragas's default metric name -> (registry metric, the legacy target whose class scored it)
 BY_NAME: dict[str, tuple[str, str]] = {
@@ -327,12 +329,15 @@ def _identify(run: MetricRun, column: str) -> tuple[str, str] | None:
     if len(names) == 1 and next(iter(names)) in VOTE_PROMPTS:
         metric = VOTE_PROMPTS[next(iter(names))][0]
         return metric, legacy_target(metric)
+    if run.name == RUBRICS_NAME or (names == {RUBRICS_PROMPT} and "rubrics" not in run.inputs):
+        return "rubrics_score", legacy_target("rubrics_score")   # InstanceRubrics reads a rubrics column
     return None
 
 
 def _vote(run: MetricRun, metric: str) -> tuple[list[Any] | None, str | None]:
-    """AspectCritic's verdict / SimpleCriteriaScore's score: the one output of its one prompt."""
-    name, key = next((p, k) for p, (m, k) in VOTE_PROMPTS.items() if m == metric)
+    """AspectCritic's verdict / SimpleCriteriaScore's / RubricsScore's score: the one output of its one prompt."""
+    name, key = (RUBRICS_PROMPT, "score") if metric == "rubrics_score" else \
+        next((p, k) for p, (m, k) in VOTE_PROMPTS.items() if m == metric)
     asked = [p for p in run.prompts if p.name == name]
     if len(asked) != 1:
         return None, f"{len(asked)} {name} chains where Ragas asks one"
@@ -395,8 +400,8 @@ def grade_metric(rebuild: RowRebuild, column: str, run: MetricRun | None, *, kin
         return Graded(index, column, NOT_REBUILT, f"audit-run does not rebuild {run.name}'s verdicts (it rebuilds "
                                                    "context precision, context recall, faithfulness, factual "
                                                    "correctness, context entity recall, noise sensitivity, aspect "
-                                                   "critic, simple criteria and the ID-based and string-match "
-                                                   "classes)")
+                                                   "critic, simple criteria, RubricsScore and the ID-based and "
+                                                   "string-match classes)")
     metric, target = identified
     if kind == TRACES_LIST and reported is not None and math.isnan(reported):
         failed = next((p.name for p in run.prompts if p.outputs is None), None)
@@ -443,6 +448,10 @@ def grade_metric(rebuild: RowRebuild, column: str, run: MetricRun | None, *, kin
         note = "; ".join(x for x in (note, "the trace does not record the criterion's definition or strictness: "
                                            "replayed with the harness's configuration (at Ragas 0.4.3 the class asks "
                                            "one generation and returns its vote, so neither changes the value)") if x)
+    elif metric == "rubrics_score":
+        verdicts, why = _vote(run, metric)
+        note = "; ".join(x for x in (note, "the trace does not record the rubric: Ragas returns the judge's score "
+                                           "whatever the rubric, and the reference reads the default 1..5 levels") if x)
     else:
         verdicts, why = _noise_sensitivity(run, sample)
     if verdicts is None:

@@ -10,7 +10,7 @@ cases' texts (``user_input``, ``response``, ``reference``, ``retrieved_contexts`
 legacy context precision (with and without reference), context recall and faithfulness, and with
 ``--wide`` also FactualCorrectness, ContextEntityRecall, NoiseSensitivity, AnswerRelevancy (its
 embeddings LangChain's ``DeterministicFakeEmbedding``: no network), an AspectCritic and a
-SimpleCriteriaScore of our own (named ``names_a_command`` and ``clarity``). A LangChain
+SimpleCriteriaScore of our own (named ``names_a_command`` and ``clarity``) and RubricsScore. A LangChain
 ``RunCollectorCallbackHandler`` is passed to ``evaluate(callbacks=[...])`` (Ragas's chains are LangChain
 callbacks), as a LangSmith tracer would be. Writes, into OUT_DIR, the files the docs
 (docs/record-import-audit-run.md, "Audit someone else's run") tell a user to save:
@@ -81,6 +81,7 @@ def main():
         Faithfulness,
         LLMContextPrecisionWithoutReference,
         NoiseSensitivity,
+        RubricsScore,
         SimpleCriteriaScore,
     )
 
@@ -95,7 +96,8 @@ def main():
     if args.wide:
         metrics += [FactualCorrectness(), ContextEntityRecall(), NoiseSensitivity(), AnswerRelevancy(),
                     AspectCritic(name="names_a_command", definition="Does the response name a command or a key?"),
-                    SimpleCriteriaScore(name="clarity", definition="Score 1 to 5 how clear the response is.")]
+                    SimpleCriteriaScore(name="clarity", definition="Score 1 to 5 how clear the response is."),
+                    RubricsScore()]
     collector = RunCollectorCallbackHandler()
     result = evaluate(dataset, metrics=metrics, llm=llm, embeddings=DeterministicFakeEmbedding(size=16),
                       callbacks=[collector], show_progress=False)
