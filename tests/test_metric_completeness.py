@@ -104,3 +104,62 @@ def test_a_multi_turn_metric_is_bundled_fuzzed_and_explained_on_multi_turn_cases
 
 def test_multi_turn_families_are_registered():
     assert {"tool_call_accuracy", "tool_call_accuracy_flexible", "tool_call_f1"} <= {s.name for s in METRICS if s.multi_turn}
+
+
+NOT_DRIVEN_HEADING = "Classes Ragas 0.4.3 exports that the default suite does not drive yet"
+
+
+def _not_driven_table() -> str:
+    from pathlib import Path
+
+    text = (Path(__file__).resolve().parents[1] / "docs" / "metrics.md").read_text(encoding="utf-8")
+    start = text.index(NOT_DRIVEN_HEADING)
+    end = text.find("\n## ", start)
+    return text[start:end if end >= 0 else len(text)]
+
+
+def test_every_concrete_class_ragas_exports_is_driven_or_listed_with_why():
+    """Issue 36: every concrete metric class ragas.metrics (its __all__ and the deprecated names it still serves)
+    and ragas.metrics.collections export at 0.4.3 is a registered target's class on that API (by class object, so
+    an alias counts) or is named, with its reason, in docs/metrics.md's table of classes not driven."""
+    import importlib.metadata
+    import inspect
+    import os
+    import re
+    import warnings
+
+    if importlib.metadata.version("ragas") != "0.4.3":
+        pytest.skip("the export lists were audited at Ragas 0.4.3")
+    os.environ.setdefault("RAGAS_DO_NOT_TRACK", "true")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        import ragas.metrics as legacy
+        import ragas.metrics.collections as collections
+        from ragas.metrics.base import Metric, SimpleBaseMetric
+        from ragas.metrics.collections.base import BaseMetric
+
+        def concrete(module, names):
+            found = {}
+            for name in names:
+                obj = getattr(module, name)
+                if (inspect.isclass(obj) and issubclass(obj, (Metric, SimpleBaseMetric, BaseMetric))
+                        and not inspect.isabstract(obj) and obj.__module__.rsplit(".", 1)[-1] != "base"):
+                    found[name] = obj
+            return found
+
+        exported = {"legacy": concrete(legacy, [*legacy.__all__, *legacy._DEPRECATED_METRICS]),
+                    "collections": concrete(collections, collections.__all__)}
+        registered = {(target["api"], getattr(legacy if target["api"] == "legacy" else collections,
+                                              target["ragas_class"], None))
+                      for target in registry_targets_specs()}
+    listed = set(re.findall(r"`([A-Za-z]+)`", _not_driven_table()))
+    missing = sorted(f"{api}:{name}" for api, classes in exported.items() for name, cls in classes.items()
+                     if (api, cls) not in registered and name not in listed)
+    assert not missing, f"exported by Ragas 0.4.3, neither driven nor listed with a reason: {missing}"
+    assert len(exported["legacy"]) >= 40 and len(exported["collections"]) >= 35
+
+
+def registry_targets_specs():
+    from ragas_compat.metrics.registry import probe_targets
+
+    return [target for target in probe_targets().values() if "function" not in target]

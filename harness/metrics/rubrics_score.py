@@ -157,7 +157,9 @@ def _quantities(reference: ReferenceOutcome, given: ExplainInput) -> tuple[list[
 
 
 _SPECS = {
-    RUBRICS_SCORE: (("RubricsScore",), ("DomainSpecificRubrics",), "ragas.metrics._domain_specific_rubrics", FIELDS,
+    # RubricsScoreWithReference / WithoutReference: DomainSpecificRubrics subclasses with with_reference preset
+    RUBRICS_SCORE: (("RubricsScore",), ("DomainSpecificRubrics", "RubricsScoreWithReference", "RubricsScoreWithoutReference"),
+                    "ragas.metrics._domain_specific_rubrics", FIELDS,
                     "RubricsScore's default 1..5 rubric"),
     INSTANCE_RUBRICS: (("InstanceRubrics",), ("InstanceSpecificRubrics",), "ragas.metrics._instance_specific_rubrics",
                        (*FIELDS, "rubrics"), "the case's rubrics"),
