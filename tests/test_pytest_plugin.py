@@ -1,6 +1,4 @@
-"""The pytest plugin (entry point ``pytest11``), driven through ``pytester``: in a subprocess where the
-inner session asserts that Ragas was never imported in its process (this session's process may have
-imported it), in process otherwise.
+"""The pytest plugin (entry point ``pytest11``), driven through ``pytester`` in a subprocess.
 
 One inner session checks one case file against matching expectations and against an
 expectations file with one classification changed; the plugin runs the probe once for both.
@@ -111,7 +109,7 @@ def test_one_item_per_case_and_target_with_the_classification_in_its_name(pytest
     pytester.makefile(".json", cases=json.dumps(CASES))
     pytester.makefile(".toml", changed=CHANGED)
     pytester.makeini("[pytest]\nragas_compat_cases =\n    cases.json::changed.toml\n")
-    result = pytester.runpytest_inprocess("-p", "no:cacheprovider", "-v")
+    result = pytester.runpytest_subprocess("-p", "no:cacheprovider", "-v")
     result.assert_outcomes(passed=1, failed=1)
     result.stdout.fnmatch_lines([
         "*cases.json::duplicate-ids[[]legacy:IDBasedContextPrecision:dedup[]] FAILED*",
