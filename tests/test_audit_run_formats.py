@@ -341,8 +341,9 @@ def test_traces_list_problems_are_named_by_row_and_path(tmp_path):
 
 
 def test_a_rating_metric_has_no_traced_reply(tmp_path):
-    """The NVIDIA-style ratings ask their judge with agenerate_text, not a Ragas prompt: a ragas_traces dump
-    holds none of their replies (unrecorded); a LangSmith export's llm runs do, unread (not rebuilt)."""
+    """The NVIDIA-style ratings ask their judge with agenerate_text, with no Ragas prompt and no callbacks: a
+    ragas_traces dump holds none of their replies, and neither does a LangChain tracer's export (no llm run
+    under their metric chain: checked with RunCollectorCallbackHandler at Ragas 0.4.3)."""
     run = small_copy(tmp_path)
     dump = json.loads((run / "traces.json").read_text())
     for chain in dump.values():
@@ -363,7 +364,7 @@ def test_a_rating_metric_has_no_traced_reply(tmp_path):
     (run / "langsmith.json").write_text(json.dumps(runs))
     planned = plan_audit(run / "langsmith.json")
     lines = [g for g in planned.graded if g.column == "nv_accuracy"]
-    assert len(lines) == 2 and all(g.grade == "not rebuilt" and "llm runs" in g.reason for g in lines)
+    assert len(lines) == 2 and all(g.grade == UNRECORDED and "separate root runs" in g.reason for g in lines)
 
 
 def test_two_chains_of_one_name_are_lossy_not_refused(tmp_path):

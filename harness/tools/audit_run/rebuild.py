@@ -85,7 +85,8 @@ FACTUAL = ("factual_correctness_f1", "factual_correctness_precision", "factual_c
 NOISE = ("noise_sensitivity_relevant", "noise_sensitivity_irrelevant")
 SAMPLE_ONLY = {"context_precision_string_match", "context_recall_string_match", "id_context_precision",
                "id_context_recall"}
-# the NVIDIA-style ratings ask their judge with agenerate_text, not a Ragas prompt: no parsed reply is traced
+# the NVIDIA-style ratings ask their judge with agenerate_text, with no Ragas prompt and no callbacks: nothing
+# of their judge calls is under their metric chain (checked with a LangChain tracer at 0.4.3)
 DIRECT_CALLS = {"nv_accuracy", "nv_context_relevance", "nv_response_groundedness"}
 EMBEDDINGS = {"answer_relevancy", "answer_correctness", "semantic_similarity", "answer_similarity"}
 OPTIONAL_FIELDS = ("reference_contexts", "retrieved_context_ids", "reference_context_ids")
@@ -390,11 +391,11 @@ def grade_metric(rebuild: RowRebuild, column: str, run: MetricRun | None, *, kin
                                             "evaluated twice, e.g. in two modes), and nothing in the trace says which "
                                             "one scored this column")
     if base in DIRECT_CALLS and not run.prompts:
-        if kind == LANGSMITH:
-            return Graded(index, column, NOT_REBUILT, "it asks its judge without a Ragas prompt; the export's llm runs "
-                                                       "hold the raw replies, which audit-run does not read")
-        return Graded(index, column, UNRECORDED, "it asks its judge without a Ragas prompt (agenerate_text), so the "
-                                                  "trace holds none of its replies")
+        return Graded(index, column, UNRECORDED, "it asks its judge with agenerate_text, without a Ragas prompt and "
+                                                  "without the run's callbacks, so no trace of the run holds its "
+                                                  "prompts or replies" + (" (a project traced globally may hold them "
+                                                  "as separate root runs, which nothing ties to this row)"
+                                                  if kind == LANGSMITH else ""))
     identified = _identify(run, column)
     if identified is None:
         return Graded(index, column, NOT_REBUILT, f"audit-run does not rebuild {run.name}'s verdicts (it rebuilds "
