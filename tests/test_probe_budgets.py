@@ -241,6 +241,34 @@ def test_the_cap_counts_only_calls_beyond_the_cases_own_prompts():
     assert over.value.calls == 63
 
 
+RENEWED = textwrap.dedent('''
+    import resource
+    from ragas_compat.probe.budget import limit_memory, renew_memory_limit
+    limit_memory(256 * 2**20)
+    kept = [b"x" * (200 * 2**20)]  # touched: within the first case's 256 MiB
+    try:
+        kept.append(b"x" * (200 * 2**20))
+    except MemoryError:
+        print("second 200 MiB refused")
+    renew_memory_limit()  # the next case: 256 MiB beyond what the process holds now
+    kept.append(b"x" * (200 * 2**20))
+    print("after renewal 200 MiB more")
+    try:
+        kept.append(b"x" * (100 * 2**20))
+    except MemoryError:
+        print("then 100 MiB more refused")
+    print(resource.getrlimit(resource.RLIMIT_DATA)[0] > 0)
+''')
+
+
+@pytest.mark.skipif(not os.path.exists("/proc/self/statm"), reason="the memory budget needs /proc/self/statm")
+def test_the_memory_budget_is_what_one_case_may_allocate_and_is_renewed_per_case():
+    proc = subprocess.run([sys.executable, "-c", RENEWED], capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert proc.stdout.split("\n")[:4] == ["second 200 MiB refused", "after renewal 200 MiB more",
+                                           "then 100 MiB more refused", "True"], proc.stdout
+
+
 def test_the_request_carries_a_checked_budget():
     assert budget_problem(None) is None and budget_problem(DEFAULT_BUDGET) is None
     assert budget_problem({"judge_calls": 0}) and budget_problem({"case_seconds": float("inf")})
