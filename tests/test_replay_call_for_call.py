@@ -170,7 +170,7 @@ def test_the_replay_gives_ragas_the_recorded_replies_call_for_call(recordings, a
             call_for_call += bool(retried(case, metric))
     assert call_for_call == 3
     line = document["verdict"]["replay"]
-    assert f"({call_for_call} call for call through Ragas's retry of a refused judge reply)" in line, line
+    assert f"({call_for_call} call for call through the recorded retry of a refused judge reply)" in line, line
     assert f"replay: {len(cases) * len(METRICS)} live scores, {len(cases) * len(METRICS)} reproduced bit for bit" in line
     assert code == 0, stdout
 
@@ -285,3 +285,14 @@ def test_the_recorder_reads_a_tool_call_reply_as_its_arguments():
                     {"role": "assistant", "content": None, "function_call": {"name": "Out", "arguments": "{}"}}):
         asyncio.run(keep_http_reply(httpx.Response(200, json={"choices": [{"message": message}]})))
     assert scoring.stray_replies == ["plain", '{"verdict": 1}', "{}"]
+
+
+def test_the_replay_line_counts_call_for_call_and_calls_that_differ():
+    from ragas_compat.compare.replay import ReplayAccount
+
+    line = ReplayAccount(live=4, reproduced=3, call_for_call=2, calls_differ=1).line()
+    assert line == ("replay: 4 live scores, 3 reproduced bit for bit (2 call for call through the recorded retry of "
+                    "a refused judge reply), 1 with the live value but not the live run's judge calls, "
+                    "0 not replayable, 0 unchecked")
+    assert ReplayAccount(live=1, reproduced=1).line() == \
+        "replay: 1 live score, 1 reproduced bit for bit, 0 not replayable, 0 unchecked"

@@ -236,7 +236,7 @@ class ReplayAccount:
         parts = [f"replay: {self.live} live score{'' if self.live == 1 else 's'}",
                  f"{self.reproduced + self.not_frozen} reproduced bit for bit"
                  + (f" ({self.not_frozen} from verdicts that do not hold the whole live run)" if self.not_frozen else "")
-                 + (f" ({self.call_for_call} call for call through Ragas's retry of a refused judge reply)"
+                 + (f" ({self.call_for_call} call for call through the recorded retry of a refused judge reply)"
                     if self.call_for_call else "")]
         if self.calls_differ:
             parts.append(f"{self.calls_differ} with the live value but not the live run's judge calls")
