@@ -259,3 +259,19 @@ def test_real_0_4_2_imports_without_network_and_scores():
     matrix = _real_columns(("0.4.2",), ["tc-identical-calls"])
     row = next(r for r in matrix.rows if (r.case_id, r.target) == ("tc-identical-calls", TCA))
     assert row.cells[0].value == 1.0
+
+
+def test_a_named_prompt_change_keeps_the_note_and_is_no_finding():
+    case = "ag-goal-reached"
+    target = "legacy:AgentGoalAccuracyWithReference"
+    outputs = {v: [_result(case, target, 1.0, metric="agent_goal_accuracy_with_reference", prompts=2,
+                           prompt_hashes={"agent_goal_workflow": digest})]
+               for v, digest in (("0.2.5", "a1"), ("0.2.6", "b2"), ("0.2.7", "c3"))}
+    matrix = _matrix(outputs, [case])
+    by_pair = {(d.before, d.after): d for d in matrix.drifts}
+    named = by_pair[("0.2.5", "0.2.6")]
+    assert (named.kind, named.rule) == ("prompt_changed", "pydantic-prompt-1672-format")
+    assert named.text.startswith(PROMPT_NOTE) and "#1672" in named.text
+    assert by_pair[("0.2.6", "0.2.7")].rule is None  # no rule for a change the history does not name
+    assert matrix_findings(matrix) == []
+    assert "Δ †" in render_reports(matrix)["matrix.md"]
