@@ -1,5 +1,7 @@
 """What Ragas 0.4.3's generic builders (DiscreteMetric, NumericMetric, RankingMetric) do with a judge's value,
-as docs/metrics.md states it in the table of classes the default suite does not drive: each class scored through
+as docs/metrics.md states it (DiscreteMetric and RankingMetric in the table of classes the default suite does not
+drive; NumericMetric is driven, metrics/numeric_metric.py, and this pins the same facts outside the probe): each
+class scored through
 its own ``ascore(llm=..., **inputs)`` with a stub instructor LLM replying a fixed JSON text. A Ragas that changes
 any of these fails here, and the table's reason must be read again."""
 

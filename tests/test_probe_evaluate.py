@@ -26,8 +26,9 @@ pytestmark = pytest.mark.slow  # the module's fixtures run the real probe (Ragas
 PARSE_FAILURE = "edge-judge-reply-unparseable"
 LEGACY_TARGETS = registry_targets("legacy")
 LEGACY = [t.name for t in LEGACY_TARGETS]
-# evaluate() takes metric instances: a legacy function target (a function of a dataset) is not one
-LEGACY_CLASSES = [t.name for t in LEGACY_TARGETS if t.function is None]
+# evaluate() takes metric instances: a legacy function target (a function of a dataset) is not one, nor a class
+# given its LLM per call (NumericMetric: ascore(llm=..., **inputs), not a Metric evaluate() runs)
+LEGACY_CLASSES = [t.name for t in LEGACY_TARGETS if t.function is None and not t.llm_per_call]
 METRIC_SETS = tuple((name, tuple(t.name for t in group)) for name, group in metric_sets(LEGACY_TARGETS))
 
 
@@ -140,7 +141,7 @@ def evaluated_targets(suite) -> set[str]:
     from ragas_compat.runner import request_targets
 
     targets = targets_from_request(request_targets(LEGACY, [c.raw for c in suite.cases]))
-    return {t.name for t in targets if t.api == "legacy" and t.function is None}
+    return {t.name for t in targets if t.api == "legacy" and t.function is None and not t.llm_per_call}
 
 
 def test_rows_equal_single_turn_ascore(suite, concurrent):

@@ -52,6 +52,8 @@ RANGE_OVERRIDES: dict[str, tuple[float, float]] = {
     **{name: (-math.inf, math.inf) for name in ("simple_criteria", "simple_criteria_strictness_2",
                                                 "simple_criteria_strictness_3", "instance_rubrics")},
     "rubrics_score": (1.0, 5.0),
+    # a user's NumericMetric: its allowed_values are its configuration (the reference refuses a value outside them)
+    "numeric_metric": (-math.inf, math.inf),
     # a mean of cosines is in [-1, 1]; AnswerCorrectness blends F in [0, 1] with a cosine: 0.75 F + 0.25 cos
     "answer_relevancy": (-1.0, 1.0), "answer_relevancy_strictness_1": (-1.0, 1.0),
     "answer_correctness": (-0.25, 1.0),

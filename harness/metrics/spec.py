@@ -136,6 +136,9 @@ class RagasTargets:
     # how the probe calls one on a dataset of the case alone: ((parameter, case field), ...), the result's
     # key (protocol.FunctionCall)
     function: tuple[tuple[tuple[str, str], ...], str] | None = None
+    # the legacy entries take their LLM per call, not at construction: ``await metric.ascore(llm=..., **inputs)``
+    # returning a MetricResult (ragas.metrics.NumericMetric); not an evaluate() metric
+    llm_per_call: bool = False
 
     def ids(self) -> tuple[TargetId, ...]:
         """The targets' names: the legacy classes, then the collections classes."""
@@ -240,7 +243,8 @@ class MetricSpec:
                       "embeddings": ragas.embeddings, "requires": requires,  # type: ignore[typeddict-item]
                       **({"function": FunctionCall(arguments=[list(p) for p in ragas.function[0]],
                                                    value=ragas.function[1])}
-                         if ragas.function is not None and target.api is Api.LEGACY else {})}
+                         if ragas.function is not None and target.api is Api.LEGACY else {}),
+                      **({"llm_per_call": True} if ragas.llm_per_call and target.api is Api.LEGACY else {})}
                      for target, ragas_class in zip(self.ragas_targets, (*ragas.legacy, *ragas.collections), strict=True))
 
 

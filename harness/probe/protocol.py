@@ -160,6 +160,7 @@ class TargetSpec(_TargetSpecRequired, total=False):
 
     cases: list[str]
     function: FunctionCall   # a legacy function target (``ragas_class`` is the function's name)
+    llm_per_call: bool       # a legacy class given its LLM per call: ``ascore(llm=..., **inputs)`` (NumericMetric)
 
 
 TARGET_SPEC_KEYS = frozenset(_TargetSpecRequired.__annotations__)
@@ -201,6 +202,7 @@ def target_problem(raw: object) -> str | None:
             and set(raw["function"]) == {"arguments", "value"} and isinstance(raw["function"]["value"], str)
             and isinstance(raw["function"]["arguments"], list)
             and all(_strings(p) and len(p) == 2 for p in raw["function"]["arguments"])),
+        "llm_per_call": "llm_per_call" not in raw or (raw["api"] == API_LEGACY and raw["llm_per_call"] is True),
     }
     bad = [key for key, ok in checks.items() if not ok]
     return f"target {raw.get('ragas_class')!r}: malformed {bad}" if bad else None

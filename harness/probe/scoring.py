@@ -423,6 +423,46 @@ async def run_collections_target(target: Target, case: dict) -> ProbeResult:
     return result
 
 
+# -- legacy classes given their LLM per call ------------------------------------------------
+async def run_llm_per_call_target(target: Target, case: dict) -> ProbeResult:
+    """Score one case with a ragas.metrics class that takes its LLM per call (``Target.llm_per_call``:
+    NumericMetric): constructed from its configuration alone, scored with ``await metric.ascore(llm=<the
+    scripted instructor judge>, **inputs)``; the value is the returned MetricResult's."""
+    result = _new_result(case, target)
+    book = cap_judge_calls(PromptBook())
+    judge = None
+    inputs = {f: case[f] for f in target.fields_read if f in case}
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        try:
+            cls, exported = locate_legacy_class(target)
+            result["ragas_class"] = f"{cls.__module__}.{cls.__qualname__}"
+            result["exported"] = exported
+            judge = collections_judge_class()(book)
+            metric = instantiate(cls, **constructor_options(cls, target.options))
+            try:
+                target.expect_prompts(metric, case, book)
+            except AttributeError as exc:
+                raise TargetNotScripted(f"{cls.__qualname__} has no prompt interface the scripted judge "
+                                        f"knows ({exc})") from None
+            result["expected_prompts"] = book.expected_count
+            result["received"] = {f: jsonable(v) for f, v in inputs.items()}
+            value = _metric_value(await metric.ascore(llm=judge, **inputs))
+        except TargetUnavailable as exc:
+            value = _unavailable(exc)
+        except OverBudget as exc:
+            value = exc.value(len(book.asked))
+        except Exception as exc:
+            value = _failure_value(book, exc)
+        else:
+            value = _checked_value(value, book.problems + book.unasked() + (judge.rejected if judge else []))
+    result["value"] = value
+    result["prompts"] = len(book.asked)
+    result["prompt_hashes"] = prompt_hash.per_kind(book.asked)
+    result["warnings"] = encode_warnings(caught)
+    return result
+
+
 _RUNNERS = {API_LEGACY: run_legacy_target, API_COLLECTIONS: run_collections_target}
 
 
@@ -430,4 +470,6 @@ async def run_target(target: Target, case: dict) -> ProbeResult:
     """Score one case with one target of either API."""
     if target.function is not None:
         return await run_legacy_function(target, case)
+    if target.llm_per_call:
+        return await run_llm_per_call_target(target, case)
     return await _RUNNERS[target.api](target, case)

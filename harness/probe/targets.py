@@ -63,6 +63,7 @@ class Target:
     requires_flags: tuple[str, ...] = ()
     case_ids: frozenset[str] | None = None   # the only cases it scores (None: every case with its inputs)
     function: tuple[tuple[tuple[str, str], ...], str] | None = None  # a function target: (arguments, value key)
+    llm_per_call: bool = False  # scored with ascore(llm=..., **inputs), constructed without an LLM (NumericMetric)
 
     @classmethod
     def from_spec(cls, spec: TargetSpec) -> Target:
@@ -77,7 +78,7 @@ class Target:
                    tuple(requires["fields"]), tuple(requires["flags"]),
                    frozenset(spec["cases"]) if "cases" in spec else None,
                    (tuple((p, f) for p, f in spec["function"]["arguments"]), spec["function"]["value"])
-                   if "function" in spec else None)
+                   if "function" in spec else None, bool(spec.get("llm_per_call")))
 
     @property
     def name(self) -> str:

@@ -56,6 +56,13 @@ async def score_pair(target: Target, case: dict) -> object:
 
         arguments, key = target.function
         return resolve_legacy_function(target)(**{p: [case.get(f)] for p, f in arguments})[key]
+    if target.llm_per_call:  # a class given its LLM per call (NumericMetric)
+        cls = resolve_legacy_class(target)
+        metric = cls(**constructor_options(cls, target.options))
+        target.expect_prompts(metric, case, book)
+        result = await metric.ascore(llm=collections_judge_class()(book),
+                                     **{f: case[f] for f in target.fields_read if f in case})
+        return result.value
     if target.api == API_LEGACY:
         cls = resolve_legacy_class(target)
         options = constructor_options(cls, target.options)

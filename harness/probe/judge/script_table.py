@@ -12,6 +12,7 @@ import typing as t
 from .agents import goal_script, topic_adherence_script
 from .answers import answer_correctness_script, answer_relevancy_script
 from .criteria import rubrics_script, votes_script
+from .generic import numeric_script
 from .multimodal import image_text_script
 from .ratings import rating_script
 from .scripts import (
@@ -68,4 +69,6 @@ SCRIPTS: dict[str, t.Callable[[ScriptInputs], Script]] = {
     # the legacy MultiModalFaithfulness / MultiModalRelevance: one ImageTextPrompt, by its whole text
     "multimodal_faithfulness": lambda target: image_text_script(str(target.verdict_key)),
     "multimodal_relevance": lambda target: image_text_script(str(target.verdict_key)),
+    # a user's NumericMetric: its formatted template, by its whole text
+    "numeric_metric": lambda target: numeric_script(str(target.verdict_key)),
 }
