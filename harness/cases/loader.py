@@ -674,7 +674,8 @@ class _JsonlProblems:
     """The problems of a JSONL case file, one line each: the first ``MAX_LISTED_PROBLEMS`` listed."""
 
     def __init__(self, source: str) -> None:
-        self.source, self.lines, self.more = source, [], 0
+        self.source, self.more = source, 0
+        self.lines: list[str] = []
 
     def add(self, line: str) -> None:
         if len(self.lines) < MAX_LISTED_PROBLEMS:
