@@ -26,6 +26,7 @@ empty user_input); the legacy classes ask.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Sequence
 from fractions import Fraction
 from typing import Any
@@ -106,7 +107,7 @@ def _explain_inputs(metric: str) -> Callable[[ExplainInput], dict[str, Any]]:
 
 
 def _quantities(reference: ReferenceOutcome, given: ExplainInput) -> tuple[list[Quantity], list[str]]:
-    d = reference.details
+    d: dict[str, Any] = dict(reference.details)
     return ([Quantity(f"{reference.metric} (exact)", reference.value), Quantity("image contexts", d["image_contexts"]),
              Quantity("text contexts", d["text_contexts"])],
             ["value = the judge's verdict" + (f" (refused: {reference.refused})" if reference.refused else ""),
@@ -122,7 +123,7 @@ def _spec(metric: str, ragas_class: str, module: str, fields: tuple[str, ...], w
         fields_read=fields,
         denominator=DENOMINATOR,
         undefined_policy="never undefined: the verdict, 1 or 0; a verdict other than 0/1 is refused",
-        compute=lambda case, _m=metric: verdict_outcome(_m, case),
+        compute=functools.partial(verdict_outcome, metric),
         requires=(f"verdicts.{metric}",),
         verdicts=Verdicts(metric, "claims", "verdict"),
         as_given=_as_given,

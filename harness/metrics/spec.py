@@ -234,18 +234,21 @@ class MetricSpec:
                     "fields": [name for name in self.requires
                                if not name.startswith("verdicts.") and name not in FLAG_FIELDS],
                     "flags": [name for name in self.requires if name in FLAG_FIELDS]}
-        return tuple({"api": target.api.value, "ragas_class": ragas_class,
-                      "module": ragas.legacy_module if target.api is Api.LEGACY else "",
-                      "options": [list(pair) for pair in ragas.options],
-                      "settings": [list(pair) for pair in ragas.settings],
-                      "metric": self.name, "fields_read": list(self.fields_read), "judge": ragas.judge,
-                      "verdict_key": self.verdicts.key if self.verdicts is not None else None,
-                      "embeddings": ragas.embeddings, "requires": requires,  # type: ignore[typeddict-item]
-                      **({"function": FunctionCall(arguments=[list(p) for p in ragas.function[0]],
-                                                   value=ragas.function[1])}
-                         if ragas.function is not None and target.api is Api.LEGACY else {}),
-                      **({"llm_per_call": True} if ragas.llm_per_call and target.api is Api.LEGACY else {})}
-                     for target, ragas_class in zip(self.ragas_targets, (*ragas.legacy, *ragas.collections), strict=True))
+        specs: list[TargetSpec] = []
+        for target, ragas_class in zip(self.ragas_targets, (*ragas.legacy, *ragas.collections), strict=True):
+            spec: TargetSpec = {"api": target.api.value, "ragas_class": ragas_class,
+                                "module": ragas.legacy_module if target.api is Api.LEGACY else "",
+                                "options": [list(pair) for pair in ragas.options],
+                                "settings": [list(pair) for pair in ragas.settings],
+                                "metric": self.name, "fields_read": list(self.fields_read), "judge": ragas.judge,
+                                "verdict_key": self.verdicts.key if self.verdicts is not None else None,
+                                "embeddings": ragas.embeddings, "requires": requires}  # type: ignore[typeddict-item]
+            if ragas.function is not None and target.api is Api.LEGACY:
+                spec["function"] = FunctionCall(arguments=[list(p) for p in ragas.function[0]], value=ragas.function[1])
+            if ragas.llm_per_call and target.api is Api.LEGACY:
+                spec["llm_per_call"] = True
+            specs.append(spec)
+        return tuple(specs)
 
 
 def _present(case: Case, name: str) -> bool:

@@ -41,6 +41,7 @@ Ragas 0.4.3 (both APIs), recomputed as alternatives:
 
 from __future__ import annotations
 
+import functools
 import random
 from collections.abc import Callable, Mapping, Sequence
 from fractions import Fraction
@@ -207,7 +208,7 @@ def _explain_inputs(given: ExplainInput) -> dict[str, Any]:
 
 
 def _quantities(reference: ReferenceOutcome, given: ExplainInput) -> tuple[list[Quantity], list[str]]:
-    d = reference.details
+    d: dict[str, Any] = dict(reference.details)
     quantities = [Quantity(f"{reference.metric} (exact)", reference.value),
                   Quantity("questions", len(d["questions"])), Quantity("answered (1)", d["answered"]),
                   Quantity("text length", d["text_length"]), Quantity("summary length", d["summary_length"]),
@@ -256,7 +257,7 @@ def _spec(name: str, length_penalty: bool) -> MetricSpec:
                           + ("; ('empty_reference_text') when the text is empty (legacy: conciseness 1.0, "
                              "collections: ValueError)" if length_penalty else "")
                           + ". Non-0/1 answers are refused."),
-        compute=lambda case, _n=name, _p=length_penalty: summary_outcome(_n, _p, DEFAULT_COEFF, case),
+        compute=functools.partial(summary_outcome, name, length_penalty, DEFAULT_COEFF),
         requires=(f"verdicts.{KEY}", "reference_contexts"),
         verdicts=Verdicts(KEY, "claims", None),
         as_given=_as_given,
