@@ -275,3 +275,62 @@ def test_a_named_prompt_change_keeps_the_note_and_is_no_finding():
     assert by_pair[("0.2.6", "0.2.7")].rule is None  # no rule for a change the history does not name
     assert matrix_findings(matrix) == []
     assert "Δ †" in render_reports(matrix)["matrix.md"]
+
+
+# ---------------------------------------------------------------- telemetry per row
+
+def test_telemetry_events_per_row_are_a_cause_named_from_0_2_7():
+    event = {"event_type": "evaluation", "metrics": ["tool_call_accuracy"], "evaluation_type": "SINGLE_TURN",
+             "num_rows": 1}
+    before = Cell("value", 1.0, classification="identical", telemetry_events=())
+    after = Cell("value", 1.0, classification="identical", telemetry_events=("evaluation tool_call_accuracy SINGLE_TURN",))
+    [cause] = causes_between(before, after, "0.2.6", "0.2.7")
+    assert cause.kind == "telemetry" and "0 -> 1" in cause.text and "tool_call_accuracy" in cause.text
+    unrecorded = Cell("value", 1.0, classification="identical")  # a probe that did not record them
+    assert causes_between(unrecorded, after, "a", "b") == ()
+
+    case = "tc-identical-calls"
+    outputs = {v: [_result(case, TCA, 1.0, telemetry_events=events)]
+               for v, events in (("0.2.6", []), ("0.2.7", [event]), ("0.2.8", [event, event]))}
+    matrix = _matrix(outputs, [case])
+    by_pair = {(d.before, d.after): d for d in matrix.drifts}
+    assert by_pair[("0.2.6", "0.2.7")].rule == "telemetry-1716-per-score-events"
+    assert by_pair[("0.2.7", "0.2.8")].kind == "telemetry" and by_pair[("0.2.7", "0.2.8")].rule is None
+    assert [f.after for f in matrix_findings(matrix) if f.kind == "unexplained"] == ["0.2.8"]
+    cell = json.loads(render_reports(matrix)["matrix.json"].replace("\n", " "))["rows"][0]["cells"]["0.2.7"]
+    assert cell["telemetry_events"] == ["evaluation tool_call_accuracy SINGLE_TURN"]
+
+
+def test_the_probe_counts_the_events_a_row_queues(monkeypatch):
+    import sys
+    import types
+
+    from ragas_compat.probe import telemetry_events
+
+    class Batcher:
+        def __init__(self):
+            self.buffer = []
+
+        def add_evaluation(self, event):
+            self.buffer.append(event)
+
+    class Event:
+        def model_dump(self):
+            return {"event_type": "evaluation", "metrics": ["m"], "evaluation_type": "SINGLE_TURN", "num_rows": 1,
+                    "language": "english"}
+
+    batcher = Batcher()
+    ragas = types.ModuleType("ragas")
+    analytics = types.ModuleType("ragas._analytics")
+    analytics._analytics_batcher = batcher
+    ragas._analytics = analytics
+    monkeypatch.setitem(sys.modules, "ragas", ragas)
+    monkeypatch.setitem(sys.modules, "ragas._analytics", analytics)
+    monkeypatch.setattr(telemetry_events, "_installed", False)
+    monkeypatch.setattr(telemetry_events, "_events", [])
+    start = telemetry_events.mark()
+    batcher.add_evaluation(Event())
+    assert telemetry_events.since(start) == [{"event_type": "evaluation", "metrics": ["m"],
+                                              "evaluation_type": "SINGLE_TURN", "num_rows": 1}]
+    assert len(batcher.buffer) == 1  # Ragas's own batcher still gets the event
+    assert telemetry_events.since(telemetry_events.mark()) == []

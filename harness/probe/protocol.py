@@ -347,13 +347,14 @@ class _ProbeResultRequired(t.TypedDict):
 
 class ProbeResult(_ProbeResultRequired, total=False):
     """One (case, target) record of ``ProbeOutput["results"]``; the optional keys are legacy-only but
-    ``prompt_hashes`` (both APIs)."""
+    ``prompt_hashes`` (both APIs); ``telemetry_events`` is legacy-only (the collections classes queue none)."""
 
     exported: bool                # the class is importable as ragas.metrics.<name>
     required_columns: list[str]   # the sample columns the class declares
     fields_accepted: list[str]    # inputs the sample (or 0.1.x row) took
     fields_dropped: list[str]     # inputs this Ragas's sample does not declare
     prompt_hashes: dict[str, str]  # prompt kind -> digest of the templates the judge was shown (prompt_hash)
+    telemetry_events: list[dict[str, t.Any]]  # events the row queued for Ragas's analytics (telemetry_events)
 
 
 class _ProbeOutputRequired(t.TypedDict):

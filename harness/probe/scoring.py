@@ -25,7 +25,7 @@ import types
 import typing as t
 import warnings
 
-from . import multi_turn, prompt_hash
+from . import multi_turn, prompt_hash, telemetry_events
 from .budget import OverBudget, cap_judge_calls, memory_value
 from .judge.prompt_book import PromptBook, StubMismatch
 from .protocol import (
@@ -257,6 +257,7 @@ async def run_legacy_target(target: Target, case: dict) -> ProbeResult:
     result = _new_result(case, target)
     book = cap_judge_calls(PromptBook())  # the budget's judge calls per (case, target)
     received: dict = {}
+    events = telemetry_events.mark()  # what this row queues for Ragas's analytics (telemetry_events)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         try:
@@ -305,6 +306,7 @@ async def run_legacy_target(target: Target, case: dict) -> ProbeResult:
     result["value"] = value
     result["prompts"] = len(book.asked)
     result["prompt_hashes"] = prompt_hash.per_kind(book.asked)
+    result["telemetry_events"] = telemetry_events.since(events)
     result["warnings"] = encode_warnings(caught)
     return result
 

@@ -28,8 +28,10 @@ named:
   verdicts were replayed under another prompt, so the judge's answer there is assumed, not shown (a note on
   the cell, no finding by itself: the matrix cannot show what a judge would answer);
 * ``warnings_changed`` - scoring the cell raised other warnings;
-* ``telemetry``        - (a column pair, no row) the probe blocked a different number of network
-  attempts: with ``matrix --telemetry`` Ragas's telemetry is left on and every attempt is counted.
+* ``telemetry``        - a row queued other telemetry events for Ragas's analytics (``probe.telemetry_events``:
+  counted per row, whether telemetry is on or off); or (a column pair, no row) the probe blocked a
+  different number of network attempts: with ``matrix --telemetry`` Ragas's telemetry is left on and
+  every attempt is counted.
 
 A change a drift rule explains (``pinned/matrix-drift.toml``, ``drift_rules.py``) is shown under the
 rule's kind and cause instead, with the rule's id and reason, and is no finding: e.g. the same Ragas
@@ -96,6 +98,7 @@ class Cell:
     error_origin: str | None = None  # "harness" when the harness's own code raised the error
     warnings: tuple[str, ...] = ()  # raised while scoring the cell (unstable ones left out)
     prompt_hashes: tuple[tuple[str, str], ...] = ()  # (prompt kind, template digest) the judge was shown
+    telemetry_events: tuple[str, ...] | None = None  # events queued for Ragas's analytics (None: not recorded)
 
     @property
     def not_run(self) -> str | None:
@@ -218,7 +221,8 @@ def cell_from(row: AuditRow, result: dict) -> Cell:
     common = dict(classification=row.classification.name, explanation=row.classification.explanation,
                   ragas_class=result.get("ragas_class"), received=dict(result.get("received") or {}),
                   fields_dropped=tuple(result.get("fields_dropped") or ()), prompts=result.get("prompts"),
-                  warnings=_warnings(result.get("warnings")), prompt_hashes=_prompt_hashes(result))
+                  warnings=_warnings(result.get("warnings")), prompt_hashes=_prompt_hashes(result),
+                  telemetry_events=_telemetry_events(result))
     if isinstance(row.ragas_value, RagasError):
         error = result.get("value", {}).get("error", {}) if isinstance(result.get("value"), dict) else {}
         return Cell("error", None, row.ragas_value.type, message_line(row.ragas_value.message),
@@ -231,6 +235,14 @@ def _prompt_hashes(result: dict) -> tuple[tuple[str, str], ...]:
     if not isinstance(found, dict):
         return ()
     return tuple(sorted((str(k), str(v)) for k, v in found.items()))
+
+
+def _telemetry_events(result: dict) -> tuple[str, ...] | None:
+    events = result.get("telemetry_events")
+    if not isinstance(events, list):
+        return None
+    return tuple(f"{e.get('event_type', 'event')} {','.join(map(str, e.get('metrics') or ()))} "
+                 f"{e.get('evaluation_type', '')}".strip() if isinstance(e, dict) else str(e) for e in events)
 
 
 PROMPT_NOTE = "verdicts replayed under a different prompt: the judge's answer is assumed, not shown"
@@ -302,6 +314,10 @@ def causes_between(before: Cell, after: Cell, before_label: str, after_label: st
         causes.append(Cause("class_moved", f"{before.ragas_class} -> {after.ragas_class}"))
     if before.prompts is not None and after.prompts is not None and before.prompts != after.prompts:
         causes.append(Cause("prompts_changed", f"judge prompts {before.prompts} -> {after.prompts}"))
+    if before.telemetry_events is not None and after.telemetry_events is not None \
+            and before.telemetry_events != after.telemetry_events:
+        causes.append(Cause("telemetry", f"telemetry events queued for the row: {len(before.telemetry_events)} -> "
+                                         f"{len(after.telemetry_events)} ({'; '.join(after.telemetry_events) or 'none'})"))
     changed_prompts = prompt_changes(before, after)
     if changed_prompts:
         causes.append(Cause("prompt_changed", f"{PROMPT_NOTE} (the text of the {', '.join(changed_prompts)} "

@@ -61,6 +61,8 @@ def _cell_json(cell: Cell, causes: tuple, text_key: Callable[[str | None], str |
         out["prompts"] = cell.prompts
     if cell.prompt_hashes:
         out["prompt_hashes"] = dict(cell.prompt_hashes)
+    if cell.telemetry_events:
+        out["telemetry_events"] = list(cell.telemetry_events)
     if cell.warnings:
         out["warnings"] = list(cell.warnings)
     out["changed"] = bool(causes)
