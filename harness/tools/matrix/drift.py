@@ -316,8 +316,10 @@ def causes_between(before: Cell, after: Cell, before_label: str, after_label: st
         causes.append(Cause("prompts_changed", f"judge prompts {before.prompts} -> {after.prompts}"))
     if before.telemetry_events is not None and after.telemetry_events is not None \
             and before.telemetry_events != after.telemetry_events:
-        causes.append(Cause("telemetry", f"telemetry events queued for the row: {len(before.telemetry_events)} -> "
-                                         f"{len(after.telemetry_events)} ({'; '.join(after.telemetry_events) or 'none'})"))
+        old, new = before.telemetry_events, after.telemetry_events
+        causes.append(Cause("telemetry", f"telemetry events queued for the row: {len(old)} -> {len(new)} "
+                                         f"({'; '.join(new) or 'none'}"
+                                         + (f"; before: {'; '.join(old)})" if len(old) == len(new) else ")")))
     changed_prompts = prompt_changes(before, after)
     if changed_prompts:
         causes.append(Cause("prompt_changed", f"{PROMPT_NOTE} (the text of the {', '.join(changed_prompts)} "
