@@ -285,7 +285,9 @@ def test_a_recording_killed_with_sigkill_resumes_to_the_same_file(recorded, serv
                 os.kill(pid, signal.SIGKILL)
     partial = json.loads(out.read_text(encoding="utf-8"))
     assert 0 < len(partial["cases"]) < 22 and partial["recording"]["complete"] is False
-    resumed = subprocess.run(argv, env=env(), capture_output=True, text=True, timeout=600)
+    # the rest in one batch (one recording probe, not one per 6 samples): the batch size is not part of it
+    resumed = subprocess.run([*argv[:-2], "--batch-size", "22"], env=env(), capture_output=True, text=True,
+                             timeout=600)
     assert resumed.returncode == 0, resumed.stderr
     assert out.read_bytes() == recorded["out"].read_bytes()
     assert not list(tmp_path.glob(".killed.json.*"))
