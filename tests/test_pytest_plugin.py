@@ -12,6 +12,10 @@ import sys
 
 import pytest
 
+# langsmith's pytest plugin costs about 1.1 CPU-s of every inner session's start-up and none uses it
+# (pyproject.toml's addopts leaves it out of this session the same way)
+NO_LANGSMITH = ("-p", "no:langsmith_plugin")
+
 # ID metrics only: Ragas's legacy IDBased* classes, no judge (fast, and the same rows whatever
 # other target families the probe gains). Precision: [d1, d1, d2] vs [d1] is 2/3 on the list as
 # retrieved and 1/2 under Ragas's str() + set semantics ("dedup"); recall is 1 on both.
@@ -85,7 +89,7 @@ def test_plugin_passes_on_matching_and_fails_clearly_on_changed_expectations(pyt
     pytester.makefile(".json", cases=json.dumps(CASES))
     pytester.makefile(".toml", matching=MATCHING, changed=CHANGED)
     pytester.makepyfile(test_semantics=INNER_TESTS)
-    result = pytester.runpytest_subprocess("-p", "no:cacheprovider")
+    result = pytester.runpytest_subprocess("-p", "no:cacheprovider", *NO_LANGSMITH)
     result.assert_outcomes(passed=4, failed=1)
     result.stdout.fnmatch_lines([
         "*test_changed*",
@@ -109,7 +113,7 @@ def test_one_item_per_case_and_target_with_the_classification_in_its_name(pytest
     pytester.makefile(".json", cases=json.dumps(CASES))
     pytester.makefile(".toml", changed=CHANGED)
     pytester.makeini("[pytest]\nragas_compat_cases =\n    cases.json::changed.toml\n")
-    result = pytester.runpytest_subprocess("-p", "no:cacheprovider", "-v")
+    result = pytester.runpytest_subprocess("-p", "no:cacheprovider", *NO_LANGSMITH, "-v")
     result.assert_outcomes(passed=1, failed=1)
     result.stdout.fnmatch_lines([
         "*cases.json::duplicate-ids[[]legacy:IDBasedContextPrecision:dedup[]] FAILED*",

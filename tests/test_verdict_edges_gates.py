@@ -21,6 +21,10 @@ from ragas_compat.runner import ProbeRun
 from ragas_compat.tools.matrix.environments import Environment
 from ragas_compat.tools.matrix.run import run_matrix
 
+# langsmith's pytest plugin costs about 1.1 CPU-s of every inner session's start-up and none uses it
+# (pyproject.toml's addopts leaves it out of this session the same way)
+NO_LANGSMITH = ("-p", "no:langsmith_plugin")
+
 ID_CASE = {"id": "duplicate-ids", "category": "edge", "user_input": "Which page?", "reference": "The page.",
            "response": "The page.", "retrieved_contexts": ["a", "a", "b"],
            "retrieved_context_ids": ["d1", "d1", "d2"], "reference_context_ids": ["d1"]}
@@ -36,7 +40,7 @@ def suite_text(*cases: dict) -> str:
 def _inner(pytester, ini: str, *args: str):
     pytester.makepyfile(test_other="def test_unrelated():\n    pass\n")
     pytester.makeini(ini)
-    return pytester.runpytest_subprocess("-p", "no:cacheprovider", *args)
+    return pytester.runpytest_subprocess("-p", "no:cacheprovider", *NO_LANGSMITH, *args)
 
 
 @pytest.mark.slow
@@ -61,7 +65,7 @@ def test_a_case_file_outside_testpaths_fails_the_session(pytester):
     pytester.mkdir("tests")
     pytester.path.joinpath("tests", "test_other.py").write_text("def test_unrelated():\n    pass\n")
     pytester.makeini("[pytest]\ntestpaths = tests\nragas_compat_cases =\n    cases.json\n")
-    result = pytester.runpytest_subprocess("-p", "no:cacheprovider")
+    result = pytester.runpytest_subprocess("-p", "no:cacheprovider", *NO_LANGSMITH)
     result.assert_outcomes(passed=1, failed=1)
     result.stdout.fnmatch_lines(["*cases.json was not collected*testpaths*"])
 
@@ -94,7 +98,7 @@ def test_a_narrowed_command_line_does_not_fail_on_files_it_left_out(pytester):
 def test_the_fixture_fails_on_a_suite_that_scores_no_row(pytester):
     pytester.path.joinpath("cases.json").write_text(suite_text(NO_ROW_CASE))
     pytester.makepyfile(test_fixture="def test_check(ragas_compat):\n    ragas_compat.check('cases.json')\n")
-    result = pytester.runpytest_subprocess("-p", "no:cacheprovider")
+    result = pytester.runpytest_subprocess("-p", "no:cacheprovider", *NO_LANGSMITH)
     result.assert_outcomes(failed=1)
     result.stdout.fnmatch_lines(["*no (case, Ragas target) row was scored*"])
 
