@@ -235,4 +235,6 @@ def test_result_records_follow_the_protocol(results):
     from ragas_compat.probe.protocol import ProbeResult
 
     for key, r in results.items():
-        assert set(r) == ProbeResult.__required_keys__, key  # the legacy-only keys are absent
+        # the legacy-only keys are absent; a judged row carries its prompts' hashes on both APIs
+        assert set(r) - {"prompt_hashes"} == ProbeResult.__required_keys__, key
+        assert len(r.get("prompt_hashes", {})) <= r["prompts"], key  # one digest per prompt kind asked
