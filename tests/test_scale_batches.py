@@ -64,3 +64,29 @@ def test_batched_evaluate_runs_merge_to_the_whole_dataset_call():
     assert any(r["errors"] for r in out["whole"])  # rows evaluate() turned into NaN are in the comparison
     for whole, merged in zip(out["whole"], out["merged"]):
         assert merged == whole, whole["targets"]
+
+
+LIFT_SCRIPT = r"""
+import resource, sys
+from ragas_compat.probe.budget import process_sizes
+from ragas_compat.probe.workers import run_forked
+
+def big():  # the worker's own budget is its own: it lifts it, then makes a result of about 60 MB of JSON
+    hard = resource.getrlimit(resource.RLIMIT_DATA)[1]
+    resource.setrlimit(resource.RLIMIT_DATA, (hard, hard))
+    return ["x" * 600 for _ in range(100_000)]
+
+data = process_sizes()[0]
+resource.setrlimit(resource.RLIMIT_DATA, (data + 32 * 2**20, resource.getrlimit(resource.RLIMIT_DATA)[1]))
+small, large = run_forked([lambda: "small", big])
+print(small, len(large))
+"""
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="RLIMIT_DATA counts private memory on Linux")
+def test_the_parent_reads_worker_results_past_a_case_memory_budget():
+    """A per-case memory budget (soft RLIMIT_DATA) is lifted while the parent reads its workers' results
+    back: a 50,000-case run's results did not fit one case's allowance (MemoryError in json.load)."""
+    proc = subprocess.run([sys.executable, "-c", LIFT_SCRIPT], capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert proc.stdout.split() == ["small", "100000"]

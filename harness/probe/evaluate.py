@@ -231,7 +231,10 @@ def run_planned(run: PlannedRun, settings: dict[str, t.Any]) -> dict[str, t.Any]
     """The record of one planned run (``planned_runs``); a batch's record also carries its place
     (``batch``: [k, n]) and its rows' values as Ragas returned them (``raw_values``), which
     ``merge_batches`` needs for the dataset-level mean."""
+    from .budget import renew_memory_limit
+
     api, set_name, targets, cases, batch = run
+    renew_memory_limit()  # a run (a batch of at most EVALUATE_BATCH_CASES) gets a case's allowance anew
     record, raw = _run_batch(api, set_name, targets, cases, settings)
     if batch is not None:
         record["batch"] = list(batch)

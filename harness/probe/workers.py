@@ -58,6 +58,7 @@ def run_forked(tasks: t.Sequence[t.Callable[[], t.Any]]) -> list[t.Any]:
                     os._exit(code)
             children.append((index, pid, path))
         results: list[t.Any] = [tasks[0]()]
+        lift_memory_limits()
         failures = []
         for index, pid, path in children:
             _, status = os.waitpid(pid, 0)
@@ -82,6 +83,22 @@ def run_forked(tasks: t.Sequence[t.Callable[[], t.Any]]) -> list[t.Any]:
         for name in os.listdir(folder):
             os.remove(os.path.join(folder, name))
         os.rmdir(folder)
+
+
+def lift_memory_limits() -> None:
+    """Raise this process's soft ``RLIMIT_DATA`` and ``RLIMIT_AS`` to their hard limits. A per-case
+    memory budget (``budget.limit_memory``) is sized for one case on top of what the process held when
+    the case started; reading the workers' results back is the probe's own bookkeeping, and for a large
+    suite it needs more than one case's allowance (a 50,000-case run's worker results did not fit: a
+    MemoryError in ``json.load``). The next case renews its budget (``budget.renew_memory_limit``)."""
+    try:
+        import resource
+    except ImportError:
+        return
+    for which in (resource.RLIMIT_DATA, resource.RLIMIT_AS):
+        soft, hard = resource.getrlimit(which)
+        if soft != hard:
+            resource.setrlimit(which, (hard, hard))
 
 
 def split(count: int, workers: int) -> list[list[int]]:
