@@ -10,6 +10,7 @@ values are compared as text).
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
 import subprocess
@@ -47,7 +48,7 @@ def test_batch_bounds_cover_the_cases_in_order_in_near_equal_batches():
     for count, size in [(50_000, 2_000), (93, 7), (2_001, 2_000)]:
         bounds = batch_bounds(count, size)
         assert bounds[0][0] == 0 and bounds[-1][1] == count
-        assert all(a[1] == b[0] for a, b in zip(bounds, bounds[1:]))
+        assert all(a[1] == b[0] for a, b in itertools.pairwise(bounds))
         lengths = [stop - start for start, stop in bounds]
         assert max(lengths) <= size and max(lengths) - min(lengths) <= 1
 
@@ -62,7 +63,7 @@ def test_batched_evaluate_runs_merge_to_the_whole_dataset_call():
     assert any(count > 1 for count in out["batches"])
     assert [r["targets"] for r in out["merged"]] == [r["targets"] for r in out["whole"]]
     assert any(r["errors"] for r in out["whole"])  # rows evaluate() turned into NaN are in the comparison
-    for whole, merged in zip(out["whole"], out["merged"]):
+    for whole, merged in zip(out["whole"], out["merged"], strict=True):
         assert merged == whole, whole["targets"]
 
 
