@@ -55,9 +55,10 @@ def test_older_release_shows_the_missing_id_classes_against_the_pin():
         assert ("class_added", target, "cp-worked-example") in added
     cp = next(r for r in matrix.rows
               if (r.case_id, r.target) == ("cp-worked-example", "legacy:LLMContextPrecisionWithReference"))
-    # the same value; only the import path's deprecation warning is new in 0.4.3
+    # the same value; only the import path's deprecation warning is new in 0.4.3, named by its drift rule
     [(change,)] = cp.changes
-    assert change.kind == "warnings_changed" and change.text.startswith("+ DeprecationWarning: Importing ")
+    assert (change.kind, change.rule) == ("upstream_change", "legacy-imports-deprecated-2519")
+    assert "(+ DeprecationWarning: Importing " in change.text
     assert cp.cells[0].classification == cp.cells[1].classification == "epsilon"
     old_api = matrix.api["legacy:NonLLMContextRecall"][0]
     assert old_api.fields_accepted == ("retrieved_contexts", "reference_contexts") and not old_api.fields_dropped
