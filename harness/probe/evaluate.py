@@ -211,19 +211,15 @@ def run_group(api: str, set_name: str, targets: tuple[Target, ...], cases: tuple
 
 def _json_value(value: t.Any) -> t.Any:
     """A row value as Ragas returned it, JSON-able without changing what numpy makes of it (a numpy
-    float or integer as the Python float or int of the same value; anything else as it is)."""
+    bool, integer or float as the Python bool, int or float of the same value, by numpy's own ``item()``;
+    anything else as it is). The probe imports only the standard library and Ragas, so numpy's scalars
+    are known by their module, not by importing numpy."""
     if type(value) in (float, int, bool) or value is None:
         return value
-    try:
-        import numpy
-    except ImportError:
-        return value
-    if isinstance(value, numpy.bool_):
-        return bool(value)
-    if isinstance(value, numpy.integer):
-        return int(value)
-    if isinstance(value, numpy.floating):
-        return float(value)
+    if type(value).__module__ == "numpy" and getattr(value, "shape", None) == () and hasattr(value, "item"):
+        item = value.item()
+        if type(item) in (float, int, bool):
+            return item
     return value
 
 
