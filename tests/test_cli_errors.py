@@ -200,7 +200,7 @@ def test_bad_input_covers_every_command(tmp_path):
 def test_every_real_command_reports_bad_input_through_the_one_path(command, tmp_path, monkeypatch):
     import ragas_compat.cli.bench as cli_bench
 
-    monkeypatch.setattr(cli_bench, "run_bench", lambda quick, progress: [])  # no measuring here
+    monkeypatch.setattr(cli_bench, "run_bench", lambda quick, only, progress: [])  # no measuring here
     args, code, text = _bad_inputs(tmp_path)[command]
     result = runner.invoke(app, args)
     assert result.exit_code == code, result.output
