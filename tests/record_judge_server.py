@@ -53,6 +53,10 @@ def parse_prompt(prompt: str) -> tuple[str, object]:
     return head, data
 
 
+class _Server(ThreadingHTTPServer):
+    request_queue_size = 128  # Ragas runs 16 jobs at once; the default backlog of 5 refuses some under load
+
+
 class JudgeServer:
     def __init__(self, model: str = "judge-1", slow_seconds: float = 1.0) -> None:
         self.model = model
@@ -112,7 +116,7 @@ class JudgeServer:
                                  "finish_reason": "stop"}],
                     "usage": {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2}})
 
-        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.httpd = _Server(("127.0.0.1", 0), Handler)
         self.httpd.daemon_threads = True
         self.port = self.httpd.server_address[1]
         self.base_url = f"http://127.0.0.1:{self.port}/v1"

@@ -73,6 +73,14 @@ def judge_reply(prompt: str) -> str:
     return "I do not understand the question."
 
 
+class _Server(ThreadingHTTPServer):
+    """The loopback judge's server with a listen backlog for Ragas's 16 concurrent jobs: the standard
+    library's default of 5 refuses connections under load, and evaluate() (max_retries=0) turns each
+    refusal into a NaN."""
+
+    request_queue_size = 128
+
+
 class LatencyJudge:
     """A loopback chat-completions server answering ``judge_reply`` after ``latency`` seconds per call."""
 
@@ -119,7 +127,7 @@ class LatencyJudge:
                                               "finish_reason": "stop"}],
                                  "usage": {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2}})
 
-        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.httpd = _Server(("127.0.0.1", 0), Handler)
         self.httpd.daemon_threads = True
         self.base_url = f"http://127.0.0.1:{self.httpd.server_address[1]}/v1"
         self.thread = threading.Thread(target=self.httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
@@ -194,7 +202,8 @@ def _evaluate_once(python: str, dataset: Path, judge: LatencyJudge) -> float:
         raise RuntimeError(f"Ragas's evaluate() exited {proc.returncode}: {proc.stderr.strip()[-400:]}")
     result = json.loads(proc.stdout.strip().splitlines()[-1])
     if result["nan"]:
-        raise RuntimeError(f"Ragas's evaluate() left {result['nan']} scores NaN: the bench judge's replies do not parse")
+        raise RuntimeError(f"Ragas's evaluate() left {result['nan']} scores NaN (a judge call failed or its "
+                           "reply did not parse)")
     return seconds
 
 
