@@ -209,7 +209,13 @@ def test_small_run_plans_without_ragas():
     assert len(planned.traces.rows) == 2
     assert {g.grade for g in planned.graded} == {REDERIVABLE}
     assert any(g.note and "fix_output_format" in g.note for g in planned.graded)
-    assert "ragas" not in sys.modules
+    # planning imports no Ragas: checked in a fresh interpreter (this process may hold Ragas from other tests)
+    for traces in ("traces.json", "langsmith.json"):
+        code = ("import sys\nfrom ragas_compat.tools.audit_run.audit import plan_audit\n"
+                f"plan_audit({str(SMALL / traces)!r}, {str(SMALL / 'scores.csv')!r})\n"
+                "print(sorted(m for m in sys.modules if m.split('.')[0] == 'ragas'))")
+        proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+        assert (proc.returncode, proc.stdout.strip()) == (0, "[]"), (traces, proc.stderr[-2000:])
 
 
 @pytest.mark.parametrize("cut", [0.3, 0.6, 0.97])
