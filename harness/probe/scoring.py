@@ -252,6 +252,23 @@ def _record_received(metric: t.Any, fields: tuple[str, ...], received: dict) -> 
     setattr(metric, name, recording)
 
 
+def expect_prompts(target: Target, cls: type, metric: t.Any, case: dict, book: PromptBook) -> None:
+    """Script the judge's answers for ``metric``; a class whose prompts no dialect reaches (``judge.dialects``:
+    e.g. 0.3.x's collections layout) is the harness's limit, TargetNotScripted, never an error of Ragas."""
+    try:
+        target.expect_prompts(metric, case, book)
+    except AttributeError as exc:
+        raise TargetNotScripted(f"{cls.__qualname__} has no prompt interface the scripted judge "
+                                f"knows ({exc})") from None
+
+
+def record_value(result: ProbeResult, value: EncodedScore, book: PromptBook) -> None:
+    """The row's value, the prompts Ragas asked and their templates' digests (prompt_hash)."""
+    result["value"] = value
+    result["prompts"] = len(book.asked)
+    result["prompt_hashes"] = prompt_hash.per_kind(book.asked)
+
+
 async def run_legacy_target(target: Target, case: dict) -> ProbeResult:
     """Score one case with one legacy target; every failure becomes the result's error value."""
     result = _new_result(case, target)
@@ -275,12 +292,7 @@ async def run_legacy_target(target: Target, case: dict) -> ProbeResult:
                 metric.init(_probe_module("stubs.legacy_llm").NO_RETRY)
             result["exported"] = exported
             result["required_columns"] = declared_columns(metric)
-            try:
-                target.expect_prompts(metric, case, book)
-            except AttributeError as exc:
-                # no prompt dialect (``judge.dialects``) reaches this class's prompts: the harness's limit
-                raise TargetNotScripted(f"{cls.__qualname__} has no prompt interface the scripted judge "
-                                        f"knows ({exc})") from None
+            expect_prompts(target, cls, metric, case, book)
             result["expected_prompts"] = book.expected_count
             if multi_turn.is_multi_turn(case):  # a MultiTurnSample, scored with multi_turn_ascore
                 multi_turn.record_received(metric, target.fields_read, received, case)
@@ -303,9 +315,7 @@ async def run_legacy_target(target: Target, case: dict) -> ProbeResult:
         else:
             value = _checked_value(value, book.problems + book.unasked())
     result["received"] = received or None
-    result["value"] = value
-    result["prompts"] = len(book.asked)
-    result["prompt_hashes"] = prompt_hash.per_kind(book.asked)
+    record_value(result, value, book)
     result["telemetry_events"] = telemetry_events.since(events)
     result["warnings"] = encode_warnings(caught)
     return result
@@ -398,13 +408,7 @@ async def run_collections_target(target: Target, case: dict) -> ProbeResult:
             if target.embeddings:
                 options["embeddings"] = frozen_embeddings(case)
             metric = instantiate(cls, llm=judge, **options) if target.needs_judge else instantiate(cls, **options)
-            try:
-                target.expect_prompts(metric, case, book)
-            except AttributeError as exc:
-                # An earlier collections API (e.g. 0.3.x) lays its prompts out differently: the
-                # scripted judge cannot answer it, so the class is not scored here (not a Ragas error).
-                raise TargetNotScripted(f"{cls.__qualname__} has no prompt interface the scripted judge "
-                                        f"knows ({exc})") from None
+            expect_prompts(target, cls, metric, case, book)
             result["expected_prompts"] = book.expected_count
             result["received"] = {f: jsonable(v) for f, v in inputs.items()}
             # a multi-turn case's messages and tool calls as ragas.messages objects, as a user passes them
@@ -418,9 +422,7 @@ async def run_collections_target(target: Target, case: dict) -> ProbeResult:
             value = _failure_value(book, exc)
         else:
             value = _checked_value(value, book.problems + book.unasked() + (judge.rejected if judge else []))
-    result["value"] = value
-    result["prompts"] = len(book.asked)
-    result["prompt_hashes"] = prompt_hash.per_kind(book.asked)
+    record_value(result, value, book)
     result["warnings"] = encode_warnings(caught)
     return result
 
@@ -442,11 +444,7 @@ async def run_llm_per_call_target(target: Target, case: dict) -> ProbeResult:
             result["exported"] = exported
             judge = collections_judge_class()(book)
             metric = instantiate(cls, **constructor_options(cls, target.options))
-            try:
-                target.expect_prompts(metric, case, book)
-            except AttributeError as exc:
-                raise TargetNotScripted(f"{cls.__qualname__} has no prompt interface the scripted judge "
-                                        f"knows ({exc})") from None
+            expect_prompts(target, cls, metric, case, book)
             result["expected_prompts"] = book.expected_count
             result["received"] = {f: jsonable(v) for f, v in inputs.items()}
             value = _metric_value(await metric.ascore(llm=judge, **inputs))
@@ -458,9 +456,7 @@ async def run_llm_per_call_target(target: Target, case: dict) -> ProbeResult:
             value = _failure_value(book, exc)
         else:
             value = _checked_value(value, book.problems + book.unasked() + (judge.rejected if judge else []))
-    result["value"] = value
-    result["prompts"] = len(book.asked)
-    result["prompt_hashes"] = prompt_hash.per_kind(book.asked)
+    record_value(result, value, book)
     result["warnings"] = encode_warnings(caught)
     return result
 
