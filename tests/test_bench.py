@@ -104,7 +104,7 @@ def test_bench_quick_prints_every_row_and_writes_json(tmp_path):
     out = tmp_path / "bench.json"
     proc = subprocess.run([sys.executable, "-m", "ragas_compat", "bench", "--quick", "--json", str(out)],
                           cwd=REPO, capture_output=True, text=True, timeout=900,
-                          env={**os.environ, "COLUMNS": "220"})
+                          env={**os.environ, "COLUMNS": "400"})  # wide enough that no measurement wraps
     assert proc.returncode == 0, proc.stderr
     data = json.loads(out.read_text(encoding="utf-8"))
     assert data["quick"] is True
