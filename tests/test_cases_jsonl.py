@@ -167,3 +167,19 @@ def test_run_scores_a_jsonl_case_file_as_its_json_twin(tmp_path):
         rows = json.loads((out / "report.json").read_text(encoding="utf-8"))
         reports.append({key: value for key, value in rows.items() if key != "provenance"})
     assert reports[0] == reports[1]
+
+
+def test_a_jsonl_file_missing_required_keys_is_named_line_by_line_not_as_bad_json(tmp_path):
+    # a user's first JSONL file: a header without schema_version, cases without category
+    path = tmp_path / "mine.jsonl"
+    path.write_text('{"suite": "mine"}\n'
+                    '{"id": "q1", "user_input": "Port?", "response": "8080", "reference": "8080",'
+                    ' "retrieved_contexts": ["port 8080"], "verdicts": {"context_precision_with_reference": [1]}}\n',
+                    encoding="utf-8")
+    assert jsonl_first_line(path.read_bytes()) == "header"
+    with pytest.raises(HarnessInputError) as caught:
+        load_cases(path)
+    problems = caught.value.problems
+    assert any("line 1: (header) $: missing required key 'schema_version'" in p for p in problems), problems
+    assert any("line 2: case 'q1': $: missing required key 'category'" in p for p in problems), problems
+    assert not any("not valid JSON" in p or "EvaluationDataset" in p for p in problems), problems

@@ -644,9 +644,11 @@ _BOM = b"\xef\xbb\xbf"
 
 def jsonl_first_line(head: bytes) -> str | None:
     """``"header"`` or ``"case"`` when ``head`` (a file's first bytes) begins a JSONL case file, else None.
-    Its first non-blank line, complete within ``JSONL_SNIFF_BYTES``, is one JSON object: a header (``schema_version``
-    and no ``cases``: the case file's top-level keys but ``cases``) or a case (``id`` and ``category``).
-    A JSON case file's first line is never either (``{`` alone, or the whole document with its ``cases``)."""
+    Its first non-blank line, complete within ``JSONL_SNIFF_BYTES``, is one JSON object without ``cases``: a
+    header (``schema_version`` or ``suite``, top-level keys) or a case (``id``). The schema then names what the line
+    lacks (a header's ``schema_version``, a case's ``category``) against its line, not "not valid JSON".
+    A JSON case file's first line is never either (``{`` alone, or the whole document with its ``cases``), and a
+    Ragas EvaluationDataset's samples have no ``id`` (refused apart, with how to convert them)."""
     head = head.removeprefix(_BOM).lstrip(b" \t\r\n")  # blank lines before it are skipped
     end = head.find(b"\n")
     if end < 0 and len(head) > JSONL_SNIFF_BYTES:
@@ -655,11 +657,19 @@ def jsonl_first_line(head: bytes) -> str | None:
         first = json.loads(head if end < 0 else head[:end])
     except (ValueError, RecursionError):
         return None
-    if not isinstance(first, dict) or "cases" in first:
-        return None
-    if "schema_version" in first:
+    if _is_header(first):
         return "header"
-    return "case" if "id" in first and "category" in first else None
+    return "case" if _is_case_line(first) else None
+
+
+def _is_case_line(obj: Any) -> bool:
+    """A JSONL case line: an object with an ``id`` (a Ragas EvaluationDataset's samples have none)."""
+    return isinstance(obj, dict) and "cases" not in obj and "id" in obj
+
+
+def _is_header(obj: Any) -> bool:
+    """A JSONL header line: the case file's top level without ``cases`` (it names ``schema_version`` or ``suite``)."""
+    return isinstance(obj, dict) and "cases" not in obj and ("schema_version" in obj or "suite" in obj)
 
 
 def _header_validator() -> jsonschema.Draft202012Validator:
@@ -760,7 +770,7 @@ def read_jsonl_cases(stream: Any, source: str, limits: Limits | None = None, *, 
         except HarnessInputError as err:
             problems.add(str(err).replace(" at line 1 column ", " at column "))
             continue
-        if number - blank == 1 and isinstance(obj, dict) and "schema_version" in obj and "cases" not in obj:
+        if number - blank == 1 and _is_header(obj):
             header = obj
             for error in _header_validator().iter_errors(obj):
                 for path, what in _located(error):
@@ -768,7 +778,7 @@ def read_jsonl_cases(stream: Any, source: str, limits: Limits | None = None, *, 
             for path, what in _target_problems(("targets",), obj.get("targets")):
                 problems.add(f"{where}: (header) {json_path(path)}: {what}")
             continue
-        if count == 0 and _is_sample(obj) and not (isinstance(obj, dict) and {"id", "category"} <= obj.keys()):
+        if count == 0 and _is_sample(obj) and not _is_case_line(obj):
             _raise(source, [dataset_problem(source, "JSONL", obj)], "case file")
         count += 1
         if count > limits.max_cases:
