@@ -46,7 +46,7 @@ from ragas_compat.compare.classify import matching_variant
 from ragas_compat.compare.safe_pattern import UnsafePattern, compile_safe
 from ragas_compat.compare.safe_pattern import search as pattern_search
 from ragas_compat.errors import HarnessInputError
-from ragas_compat.metrics.text_reference import levenshtein_similarity
+from ragas_compat.metrics.text_reference import levenshtein_distance, levenshtein_similarity
 from ragas_compat.values import RagasError
 
 REFERENCE_STATES = ("defined", "undefined", "refused")
@@ -137,16 +137,9 @@ def ids_collapse(retrieved: Sequence[Any] | None, reference: Sequence[Any] | Non
 
 
 def levenshtein(a: str, b: str) -> int:
-    """Edit distance (insertions, deletions, substitutions of one character each)."""
-    if len(a) < len(b):
-        a, b = b, a
-    previous = list(range(len(b) + 1))
-    for i, ca in enumerate(a, 1):
-        current = [i]
-        for j, cb in enumerate(b, 1):
-            current.append(min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (ca != cb)))
-        previous = current
-    return previous[-1]
+    """Edit distance (insertions, deletions, substitutions of one character each): the reference's
+    (``text_reference.levenshtein_distance``)."""
+    return levenshtein_distance(a, b)
 
 
 def string_similarity(a: str, b: str) -> float:
