@@ -670,13 +670,6 @@ def cached_environment(version: str) -> Path | None:
 
 # the one case whose judge has nothing to say (no votes): the judge cannot answer there in every release
 NOTHING_TO_ANSWER = {"criteria-no-votes"}
-# the harness's known, documented limits (docs/matrix-bisect-diff.md): 0.3.x keeps the collections
-# SummaryScore's prompts behind an interface the scripted judge does not know
-NOT_SCRIPTED = {("0.3.9", "collections:SummaryScore")}  # every configuration of the class
-
-
-def not_scripted(version: str, target: str) -> bool:
-    return (version, target.split("[")[0]) in NOT_SCRIPTED
 
 
 def run_column(version: str):
@@ -704,11 +697,8 @@ def test_every_judged_cell_of_a_release_is_driven_by_the_frozen_verdicts(version
     # the judge's limits; a dependency the environment does not install (a string or table metric's
     # optional library) is the environment's, not the judge's
     limits = [(r.case_id, r.target, r.cells[0].text) for r in matrix.rows
-              if r.cells[0].harness_limit not in (None, "dependency_missing") and r.case_id not in NOTHING_TO_ANSWER
-              and not not_scripted(version, r.target)]
+              if r.cells[0].harness_limit not in (None, "dependency_missing") and r.case_id not in NOTHING_TO_ANSWER]
     assert limits == []
-    if version == "0.3.9":  # the exemption is not stale (drop it once the judge drives these)
-        assert any(r.cells[0].text == "harness: not scripted" for r in matrix.rows if not_scripted(version, r.target))
     values = {(r.case_id, r.target): r.cells[0] for r in matrix.rows}
     assert values[("cp-worked-example", "legacy:ContextPrecision")].value == pytest.approx(5 / 6)
     if version == "0.3.9":  # the collections classes of 0.3.x score the same verdicts

@@ -54,6 +54,8 @@ from .scripts import (
 # the answer scripts' kinds (``answers``), named here to avoid importing that module
 CORRECTNESS_CLASSIFIER = "correctness_classifier"
 QUESTION_GENERATION = "question_generation"
+# the summary script's kinds (``summaries``), likewise
+SUMMARY_KEYPHRASES, SUMMARY_QUESTIONS, SUMMARY_ANSWERS = "summary_keyphrases", "summary_questions", "summary_answers"
 
 # prompt kind -> the module-level prompt functions a 0.3.x collections class may render it with
 # (first found in the class's module wins)
@@ -70,6 +72,10 @@ PROMPT_FUNCTIONS: dict[str, tuple[str, ...]] = {
     NOISE_NLI: ("nli_statement_prompt",),
     CORRECTNESS_CLASSIFIER: ("correctness_classifier_prompt",),
     QUESTION_GENERATION: ("answer_relevancy_prompt",),
+    # 0.3.9 SummaryScore (``ragas.prompt.metrics.summary_score``)
+    SUMMARY_KEYPHRASES: ("extract_keyphrases_prompt",),
+    SUMMARY_QUESTIONS: ("generate_questions_prompt",),
+    SUMMARY_ANSWERS: ("generate_answers_prompt",),
 }
 
 # legacy prompt attribute -> the names earlier releases gave the same prompt (same kind, same reply)

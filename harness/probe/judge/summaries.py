@@ -3,7 +3,9 @@ SQLSemanticEquivalence (below), both APIs (standard library only; Ragas on use).
 
 Both classes ask three prompts in order, with the same inputs and reply layouts; only the attributes
 holding them differ (legacy ``question_generation_prompt`` / ``answer_generation_prompt``, collections
-``generate_questions_prompt`` / ``generate_answers_prompt``; ``extract_keyphrases_prompt`` in both):
+``generate_questions_prompt`` / ``generate_answers_prompt``; ``extract_keyphrases_prompt`` in both; Ragas 0.3.9,
+the only 0.3.x release with the collections class, renders them with module functions of those names, which
+``dialects.PROMPT_FUNCTIONS`` names for each kind):
 
 1. keyphrases: {text: the reference contexts joined with "\\n"} -> {keyphrases};
 2. questions: {text, keyphrases} -> {questions};
