@@ -150,7 +150,8 @@ def _reference_json(reference: ReferenceOutcome) -> dict[str, Any]:
         "reference_undefined_reason": reference.undefined_reason,
         "reference_denominator": reference.denominator,
         "reference_alternatives": encode_detail(dict(reference.alternatives)),
-        "reference_details": encode_detail(dict(reference.details)),
+        # the details but the oracle, which is stored once, below
+        "reference_details": encode_detail({key: value for key, value in reference.details.items() if key != "oracle"}),
         # an independent library's value of the same quantity (string metrics), or why it is absent
         "oracle": encode_detail(reference.details.get("oracle")),
     }
