@@ -183,11 +183,13 @@ def build_audit(suite: Suite, probe_output: dict[str, Any], expectations: Expect
             rows.append(dataclasses.replace(row, expected=expectations.explain(row)))  # rule or case entry
     order = {case.id: index for index, case in enumerate(suite.cases)}
     rows.sort(key=lambda row: (order[row.case.id], row.spec.name, row.target))
+    only_specs = [spec for spec in all_metrics()  # once, not per case: ragas_targets is built on each call
+                  if not spec.ragas_targets and (metrics is None or spec.name in metrics)]
     reference_only = tuple(
         ReferenceOnlyRow(case, spec, references.outcome(spec, case))
         for case in suite.cases
-        for spec in all_metrics()
-        if not spec.ragas_targets and spec.applies_to(case) and (metrics is None or spec.name in metrics)
+        for spec in only_specs
+        if spec.applies_to(case)
     )
     problems = expectations.check_coverage([(row.case.id, row.target) for row in rows], set(cases))
     pairs = path_pairs(rows, expectations)
