@@ -33,6 +33,7 @@ from ragas_compat.compare.api_paths import PathPair
 from ragas_compat.compare.audit import Audit, AuditRow, build_audit, judged
 from ragas_compat.compare.expectations import Expectations
 from ragas_compat.compare.findings import Finding, row_findings
+from ragas_compat.compare.reference_book import ReferenceBook
 from ragas_compat.compare.verdict import FAIL_ON_DEFAULT, Verdict, failing
 from ragas_compat.errors import HarnessInputError, RagasUnavailable
 from ragas_compat.pipeline import pin_expectations
@@ -152,11 +153,11 @@ class Paired:
 
 
 def _pair(suite: Suite, start: int, stop: int, output: dict[str, Any], metrics: Sequence[str],
-          expectations: Expectations, into: Paired | None = None) -> Paired:
+          expectations: Expectations, into: Paired | None = None, references: ReferenceBook | None = None) -> Paired:
     """Classify one batch's probe results with ``build_audit`` under ``expectations`` (as ``run``
     does), PAIRING_CHUNK cases at a time: build_audit's cross-API pairing compares every row with every
     other row of its suite, so it is kept to small suites (the pairs are per case; chunking changes no
-    result)."""
+    result). ``references``: the batch's reference outcomes when already computed (``ReferenceBook``)."""
     by_case: dict[str, list[dict[str, Any]]] = {}
     for result in output.get("results", []):
         by_case.setdefault(result["case_id"], []).append(result)
@@ -165,7 +166,7 @@ def _pair(suite: Suite, start: int, stop: int, output: dict[str, Any], metrics: 
         cases = suite.cases[chunk:min(chunk + PAIRING_CHUNK, stop)]
         results = [r for case in cases for r in by_case.get(case.id, [])]
         paired.add(build_audit(Suite(suite.name, suite.source, cases), {**output, "results": results},
-                               expectations, {}, metrics=metrics))
+                               expectations, {}, metrics=metrics, references=references))
     return paired
 
 
@@ -285,11 +286,11 @@ def run_fuzz(n: int, seed: int, metrics: Sequence[str] | None = None, *, workers
     paired = Paired()
     runs: list[ProbeRun] = []
 
-    def finished(index: int, run: ProbeRun) -> None:
+    def finished(index: int, run: ProbeRun, references: ReferenceBook | None = None) -> None:
         start, stop = batches[index]
         if not run.ok:
             raise FuzzProbeFailed(f"probe for cases {start}..{stop - 1}: {run.error}")
-        _pair(suite, start, stop, run.output, chosen, expectations, into=paired)
+        _pair(suite, start, stop, run.output, chosen, expectations, into=paired, references=references)
         runs.append(run)
         if on_batch is not None:
             on_batch(len(runs), len(batches), run)
@@ -315,7 +316,9 @@ def run_fuzz(n: int, seed: int, metrics: Sequence[str] | None = None, *, workers
                 chain.deadline = max(chain.deadline, time.perf_counter() + batch_timeout(stop - start, timeout))
                 progress = None if on_progress is None else \
                     (lambda done, total, before=start: on_progress(before + done, n))
-                finished(index, chain.result(progress))
+                # the batch's references, computed while the probe scores it (one batch's at a time)
+                references = ReferenceBook().fill(Suite(suite.name, suite.source, suite.cases[start:stop]), chosen)
+                finished(index, chain.result(progress), references)
     provenance = _provenance(runs)
     audit = judge_fuzz(suite, paired, {**provenance, "expectations": expectations.source})
     return FuzzRun(seed=seed, metrics=chosen, targets=tuple(targets), cases=n, batches=tuple(batches),
