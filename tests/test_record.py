@@ -267,7 +267,7 @@ def test_a_recording_killed_with_sigkill_resumes_to_the_same_file(recorded, serv
         while not out.exists() and proc.poll() is None and time.monotonic() < deadline:
             time.sleep(0.05)
         while not probes and proc.poll() is None and time.monotonic() < deadline:
-            probes = _children(proc.pid)  # the next batch's recording probe
+            probes = _children(proc.pid)  # the recording probe (one for every batch)
             time.sleep(0.02)
         assert out.exists() and proc.poll() is None and probes, "no batch was in flight"
         proc.kill()
@@ -291,6 +291,27 @@ def test_a_recording_killed_with_sigkill_resumes_to_the_same_file(recorded, serv
     assert resumed.returncode == 0, resumed.stderr
     assert out.read_bytes() == recorded["out"].read_bytes()
     assert not list(tmp_path.glob(".killed.json.*"))
+
+
+def test_one_recording_probe_serves_every_batch(tmp_path):
+    """6 samples in batches of 2: one recording probe (the interpreter given as --python counts its
+    starts), the file rewritten after each batch (the progress says so), every case recorded."""
+    log = tmp_path / "starts.log"
+    python = tmp_path / "python"
+    python.write_text(f'#!/bin/sh\nprintf "%s\\n" "$4" >> {log}\nexec {sys.executable} "$@"\n', encoding="utf-8")
+    python.chmod(0o755)
+    dataset = write_dataset(tmp_path / "rag.jsonl", n=6)
+    out = tmp_path / "ids.json"
+    proc = subprocess.run([*CLI, "record", str(dataset), "--out", str(out), "--python", str(python), "--metric",
+                           "id_context_precision", "--metric", "id_context_recall", "--concurrency", "2",
+                           "--batch-size", "2"], env=env(), capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    assert log.read_text(encoding="utf-8").split() == ["record"]  # one probe (the old code: one per batch)
+    assert [line.split(" (")[0] for line in proc.stderr.splitlines() if line.startswith("recorded ")] == [
+        "recorded 2/6 samples", "recorded 4/6 samples", "recorded 6/6 samples"]
+    document = json.loads(out.read_text(encoding="utf-8"))
+    assert [c["id"] for c in document["cases"]] == [f"row-{i}" for i in range(1, 7)]
+    assert document["recording"]["complete"] is True
 
 
 def test_the_recording_probe_ends_when_the_command_is_killed():

@@ -247,7 +247,8 @@ def test_a_malformed_budget_is_refused_by_the_recording_probe(tmp_path):
 
 
 def test_the_record_options_travel_in_the_request(tmp_path, monkeypatch):
-    from ragas_compat.tools.record import session
+    from ragas_compat.errors import RagasUnavailable
+    from ragas_compat.tools.record import probe_stream, session
 
     seen: dict = {}
 
@@ -255,13 +256,15 @@ def test_the_record_options_travel_in_the_request(tmp_path, monkeypatch):
         seen.update(json.loads(Path(command[-1]).read_text(encoding="utf-8")))
         raise OSError("not started")
 
-    monkeypatch.setattr(session, "run_in_own_group", capture)
+    monkeypatch.setattr(probe_stream, "GroupProcess", capture)
     budget = session.record_budget(judge_calls=7, case_seconds=3.5, memory_gib=1.5)
-    with pytest.raises(Exception, match="not started"):
-        session.run_batch([{"id": "a"}], ("id_context_precision",), None, python=sys.executable, concurrency=1,
-                          timeout=10, budget=budget)
+    with pytest.raises(RagasUnavailable, match="not started"), \
+            probe_stream.RecordingProbe([{"id": "a"}], ("id_context_precision",), None, python=sys.executable,
+                                        concurrency=3, batch_size=5, timeout=10, budget=budget):
+        pass
     assert seen["budget"] == {"judge_calls": 7, "judge_chars": 16 * 2**20, "case_seconds": 3.5,
                               "memory": int(1.5 * 2**30)}
+    assert (seen["concurrency"], seen["batch_size"], seen["samples"]) == (3, 5, [{"id": "a"}])
     defaults = session.record_budget()
     assert (defaults["judge_calls"], defaults["case_seconds"]) == (session.RECORD_JUDGE_CALLS,
                                                                    session.RECORD_CASE_SECONDS)

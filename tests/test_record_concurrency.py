@@ -45,11 +45,20 @@ def test_it_is_what_the_installed_ragas_says():
 def test_record_scores_that_many_samples_at_once_by_default_and_the_given_number_otherwise(tmp_path, monkeypatch):
     seen: list[int] = []
 
-    def fake_batch(samples, metrics, judge, *, python, concurrency, timeout, budget=None):
-        seen.append(concurrency)
-        return {"samples": [], "network_attempts": []}
+    class FakeProbe:
+        def __init__(self, samples, metrics, judge, *, python, concurrency, batch_size, timeout, budget):
+            seen.append(concurrency)
 
-    monkeypatch.setattr(session, "run_batch", fake_batch)
+        def __enter__(self):
+            return self
+
+        def __exit__(self, *exc):
+            pass
+
+        def batches(self):
+            return iter(())
+
+    monkeypatch.setattr(session, "RecordingProbe", FakeProbe)
     monkeypatch.setattr(session, "ragas_max_workers", lambda python: type("C", (), {"value": 23})())
     dataset = tmp_path / "data.jsonl"
     dataset.write_text(json.dumps({"user_input": "q", "retrieved_context_ids": ["a"], "reference_context_ids": ["a"]})

@@ -122,13 +122,17 @@ def record_command(
                                                                        "every recordable metric the columns allow."),
     limit: Optional[int] = typer.Option(None, "--limit", help="Record only the first N samples (a trial run)."),
     concurrency: Optional[int] = typer.Option(None, "--concurrency", min=1,
-                                              help="Samples scored at once (default: the installed Ragas's "
-                                                   "RunConfig.max_workers, as its evaluate() runs; 16 in 0.4.3)."),
-    batch_size: int = typer.Option(16, "--batch-size", help="Samples per batch (the file is rewritten after each)."),
+                                              help="(sample, metric) scorings run at once, as evaluate()'s "
+                                                   "jobs (default: the installed Ragas's RunConfig.max_workers; "
+                                                   "16 in 0.4.3)."),
+    batch_size: int = typer.Option(16, "--batch-size", help="Samples per batch: the file is rewritten each time "
+                                                            "this many more are recorded (one recording probe "
+                                                            "serves every batch)."),
     suite: Optional[str] = typer.Option(None, "--suite", help="Suite name (default: <dataset>-recorded)."),
     python: str = typer.Option(sys.executable, "--python", help="Interpreter whose Ragas records."),
     timeout: float = typer.Option(1800.0, "--timeout", callback=positive_seconds,
-                                  help="Seconds before one batch's recording probe is stopped."),
+                                  help="Seconds the recording probe may take for one batch (from the "
+                                       "previous one) before it is stopped."),
     case_timeout: Optional[float] = typer.Option(None, "--case-timeout", callback=positive_seconds,
                                                  help=f"Seconds one sample may take in one metric (default "
                                                       f"{RECORD_CASE_SECONDS:g}); past it that metric is a "

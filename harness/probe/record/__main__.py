@@ -14,9 +14,22 @@ REQUEST (JSON)::
             | {"kind": "factory", "spec": "package.module:factory", "api": ...},
      "allow": [[host, port], ...],      # the judge's endpoint: the only connections let through
      "sys_path": [...],                 # prepended (the user's folder, for --llm)
-     "concurrency": 4,                  # samples scored at once
+     "concurrency": 16,                 # (sample, metric) scorings at once, as evaluate()'s max_workers
+     "batch_size": 16,                  # samples per batch document (default: all of them in one)
      "budget": {"judge_calls", "judge_chars", "case_seconds", "memory"},  # protocol.Budget
      "output": "result.json"}
+
+One process records every sample of the request (Ragas is imported once): ``concurrency`` (sample,
+metric) scorings run at once, taken in dataset order (sample-major, as ``evaluate()`` submits its jobs),
+the next one starting as soon as one ends, so the next batch's scorings start while the last ones of a
+batch finish (no barrier between batches). Batch k is samples ``k * batch_size`` up to ``(k + 1) *
+batch_size`` of the request; once all of them (and every batch before) are done the probe writes it as
+the batch document ``OUTPUT.<k>`` (written to a ``.partial`` file and renamed, so the host never reads a
+torn one): the output document below with the ``samples`` of that batch and the network attempts so far.
+The host reads each batch as it appears and rewrites the case file, so an interruption loses at most the
+samples not yet in a written batch, and the file always holds a prefix of the samples. When every sample
+is done ``OUTPUT`` itself is written with ``"batches": k`` and no samples; on a Ragas import failure
+``OUTPUT`` alone, with the import error.
 
 Each sample is scored by the first legacy target the request gives for each requested metric
 (``LLMContextPrecisionWithReference``, ``LLMContextRecall``, ``Faithfulness``,
@@ -34,7 +47,7 @@ Budget (``..budget``; the request's ``budget``, the defaults for what it leaves 
 metric) may make ``judge_calls`` judge calls of ``judge_chars`` prompt characters in all (counted by the
 recording wrappers) and take ``case_seconds`` (``asyncio.wait_for``); once Ragas and the judge's client
 are imported, the process may allocate ``memory`` bytes more (``budget.limit_memory``; samples scored at
-once share it, and it is not renewed per sample as the scoring probe's is). A (sample, metric) over
+once share it; it is renewed after each batch document is written, not per sample as the scoring probe's is). A (sample, metric) over
 it is one value, a ``BudgetExceeded`` error ("Ragas did not finish (...)"), marked ``not_replayable``
 with that reason; the other samples and metrics go on. Every HTTP reply of an endpoint judge is
 capped (``reply_cap``: 4 MiB as sent and decompressed) before it reaches Ragas; an attempt over the cap
@@ -64,10 +77,11 @@ import platform
 import sys
 import threading
 import time
+import typing as t
 import warnings
 
 from .. import network_guard
-from ..budget import BUDGET, OverBudget, limit_memory, set_budget
+from ..budget import BUDGET, OverBudget, limit_memory, renew_memory_limit, set_budget
 from ..protocol import (
     EXIT_BAD_REQUEST,
     EXIT_OK,
@@ -106,6 +120,10 @@ def read_request(path: str) -> dict:
     problem = budget_problem(request.get("budget"))
     if problem:
         raise Refused(problem)
+    for key in ("concurrency", "batch_size"):
+        value = request.get(key)
+        if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < 1):
+            raise Refused(f"'{key}' must be a positive integer")
     set_budget(full_budget(request.get("budget")))
     _REQUESTED.clear()
     _REQUESTED.update(_metric_targets(request.get("targets", [])))
@@ -269,57 +287,62 @@ def build_instructor_judge(judge: dict) -> tuple[object, dict]:
 
 # -- scoring -------------------------------------------------------------------------------
 async def score_sample(sample: dict, metrics: list[str], judge, api: str = "legacy") -> dict:
-    out: dict = {"id": sample.get("id"), "metrics": {}}
-    for metric_name in metrics:
-        collections = api == "collections" and _needs_judge(metric_name)
-        target = _first(metric_name, "collections" if collections else "legacy")
-        record: dict = {"target": target.name, "ragas_class": None, "value": None, "calls": []}
-        out["metrics"][metric_name] = record
-        if not all(sample.get(f) is not None for f in target.fields_read):
-            record["value"] = error_record(Refused("the sample lacks " + ", ".join(
-                f for f in target.fields_read if sample.get(f) is None)), "MissingInput")
-            record["skipped"] = True
-            continue
-        started = time.perf_counter()
-        held: dict = {}  # the scoring (recorder.Scoring), set inside the task wait_for runs
-        raised = None
-        stopped: OverBudget | None = None
-        value = None
-        try:
-            value = await asyncio.wait_for(_score(sample, target, collections, judge, record, held),
-                                           timeout=BUDGET["case_seconds"])
-        except OverBudget as exc:  # the judge-call or prompt-size cap (raised past Ragas's retries)
-            stopped = exc
-        except asyncio.TimeoutError:  # noqa: UP041 (not the builtin before Python 3.11)
-            stopped = OverBudget("time")
-        except MemoryError:  # over the memory budget (limit_memory)
-            stopped = OverBudget("memory")
-        except Exception as exc:
-            raised = exc
-            value = error_record(exc)
-        scoring = held.get("scoring")
-        if stopped is not None:  # Ragas did not finish: kept as what it did, not replayed
-            value = stopped.value(scoring.judge_calls if scoring is not None else 0)
-            record["not_replayable"] = f"{value['error']['message']}; this outcome is kept here and not replayed"
-        record["value"] = value
-        record["seconds"] = round(time.perf_counter() - started, 3)
-        if scoring is not None:
-            record["calls"] = [call.to_json() for call in scoring.calls]
-            record["llm_replies"] = sum(len(call.replies) for call in scoring.calls) + len(scoring.stray_replies)
-            record["failed_attempts"] = len(scoring.transport_errors)
-            too_large = bool(scoring.too_large) and isinstance(value, dict) and "error" in value and stopped is None
-            if too_large:  # the judge answered, too much: not a transport failure a rerun would cure
-                record["not_replayable"] = (
-                    f"{scoring.too_large[-1]['message']} ({len(scoring.too_large)} of "
-                    f"{len(scoring.transport_errors)} failed attempts); Ragas then raised "
-                    f"{value['error']['type']}: {str(value['error'].get('message'))[:200]}; this outcome is "
-                    "kept here and not replayed")
-            elif isinstance(value, dict) and scoring.transport_errors and \
-                    value["error"]["type"] == scoring.transport_errors[-1]["type"]:
-                record["transport_error"] = True  # the judge could not be reached: not a verdict
-            if collections and raised is not None and _is_transport_error(raised) and not too_large:
-                record["transport_error"] = True
-    return out
+    """Every requested metric of ``sample``, one after another (``score_metric``)."""
+    return {"id": sample.get("id"),
+            "metrics": {name: await score_metric(sample, name, judge, api) for name in metrics}}
+
+
+async def score_metric(sample: dict, metric_name: str, judge, api: str = "legacy") -> dict:
+    """The record of one (sample, metric): Ragas's value, what it asked the judge, and why it is not
+    replayable when it is not."""
+    collections = api == "collections" and _needs_judge(metric_name)
+    target = _first(metric_name, "collections" if collections else "legacy")
+    record: dict = {"target": target.name, "ragas_class": None, "value": None, "calls": []}
+    if not all(sample.get(f) is not None for f in target.fields_read):
+        record["value"] = error_record(Refused("the sample lacks " + ", ".join(
+            f for f in target.fields_read if sample.get(f) is None)), "MissingInput")
+        record["skipped"] = True
+        return record
+    started = time.perf_counter()
+    held: dict = {}  # the scoring (recorder.Scoring), set inside the task wait_for runs
+    raised = None
+    stopped: OverBudget | None = None
+    value = None
+    try:
+        value = await asyncio.wait_for(_score(sample, target, collections, judge, record, held),
+                                       timeout=BUDGET["case_seconds"])
+    except OverBudget as exc:  # the judge-call or prompt-size cap (raised past Ragas's retries)
+        stopped = exc
+    except asyncio.TimeoutError:  # noqa: UP041 (not the builtin before Python 3.11)
+        stopped = OverBudget("time")
+    except MemoryError:  # over the memory budget (limit_memory)
+        stopped = OverBudget("memory")
+    except Exception as exc:
+        raised = exc
+        value = error_record(exc)
+    scoring = held.get("scoring")
+    if stopped is not None:  # Ragas did not finish: kept as what it did, not replayed
+        value = stopped.value(scoring.judge_calls if scoring is not None else 0)
+        record["not_replayable"] = f"{value['error']['message']}; this outcome is kept here and not replayed"
+    record["value"] = value
+    record["seconds"] = round(time.perf_counter() - started, 3)
+    if scoring is not None:
+        record["calls"] = jsonable([call.to_json() for call in scoring.calls])
+        record["llm_replies"] = sum(len(call.replies) for call in scoring.calls) + len(scoring.stray_replies)
+        record["failed_attempts"] = len(scoring.transport_errors)
+        too_large = bool(scoring.too_large) and isinstance(value, dict) and "error" in value and stopped is None
+        if too_large:  # the judge answered, too much: not a transport failure a rerun would cure
+            record["not_replayable"] = (
+                f"{scoring.too_large[-1]['message']} ({len(scoring.too_large)} of "
+                f"{len(scoring.transport_errors)} failed attempts); Ragas then raised "
+                f"{value['error']['type']}: {str(value['error'].get('message'))[:200]}; this outcome is "
+                "kept here and not replayed")
+        elif isinstance(value, dict) and scoring.transport_errors and \
+                value["error"]["type"] == scoring.transport_errors[-1]["type"]:
+            record["transport_error"] = True  # the judge could not be reached: not a verdict
+        if collections and raised is not None and _is_transport_error(raised) and not too_large:
+            record["transport_error"] = True
+    return record
 
 
 async def _score(sample: dict, target, collections: bool, judge, record: dict, held: dict) -> object:
@@ -355,17 +378,32 @@ def _is_transport_error(exc: BaseException) -> bool:
     return isinstance(exc, (openai.APIConnectionError, openai.APIStatusError))
 
 
-async def score_all(samples: list[dict], metrics: list[str], judge, concurrency: int,
-                    api: str = "legacy") -> list[dict]:
-    gate = asyncio.Semaphore(max(1, concurrency))
+async def score_all(samples: list[dict], metrics: list[str], judge, concurrency: int, api: str = "legacy",
+                    on_sample: t.Callable[[int, dict], None] | None = None) -> list[dict]:
+    """Score every (sample, metric) with ``concurrency`` of them at once, in dataset order (sample-major,
+    the next starting as soon as one ends, as ``evaluate()`` runs its jobs); ``on_sample(index, result)``
+    as each sample's last metric ends. Returns the results of the samples ``on_sample`` was not given (all
+    of them without it), in dataset order."""
+    jobs = ((index, name) for index in range(len(samples)) for name in metrics)
+    results: dict[int, dict] = {}
+    left: dict[int, int] = {}
 
-    async def one(sample: dict) -> dict:
-        async with gate:
-            result = await score_sample(sample, metrics, judge, api)
-            print(f"recorded {sample.get('id')}", file=sys.stderr, flush=True)
-            return result
+    async def worker() -> None:
+        for index, name in jobs:  # one shared iterator: each job is taken by exactly one worker
+            sample = samples[index]
+            if index not in results:
+                results[index] = {"id": sample.get("id"), "metrics": dict.fromkeys(metrics)}
+                left[index] = len(metrics)
+            results[index]["metrics"][name] = await score_metric(sample, name, judge, api)
+            left[index] -= 1
+            if not left[index]:
+                del left[index]
+                print(f"recorded {sample.get('id')}", file=sys.stderr, flush=True)
+                if on_sample is not None:
+                    on_sample(index, results.pop(index))
 
-    return list(await asyncio.gather(*(one(sample) for sample in samples)))
+    await asyncio.gather(*(worker() for _ in range(max(1, min(concurrency, len(samples) * len(metrics) or 1)))))
+    return [results[index] for index in sorted(results)]
 
 
 def write(document: dict, output: str) -> None:
@@ -373,6 +411,32 @@ def write(document: dict, output: str) -> None:
     with open(partial, "w", encoding="utf-8") as handle:
         json.dump(document, handle, ensure_ascii=False, allow_nan=False)
     os.replace(partial, output)
+
+
+class Batches:
+    """The batch documents of one request (``OUTPUT.<k>``): ``add`` a finished sample (by its index in the
+    request), and batch k (samples ``k * size`` up to ``(k + 1) * size``, in dataset order) is written with
+    the document's header as soon as all its samples and every batch before it are done."""
+
+    def __init__(self, document: dict, output: str, size: int, count: int) -> None:
+        self.document, self.output, self.size, self.count = document, output, size, count
+        self.finished: dict[int, dict] = {}
+        self.written = 0
+
+    def add(self, index: int, result: dict) -> None:
+        self.finished[index] = result
+        while True:
+            first = self.written * self.size
+            indices = range(first, min(first + self.size, self.count))
+            if not indices or any(i not in self.finished for i in indices):
+                return
+            self._write([self.finished.pop(i) for i in indices])
+
+    def _write(self, samples: list[dict]) -> None:
+        write({**self.document, "network_attempts": list(self.document["network_attempts"]), "batch": self.written,
+               "samples": samples}, f"{self.output}.{self.written}")
+        self.written += 1
+        renew_memory_limit()  # each batch's samples get the allowance anew (the results written are gone)
 
 
 def exit_with_parent(interval: float = 0.5) -> None:
@@ -447,14 +511,19 @@ def main(argv: list[str]) -> int:
     limit_memory(BUDGET["memory"])  # after the imports: a sample that grows is its own value
     warnings.simplefilter("ignore")  # deprecation chatter; not task-safe to scope per sample
     api = (request.get("judge") or {}).get("api") or "legacy"
-    document["samples"] = asyncio.run(score_all(request["samples"], metrics, judge,
-                                                int(request.get("concurrency") or 1), api))
-    for sample in document["samples"]:
-        for record in sample["metrics"].values():
-            record["calls"] = jsonable(record["calls"])
-    write(document, request["output"])
+    samples = request["samples"]
+    batches = Batches(document, request["output"], int(request.get("batch_size") or len(samples) or 1), len(samples))
+    asyncio.run(score_all(samples, metrics, judge, int(request.get("concurrency") or 1), api,
+                          on_sample=batches.add))
+    write({**document, "batches": batches.written}, request["output"])
     return EXIT_OK
 
 
 if __name__ == "__main__":
-    sys.exit(main(sys.argv))
+    exit_code = main(sys.argv)
+    if sys.getprofile() is None and sys.gettrace() is None:  # not under a profiler or coverage
+        # the output is written: skip the interpreter's teardown with Ragas loaded (as the scoring probe)
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(exit_code)
+    sys.exit(exit_code)

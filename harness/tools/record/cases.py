@@ -258,17 +258,26 @@ def _faithfulness(calls: list[dict], out: dict[str, Any]) -> str | None:
     return None
 
 
-def _refused_by_loader(case: dict[str, Any], key: str, out: dict[str, Any]) -> str | None:
-    """Why the case loader refuses ``verdicts[key]`` (with its raw replies) in ``case`` (None: it accepts)."""
-    probe = {**case, "verdicts": {key: out["verdicts"][key]}}
-    if key in out["judge_replies"]:
-        probe["judge_replies"] = {key: out["judge_replies"][key]}
-    try:
-        parse_suite_text(json.dumps({"schema_version": 1, "suite": "recording-check", "cases": [probe]},
-                                    ensure_ascii=False), source="recording")  # as `run` reads it
-    except HarnessInputError as exc:
-        return "; ".join(exc.problems)[:2000]
-    return None
+def _refused_by_loader(case: dict[str, Any], keys: list[str], out: dict[str, Any]) -> dict[str, str]:
+    """Why the case loader refuses ``verdicts[key]`` (with its raw replies) in ``case``, for each of ``keys``
+    it refuses (as `run` reads it). The keys are checked together first (one validation per case: all
+    accepted is the usual outcome), then one by one only when that fails."""
+    def problem(checked: list[str]) -> str | None:
+        probe = {**case, "verdicts": {key: out["verdicts"][key] for key in checked}}
+        replies = {key: out["judge_replies"][key] for key in checked if key in out["judge_replies"]}
+        if replies:
+            probe["judge_replies"] = replies
+        try:
+            parse_suite_text(json.dumps({"schema_version": 1, "suite": "recording-check", "cases": [probe]},
+                                        ensure_ascii=False), source="recording")
+        except HarnessInputError as exc:
+            return "; ".join(exc.problems)[:2000]
+        return None
+
+    if not keys or (len(keys) > 1 and problem(keys) is None):
+        return {}
+    found = {key: problem([key]) for key in keys}
+    return {key: why for key, why in found.items() if why is not None}
 
 
 FIX_KIND = "fix_output_format"
@@ -322,6 +331,7 @@ def build_case(sample: Sample, result: dict[str, Any]) -> Built:
                            "recording": {"dataset_row": sample.row, "live": {}, "replies": {},
                                          "not_replayable": {}, "not_frozen": {}, "unjudged": {},
                                          "raised": {}}}
+    judged: list[tuple[str, Any, list[dict[str, Any]], str | None]] = []  # (metric, target, calls, problem)
     for metric, record in (result.get("metrics") or {}).items():
         if record.get("skipped"):
             continue
@@ -357,13 +367,15 @@ def build_case(sample: Sample, result: dict[str, Any]) -> Built:
             problem = _context_recall(calls, out)
         elif metric == "faithfulness":
             problem = _faithfulness(calls, out)
-        if problem is None and metric in out["verdicts"]:
-            refused = _refused_by_loader(case, metric, out)
-            if refused is not None:
-                problem = UNSTORABLE.format(error=refused)
-                for key in ("verdicts", "judge_replies"):
-                    out[key].pop(metric, None)
-                out["recording"]["unjudged"].pop(metric, None)
+        judged.append((metric, target, calls, problem))
+    refused = _refused_by_loader(case, [metric for metric, _, _, problem in judged
+                                        if problem is None and metric in out["verdicts"]], out)
+    for metric, target, calls, problem in judged:
+        if metric in refused:
+            problem = UNSTORABLE.format(error=refused[metric])
+            for key in ("verdicts", "judge_replies"):
+                out[key].pop(metric, None)
+            out["recording"]["unjudged"].pop(metric, None)
         if problem is None and metric in out["verdicts"] and metric not in out["judge_replies"]:
             script = call_for_call(metric, "collections" if str(target).startswith("collections:") else "legacy",
                                    contexts, calls)

@@ -8,13 +8,14 @@ The steps:
 3. resume: an existing output file from the same recording (same dataset bytes, metrics and judge:
    ``fingerprint``) keeps its cases, and only the samples it lacks are scored; a file from another
    recording is refused;
-4. score the samples in batches, each batch one recording-probe subprocess
-   (``harness/probe/record/``: Ragas, the judge and the network guard live there), up to
-   ``concurrency`` samples at once inside it (default: the installed Ragas's ``RunConfig.max_workers``,
-   the jobs its ``evaluate()`` runs at once); after each batch the case file is rewritten atomically
-   (temporary file, fsync, rename) with every case recorded so far in dataset order, so an interruption
-   loses at most the batch in flight and a rerun continues where it stopped; the file of an
-   interrupted-then-resumed recording equals that of an uninterrupted one;
+4. score the samples in one recording-probe subprocess (``harness/probe/record/``: Ragas, the judge
+   and the network guard live there; ``probe_stream.RecordingProbe``), ``concurrency`` (sample, metric)
+   scorings at once inside it (default: the installed Ragas's ``RunConfig.max_workers``, the jobs its
+   ``evaluate()`` runs at once), the next starting as soon as one ends; the probe hands over the
+   finished samples in batches of ``batch_size``, and after each batch the case file is rewritten
+   atomically (temporary file, fsync, rename) with every case recorded so far in dataset order, so an
+   interruption loses at most the samples not yet in a batch and a rerun continues where it stopped;
+   the file of an interrupted-then-resumed recording equals that of an uninterrupted one;
 5. a sample whose judge could not be reached (after Ragas's own retries) is not written: it is
    counted and recorded on the next run.
 
@@ -41,10 +42,11 @@ from typing import Any
 import ragas_compat
 from ragas_compat import http_client
 from ragas_compat.cases import parse_suite_text
+from ragas_compat.cases.loader import check_case_count
 from ragas_compat.errors import HarnessInputError, RagasUnavailable
 from ragas_compat.input_limits import Limits, decode_utf8, loads_json, read_bytes, size_text
 from ragas_compat.metrics.registry import metric as metric_spec
-from ragas_compat.probe.protocol import ENTRY_RECORD, Budget, probe_command
+from ragas_compat.probe.protocol import Budget
 from ragas_compat.runner import case_budget, check_timeout, resolve_executable, run_in_own_group, set_case_budget
 from ragas_compat.tools.record.cases import (
     LLM_METRICS,
@@ -55,6 +57,7 @@ from ragas_compat.tools.record.cases import (
 )
 from ragas_compat.tools.record.concurrency import ragas_max_workers
 from ragas_compat.tools.record.dataset import Dataset, read_dataset
+from ragas_compat.tools.record.probe_stream import RecordingProbe, probe_env
 from ragas_compat.tools.record.secrets import redacted, secret_values
 from ragas_compat.write_preflight import check_output_file
 
@@ -189,7 +192,7 @@ def check_judge_settings(judge: Judge, *, python: str, timeout: float) -> None:
         (Path(tmp) / "judge.json").write_text(json.dumps(request, ensure_ascii=False), encoding="utf-8")
         try:
             proc = run_in_own_group([executable, str(JUDGE_CHECK_SCRIPT), str(Path(tmp) / "judge.json")],
-                                    timeout=min(timeout, JUDGE_CHECK_TIMEOUT), cwd=tmp, env=_probe_env(), folder=tmp)
+                                    timeout=min(timeout, JUDGE_CHECK_TIMEOUT), cwd=tmp, env=probe_env(), folder=tmp)
         except OSError as exc:
             raise RagasUnavailable(f"cannot start {python} to check the judge's settings: {exc}") from None
     if proc.stopped:
@@ -337,56 +340,6 @@ class RecordResult:
     warnings: list[str] = field(default_factory=list)  # the file's warnings (identical prompts, other verdicts)
 
 
-def _probe_env() -> dict[str, str]:
-    env = dict(os.environ)
-    env["RAGAS_DO_NOT_TRACK"] = "true"
-    env.pop("PYTHONHOME", None)
-    if env.get("PYTHONPATH"):
-        env["PYTHONPATH"] = os.pathsep.join(os.path.abspath(p) for p in env["PYTHONPATH"].split(os.pathsep) if p)
-    return env
-
-
-def run_batch(samples: list[dict[str, Any]], metrics: tuple[str, ...], judge: Judge | None, *, python: str,
-              concurrency: int, timeout: float, budget: Budget | None = None) -> dict[str, Any]:
-    """One recording-probe subprocess on ``samples``; its output document (``budget``: per (sample,
-    metric), default ``record_budget()``)."""
-    executable = resolve_executable(python)
-    with tempfile.TemporaryDirectory(prefix="ragas-compat-record-", ignore_cleanup_errors=True) as tmp:
-        output = Path(tmp) / "result.json"
-        request = {"samples": samples, "metrics": list(metrics),
-                   "targets": [target for name in metrics for target in metric_spec(name).probe_targets()],
-                   "judge": None if judge is None else judge.request(),
-                   "allow": [list(a) for a in (judge.allow if judge else ())], "sys_path": [os.getcwd()],
-                   "concurrency": concurrency, "budget": budget or record_budget(), "output": str(output)}
-        (Path(tmp) / "request.json").write_text(json.dumps(request, ensure_ascii=False), encoding="utf-8")
-        try:
-            proc = run_in_own_group(probe_command(executable, ENTRY_RECORD, str(Path(tmp) / "request.json")),
-                                    timeout=timeout, cwd=tmp, env=_probe_env(), folder=tmp)
-        except OSError as exc:
-            raise RagasUnavailable(f"cannot start the recording probe with {python}: {exc}") from None
-        if proc.stopped:
-            raise KeyboardInterrupt()
-        if proc.timed_out:
-            raise RagasUnavailable(f"the recording probe timed out after {timeout:g} s (a batch of "
-                                   f"{len(samples)} samples; earlier batches are saved)")
-        refused = [line.removeprefix("record error: ") for line in proc.stderr.splitlines()
-                   if line.startswith("record error: ")]
-        if proc.returncode == 2 and refused:
-            raise HarnessInputError(refused[-1], field="--llm")
-        document = None
-        if output.exists():
-            try:
-                document = json.loads(output.read_text(encoding="utf-8"))
-            except (OSError, ValueError):
-                document = None
-        if proc.returncode == 3 and document:
-            raise RagasUnavailable(f"Ragas could not be imported: {document['ragas'].get('import_error')}")
-        if proc.returncode != 0 or not isinstance(document, dict):
-            tail = proc.stderr.strip()[-2000:] or "(no stderr)"
-            raise RagasUnavailable(f"the recording probe failed (exit {proc.returncode}): {tail}")
-        return document
-
-
 def _sample_request(sample: Any) -> dict[str, Any]:
     return {"id": sample.id, **sample.fields}
 
@@ -428,23 +381,32 @@ def record(dataset_path: Path, out: Path, *, judge: Judge | None, metrics: list[
     order = {s.id: s.row for s in dataset.samples}
     if concurrency is None and todo:
         concurrency = ragas_max_workers(python).value
-    for first in range(0, len(todo), batch_size):
-        batch = todo[first:first + batch_size]
-        document = run_batch([_sample_request(s) for s in batch], chosen, judge, python=python,
-                             concurrency=concurrency, timeout=timeout, budget=budget)
+    budget = budget or record_budget()
+    by_id = {s.id: s for s in todo}
+    seen: set[str] = set()
+    blocked_keys = {(b.get("call"), b.get("address")) for b in blocked}
+    checked: dict[str, int] = {}  # the cases a write of this run validated (_write)
+
+    def take(document: dict[str, Any], batch: list[Any]) -> None:
+        """One batch of the probe: its cases built, the provenance updated, the file rewritten."""
+        nonlocal scored, attempts_failed
         results = {r.get("id"): r for r in document.get("samples", [])}
         attempts_failed += sum(int(m.get("failed_attempts") or 0) for r in results.values()
-                               for m in (r.get("metrics") or {}).values())
+                               for m in (r.get("metrics") or {}).values() if isinstance(m, dict))
         for sample in batch:
-            built = build_case(sample, results.get(sample.id, {"metrics": {}}))
-            if built.case is None:
+            result = results.get(sample.id)
+            built = build_case(sample, result) if result is not None else None
+            if built is None:
+                failed.append(f"{sample.id}: the recording probe gave no result for it; rerun to record it")
+            elif built.case is None:
                 failed.append(f"{sample.id}: {built.failure}")
             else:
                 done[sample.id] = built.case
             scored += 1
         for attempt in document.get("network_attempts", []):
             entry = {"call": attempt.get("call"), "address": attempt.get("address")}
-            if entry not in blocked:
+            if (entry["call"], entry["address"]) not in blocked_keys:
+                blocked_keys.add((entry["call"], entry["address"]))
                 blocked.append(entry)
         if not recording.get("recorded_at"):
             recording["recorded_at"] = _recording_date()
@@ -460,16 +422,31 @@ def record(dataset_path: Path, out: Path, *, judge: Judge | None, metrics: list[
             "fingerprint": print_,
             "network": {"allowed": [f"{h}:{p}" for h, p in (judge.allow if judge else ())], "blocked": blocked},
         })
-        if done:
-            _write(out, done, order, recording, dataset, suite, complete=False)
+        if done and len(seen) < len(todo):  # the last batch is written once, below, with "complete"
+            _write(out, done, order, recording, dataset, suite, complete=False, checked=checked)
         if progress:
             progress(Progress(scored, len(todo), len(failed), time.perf_counter() - started))
+
+    if todo:  # one recording probe for every sample, read batch by batch (probe_stream)
+        with RecordingProbe([_sample_request(s) for s in todo], chosen, judge, python=python,
+                            concurrency=concurrency or 1, batch_size=batch_size, timeout=timeout,
+                            budget=budget) as probe:
+            last: dict[str, Any] = {}
+            for document in probe.batches():
+                ids = [r.get("id") for r in document.get("samples", []) if r.get("id") in by_id]
+                batch = [by_id[i] for i in ids if i not in seen]
+                seen.update(ids)
+                take(document, batch)
+                last = document
+        missing = [s for s in todo if s.id not in seen]
+        if missing:  # the probe ended without them (it never does when it exits 0)
+            take({**last, "samples": []}, missing)
     complete = not failed and len(done) >= len(dataset.samples) and all(s.id in done for s in dataset.samples)
     if done:
         if not recording.get("recorded_at"):
             recording["recorded_at"] = _recording_date()
         recording.setdefault("fingerprint", print_)
-        _write(out, done, order, recording, dataset, suite, complete=complete)
+        _write(out, done, order, recording, dataset, suite, complete=complete, checked=checked)
     return RecordResult(out, len(done), scored, failed, time.perf_counter() - started, complete, model_note,
                         len(blocked), attempts_failed, repeated_prompt_warnings(list(done.values())))
 
@@ -483,7 +460,11 @@ def _ragas_class(document: dict[str, Any], metric: str) -> str | None:
 
 
 def _write(out: Path, done: dict[str, dict[str, Any]], order: dict[str, int], recording: dict[str, Any],
-           dataset: Dataset, suite: str | None, *, complete: bool) -> None:
+           dataset: Dataset, suite: str | None, *, complete: bool, checked: dict[str, int] | None = None) -> None:
+    """Write the case file of ``done`` atomically, never one `run` would refuse. ``checked`` (case id ->
+    ``id()`` of the case object) names the cases an earlier write of this run validated: only the others
+    are validated again, with the header (the file's size, case count and ids are checked whole), so a
+    recording rewritten after each batch validates each case once; without it the whole file is."""
     cases = sorted(done.values(), key=lambda c: order.get(c["id"], 1 << 30))
     document = {
         "schema_version": 1,
@@ -497,12 +478,21 @@ def _write(out: Path, done: dict[str, dict[str, Any]], order: dict[str, int], re
     if warnings:
         document["warnings"] = warnings
     text = json.dumps(document, indent=1, ensure_ascii=False, allow_nan=False) + "\n"
-    limit = Limits.current().max_input_bytes
+    limits = Limits.current()
     size = len(text.encode("utf-8"))
-    if size > limit:  # `run` would refuse it: keep the file as it was
+    if size > limits.max_input_bytes:  # `run` would refuse it: keep the file as it was
         raise HarnessInputError(f"--out {out.name}: the case file would be {size_text(size)}, over the input limit of "
-                                f"{size_text(limit)} that `run` reads ({len(cases)} cases); the file was left as it "
-                                "was; record fewer samples (--limit) or raise RAGAS_COMPAT_MAX_INPUT_BYTES",
-                                field="--out")
-    parse_suite_text(text, source=out.name)  # never write a file `run` would refuse
+                                f"{size_text(limits.max_input_bytes)} that `run` reads ({len(cases)} cases); the file "
+                                "was left as it was; record fewer samples (--limit) or raise "
+                                "RAGAS_COMPAT_MAX_INPUT_BYTES", field="--out")
+    if checked is None:
+        parse_suite_text(text, source=out.name)  # never write a file `run` would refuse
+    else:
+        check_case_count(len(cases), out.name, limits)
+        if len({case["id"] for case in cases}) != len(cases):
+            raise HarnessInputError(f"--out {out.name}: two cases share an id; nothing was written", field="--out")
+        fresh = [case for case in cases if checked.get(case["id"]) != id(case)]
+        parse_suite_text(json.dumps({**document, "cases": fresh or cases[:1]}, ensure_ascii=False, allow_nan=False),
+                         source=out.name)
+        checked.update((case["id"], id(case)) for case in fresh)
     write_atomically(out, text)
