@@ -22,7 +22,7 @@ from ragas_compat.compare.reference_book import ReferenceBook
 from ragas_compat.errors import HarnessInputError, RagasUnavailable
 from ragas_compat.input_limits import MAX_CASES_ENV, STDIN, STDIN_SOURCE, Limits
 from ragas_compat.metrics.oracles import oracle_status
-from ragas_compat.metrics.registry import metric
+from ragas_compat.metrics.registry import all_metrics, configured_specs, metric
 from ragas_compat.pin import RagasSource, load_pin
 from ragas_compat.report.atomic import write_reports_atomically
 from ragas_compat.report.golden import write_golden_files
@@ -106,6 +106,30 @@ def network_provenance(output: dict[str, Any]) -> dict[str, Any]:
     return {"network": (f"telemetry off (RAGAS_DO_NOT_TRACK={output.get('telemetry', {}).get('RAGAS_DO_NOT_TRACK')}); "
                         f"{len(attempts)} connection attempts blocked"),
             "network_attempts": attempts}
+
+
+def may_score_a_row(suite: Suite, metrics: Collection[str] | None = None) -> bool:
+    """Could the probe score any (case, Ragas target) row of ``suite`` (only ``metrics``' targets when
+    given)? The probe scores a target only on a case holding every input the target requires, and a
+    target requires its metric's ``requires`` (``MetricSpec.probe_targets``): so False, no metric with a
+    Ragas target (built in or configured by the case) applies to any case, means the probe would score
+    nothing, known before one is started. True promises no row (a class the running Ragas lacks, or a
+    built-in target every case replaced, shows only in the probe's output)."""
+    for case in suite.cases:
+        configured = [spec for config in case.targets for spec in configured_specs(config)]
+        for spec in (*all_metrics(), *configured):
+            if spec.ragas_targets and (metrics is None or spec.name in metrics) and spec.applies_to(case):
+                return True
+    return False
+
+
+def no_row_message(suite: Suite, metrics: Collection[str] | None = None) -> str:
+    """Why a suite of which ``may_score_a_row`` is False is refused, before Ragas is run (``run``, the
+    pytest plugin)."""
+    return (f"no (case, Ragas target) row can be scored for suite {suite.name!r} ({len(suite.cases)} case(s)"
+            f"{', metrics ' + ', '.join(metrics) if metrics else ''}): no Ragas class applies to these inputs "
+            "(no case holds every input a selected metric with a Ragas target requires), so nothing would be "
+            "checked; Ragas was not run")
 
 
 def targets_of(metrics: Collection[str] | None) -> list[str] | None:

@@ -169,11 +169,19 @@ class RagasCompatFile(pytest.File):
     """A case file listed in ``ragas_compat_cases``: one item per (case, Ragas target)."""
 
     def collect(self):
+        from ragas_compat.pipeline import may_score_a_row, no_row_message
+
         cache = self.config.stash.setdefault(_CACHE_KEY, {})
         python = self.config.getoption(PYTHON_OPTION) or sys.executable
         expectations = _configured(self.config).get(Path(self.path).resolve())
         self.config.stash.setdefault(_COLLECTED_KEY, set()).add(Path(self.path).resolve())
-        audit = RagasCompat(python, Path(self.path).parent, cache).audit(Path(self.path), expectations)
+        checker = RagasCompat(python, Path(self.path).parent, cache)
+        paths, suite, loaded = checker._loaded(Path(self.path), expectations)
+        if not may_score_a_row(suite):  # known before a probe is started
+            yield RagasCompatGate.from_parent(self, name="no-rows", reason=f"{self.path} yields no items: "
+                                              + no_row_message(suite))
+            return
+        audit = checker._audited(paths, suite, loaded, timeout=600.0)
         if not audit.rows:
             yield RagasCompatGate.from_parent(self, name="no-rows", reason=(
                 f"{self.path} yields no items: no (case, Ragas target) row was scored, so nothing was checked"))
@@ -273,10 +281,13 @@ class RagasCompat:
         is one). Both are ``ragas_compat.errors.HarnessError``s, whose ``exit_code`` is what
         ``ragas-compat run`` exits with for them.
         """
-        from ragas_compat.compare.audit import build_audit
+        return self._audited(*self._loaded(cases, expectations), timeout=timeout)
+
+    def _loaded(self, cases: str | Path | list[str | Path],
+                expectations: str | Path | None) -> tuple[list[Path], Any, Any]:
+        """The case files' paths, their suite and the expectations, read and checked (no probe yet)."""
         from ragas_compat.errors import HarnessInputError
-        from ragas_compat.pin import resolve_ragas_source
-        from ragas_compat.pipeline import load_run_expectations, load_suite, provenance, run_audit
+        from ragas_compat.pipeline import load_run_expectations, load_suite
 
         case_files = [cases] if isinstance(cases, (str, Path)) else list(cases)
         paths = [self._path(p) for p in case_files]
@@ -285,7 +296,13 @@ class RagasCompat:
         if expectations_path is not None and not expectations_path.exists():
             raise HarnessInputError(f"expectations file {expectations_path} does not exist",
                                     field="expectations", value=str(expectations_path))
-        loaded = load_run_expectations(expectations_path)  # a file's source is its name
+        return paths, suite, load_run_expectations(expectations_path)  # a file's source is its name
+
+    def _audited(self, paths: list[Path], suite: Any, loaded: Any, *, timeout: float) -> Audit:
+        from ragas_compat.compare.audit import build_audit
+        from ragas_compat.pin import resolve_ragas_source
+        from ragas_compat.pipeline import provenance, run_audit
+
         key = (self.python, tuple((str(p.resolve()), hashlib.sha256(p.read_bytes()).hexdigest()) for p in paths))
         if key in self._probe_cache:  # same Ragas, same cases: classify the cached probe output anew
             source, probe = self._probe_cache[key]
@@ -301,9 +318,13 @@ class RagasCompat:
         ``"none"``, or kinds such as ``"divergence,error"``); the AssertionError lists each finding."""
         __tracebackhide__ = True
         from ragas_compat.compare.verdict import failing, parse_fail_on
+        from ragas_compat.pipeline import may_score_a_row, no_row_message
 
         kinds = parse_fail_on(fail_on)
-        audit = self.audit(cases, expectations, timeout=timeout)
+        paths, suite, loaded = self._loaded(cases, expectations)
+        if not may_score_a_row(suite):  # known before a probe is started
+            raise AssertionError(f"ragas-compat: suite {suite.name!r} ({suite.source}): {no_row_message(suite)}")
+        audit = self._audited(paths, suite, loaded, timeout=timeout)
         if not audit.rows:
             raise AssertionError(f"ragas-compat: suite {audit.suite.name!r} ({audit.suite.source}): no (case, Ragas "
                                  "target) row was scored, so nothing was checked")

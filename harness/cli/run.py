@@ -4,7 +4,8 @@
 ``--fail-on`` kind; 1 drift (``ragas_compat.compare.verdict``: a row no rule explains, a divergence or
 an error no rule explains, a value out of range, a problem in the expectations file, a row the
 harness could not score); 2 bad input or usage (also a suite of which no row was scored: nothing
-would be checked); 3 Ragas could not be run at all; 4 internal error (``ragas_compat.cli.common``).
+would be checked; refused before Ragas runs when no metric with a Ragas target applies to any case);
+3 Ragas could not be run at all; 4 internal error (``ragas_compat.cli.common``).
 """
 
 from __future__ import annotations
@@ -55,7 +56,16 @@ from ragas_compat.errors import HarnessInputError
 from ragas_compat.metrics.names import short_label
 from ragas_compat.metrics.registry import metric
 from ragas_compat.pin import resolve_ragas_source
-from ragas_compat.pipeline import DEFAULT_OUT, REPORT_FILES, load_run_expectations, load_suite, run_audit, write_reports
+from ragas_compat.pipeline import (
+    DEFAULT_OUT,
+    REPORT_FILES,
+    load_run_expectations,
+    load_suite,
+    may_score_a_row,
+    no_row_message,
+    run_audit,
+    write_reports,
+)
 from ragas_compat.report.atomic import check_writable
 from ragas_compat.report.markdown.findings import findings_markdown
 from ragas_compat.report.markdown.table import markdown_table
@@ -223,6 +233,8 @@ def run(
             raise HarnessInputError("--golden with --shard: a shard writes shard.json, not reports; give --golden "
                                     "to `ragas-compat merge`", field="--golden")
         suite = load_suite(list(cases or []))
+        if part is None and not may_score_a_row(suite, selected or None):
+            raise HarnessInputError(no_row_message(suite, selected) + "; no report written", field="--cases")
         loaded_expectations = load_run_expectations(expectations)
         check_writable(out, (shards.SHARD_FILE,) if part else REPORT_FILES)
         source = resolve_ragas_source(python=python, checkout=ragas_checkout, git_url=ragas_git,
