@@ -5,6 +5,7 @@ Importing Ragas is most of a small audit's time. For ``ragas-compat run`` on the
 with the ``--python`` and ``--timeout`` the command line names, and imports Ragas while the harness
 loads, parses the options and reads the cases; ``run`` takes it (``ragas_compat.runner.take_early_probe``)
 when its options agree, and closes it otherwise. The guess only saves time: it never changes what runs.
+``ragas-compat record`` starts its recording probe the same way (``tools.record.probe_stream.start_early``).
 
 When the command has finished (its reports written, its output flushed, the exit handlers run), the
 process ends at once (``exit_now``) instead of tearing the interpreter down: with pandas, scipy and nltk
@@ -85,6 +86,10 @@ def main() -> None:  # pragma: no cover - the console entry; tests call the app
     options = early_probe_options(sys.argv[1:])
     if options is not None:
         start_early_probe(**options)
+    elif sys.argv[1:2] == ["record"]:  # its recording probe imports Ragas while the command line loads
+        from ragas_compat.tools.record.probe_stream import start_early
+
+        start_early(sys.argv[2:])
     from ragas_compat.cli.app import app
 
     try:

@@ -270,12 +270,14 @@ def test_a_recording_killed_with_sigkill_resumes_to_the_same_file(recorded, serv
             probes = _children(proc.pid)  # the recording probe (one for every batch)
             time.sleep(0.02)
         assert out.exists() and proc.poll() is None and probes, "no batch was in flight"
+        folders = [Path(os.readlink(f"/proc/{pid}/cwd")) for pid in probes]  # the probe's temporary folder
         proc.kill()
         proc.wait(timeout=30)
         deadline = time.monotonic() + 60
         while any(_alive(p) for p in probes) and time.monotonic() < deadline:
             time.sleep(0.1)
         assert not any(_alive(p) for p in probes), "the orphaned recording probe went on"
+        assert folders and not any(f.exists() for f in folders), "the orphaned probe left its folder"
     finally:
         if proc.poll() is None:
             proc.kill()

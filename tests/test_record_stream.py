@@ -22,7 +22,8 @@ import pytest
 
 from ragas_compat.errors import HarnessInputError, RagasUnavailable
 from ragas_compat.probe.record import __main__ as record_probe
-from ragas_compat.tools.record.probe_stream import RecordingProbe
+from ragas_compat.tools.record import probe_stream
+from ragas_compat.tools.record.probe_stream import RecordingProbe, early_options
 
 BUDGET = {"judge_calls": 5, "judge_chars": 1000, "case_seconds": 10.0, "memory": None}
 
@@ -103,6 +104,10 @@ STAND_IN = """\
 # a stand-in recording probe: reads the request (the last argument) and acts as MODE says
 import json, os, sys, time
 request = json.load(open(sys.argv[-1], encoding="utf-8"))
+if request.get("early"):  # started before the command line was read: wait for the request
+    while not os.path.exists(request["request"]):
+        time.sleep(0.01)
+    request = json.load(open(request["request"], encoding="utf-8"))
 out, mode = request["output"], {mode!r}
 header = {{"ragas": {{"version": "0.0.test"}}, "network_attempts": []}}
 def write(document, path):
@@ -177,3 +182,34 @@ def test_a_batch_over_the_timeout_stops_the_probe_and_its_group(tmp_path, mode):
     with pytest.raises(ProcessLookupError):
         os.kill(probe.process.proc.pid, 0)  # killed and reaped
     assert not folder.exists()
+
+
+# --------------------------------------------------------------------------- early start
+def test_early_options_are_what_the_command_line_gives_the_probe():
+    cwd = os.getcwd()
+    assert early_options(["d.jsonl", "--openai-base-url", "https://Judge.example:8443/v1", "--model", "m",
+                          "--allow-endpoint", "127.0.0.1:9", "--allow-endpoint=http://localhost"]) == {
+        "python": sys.executable, "allow": [["judge.example", 8443], ["127.0.0.1", 9], ["localhost", 80]],
+        "sys_path": [cwd]}
+    assert early_options(["d.jsonl", "--llm", "m:f", "--python", "/x/python"]) == {
+        "python": "/x/python", "allow": [], "sys_path": [cwd]}
+    assert early_options(["d.jsonl", "--openai-base-url", "judge:80"]) is None  # the command refuses it
+    assert early_options(["--help"]) is None
+
+
+@pytest.mark.parametrize("taken", [True, False])
+def test_an_early_probe_is_taken_only_when_it_was_started_for_the_same_request(tmp_path, monkeypatch, taken):
+    """An early probe started for the command line is the probe of the run when its interpreter, endpoints
+    and import path are those of the request; otherwise it is closed (killed, its folder removed) and a
+    probe of its own started: the guess never changes what records."""
+    monkeypatch.setattr(probe_stream, "_EARLY", [])
+    python = _stand_in(tmp_path, "ok")
+    probe_stream.start_early(["d.jsonl", "--python", python, *([] if taken else ["--allow-endpoint", "127.0.0.1:9"])])
+    (early,) = probe_stream._EARLY
+    early_process, early_folder = early.process, early.folder
+    with _probe(tmp_path, "ok") as probe:  # no judge: no endpoints
+        assert (probe.process is early_process) is taken
+        got = [[s["id"] for s in document["samples"]] for document in probe.batches()]
+    assert got == [["s0", "s1"], ["s2", "s3"], ["s4"]]
+    assert probe_stream._EARLY == [] and early.process is None and not early_folder.exists()
+    assert early_process.proc is not None and early_process.proc.returncode is not None  # ended and reaped

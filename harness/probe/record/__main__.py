@@ -71,9 +71,11 @@ os.environ["RAGAS_DO_NOT_TRACK"] = "true"  # before anything can import Ragas
 
 import asyncio
 import faulthandler
+import gc
 import importlib
 import json
 import platform
+import shutil
 import sys
 import threading
 import time
@@ -439,30 +441,63 @@ class Batches:
         renew_memory_limit()  # each batch's samples get the allowance anew (the results written are gone)
 
 
-def exit_with_parent(interval: float = 0.5) -> None:
+def exit_with_parent(interval: float = 0.5, folder: str | None = None) -> None:
     """End this process when the command that started it is gone (killed with SIGKILL, say): an
-    orphaned recording would go on asking (and paying) the judge for a file nobody writes."""
+    orphaned recording would go on asking (and paying) the judge for a file nobody writes. ``folder``
+    (the host's temporary folder of this probe, ``ragas-compat-record-*``) is removed first: the host
+    that would have removed it is gone."""
     parent = os.getppid()
 
     def watch() -> None:
         while True:
             time.sleep(interval)
             if os.getppid() != parent:
+                if folder and os.path.basename(folder).startswith("ragas-compat-record-"):
+                    shutil.rmtree(folder, ignore_errors=True)
                 os._exit(EXIT_BAD_REQUEST)
 
     threading.Thread(target=watch, name="exit-with-parent", daemon=True).start()
 
 
+def _read_json(path: str) -> dict:
+    try:
+        with open(path, encoding="utf-8") as handle:
+            document = json.load(handle)
+    except (OSError, ValueError) as exc:
+        raise Refused(f"cannot read request {path}: {exc}") from None
+    if not isinstance(document, dict):
+        raise Refused("request must be an object")
+    return document
+
+
+def _allowed(start: dict) -> list[tuple[str, int]]:
+    return [(str(h), int(p)) for h, p in start.get("allow") or []]
+
+
+def wait_for_request(path: str) -> None:
+    """Wait until the host writes the request (it renames it into place whole); the watch thread of
+    ``exit_with_parent`` ends the process when the host is gone."""
+    pause = 0.001
+    while not os.path.exists(path):
+        time.sleep(pause)
+        pause = min(pause * 2, 0.02)
+
+
 def main(argv: list[str]) -> int:
+    """``REQUEST.json`` is the request, or an early start (``{"early": true, "allow", "sys_path",
+    "request": PATH}``, written by the host before it has read its command line through): the guard is
+    installed and Ragas imported at once, then the request is awaited at PATH and must name the same
+    endpoints and import path (else it is refused, exit 2)."""
     faulthandler.enable()
-    exit_with_parent()
+    exit_with_parent(folder=os.path.dirname(os.path.abspath(argv[1])) if len(argv) == 2 else None)
     if len(argv) != 2:
         print("record error: usage: ragas_compat_probe.record REQUEST.json", file=sys.stderr)
         return EXIT_BAD_REQUEST
     attempts: list[dict] = []
     try:
-        request = read_request(argv[1])
-        allow = [(str(h), int(p)) for h, p in request.get("allow") or []]
+        start = _read_json(argv[1])
+        request = None if start.get("early") is True else read_request(argv[1])
+        allow = _allowed(start)
     except (Refused, TypeError, ValueError) as exc:
         print(f"record error: {exc}", file=sys.stderr)
         return EXIT_BAD_REQUEST
@@ -471,7 +506,7 @@ def main(argv: list[str]) -> int:
         for name in ("NO_PROXY", "no_proxy"):
             os.environ[name] = ",".join(filter(None, [os.environ.get(name), hosts]))
     network_guard.install(attempts, allow)
-    for entry in reversed(request.get("sys_path") or []):
+    for entry in reversed(start.get("sys_path") or []):
         sys.path.insert(0, str(entry))
     document: dict = {
         "record_format": RECORD_FORMAT,
@@ -488,9 +523,24 @@ def main(argv: list[str]) -> int:
         import ragas.metrics
     except Exception as exc:
         document["ragas"]["import_error"] = f"{type(exc).__name__}: {exc}"
+    else:
+        document["ragas"]["version"] = getattr(ragas, "__version__", None)
+        # what the import built lives as long as the process: keep the cyclic collector off it
+        gc.collect()
+        gc.freeze()
+    if request is None:
+        try:
+            wait_for_request(str(start.get("request")))
+            request = read_request(str(start["request"]))
+            if _allowed(request) != allow or (request.get("sys_path") or []) != (start.get("sys_path") or []):
+                raise Refused("the request names other endpoints or another import path than the probe was "
+                              "started with")
+        except (Refused, TypeError, ValueError) as exc:
+            print(f"record error: {exc}", file=sys.stderr)
+            return EXIT_BAD_REQUEST
+    if document["ragas"]["import_error"] is not None:
         write(document, request["output"])
         return EXIT_RAGAS_IMPORT
-    document["ragas"]["version"] = getattr(ragas, "__version__", None)
     metrics = [str(m) for m in request.get("metrics") or []]
     try:
         for name in metrics:
