@@ -206,7 +206,19 @@ def test_a_replay_that_differs_from_the_live_score_is_a_finding(recorded, tmp_pa
 
 # --------------------------------------------------------------------------- resumable, atomic
 
-def test_interrupted_recording_resumes_to_the_same_file(recorded, server, tmp_path):
+@pytest.fixture
+def slow_second_batch(server):
+    """The SLOW row (row 8, in the second batch of 6) answered after 6 s while a test interrupts a run, so
+    the run is still going when its first batch is written (the probe scores on past a batch's end)."""
+    server.slow_seconds = 6.0
+    try:
+        yield server
+    finally:
+        server.slow_seconds = 1.0
+
+
+def test_interrupted_recording_resumes_to_the_same_file(recorded, slow_second_batch, tmp_path):
+    server = slow_second_batch
     out = tmp_path / "interrupted.json"
     argv = record_argv(recorded["dataset"], out, server, "--concurrency", "2", "--batch-size", "6")
     proc = subprocess.Popen(argv, env=env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
@@ -218,6 +230,7 @@ def test_interrupted_recording_resumes_to_the_same_file(recorded, server, tmp_pa
         proc.send_signal(signal.SIGTERM)  # mid-run: a batch is in flight
         proc.communicate(timeout=60)
     finally:
+        server.slow_seconds = 1.0  # the resumed run as the uninterrupted one
         if proc.poll() is None:
             proc.kill()
             proc.communicate(timeout=30)
@@ -225,12 +238,17 @@ def test_interrupted_recording_resumes_to_the_same_file(recorded, server, tmp_pa
     partial = json.loads(out.read_text(encoding="utf-8"))  # a valid case file, not a torn one
     assert 0 < len(partial["cases"]) < 22 and partial["recording"]["complete"] is False
     assert not list(tmp_path.glob(".interrupted.json.*"))
-    # the batch size is not part of the recording: the rest goes in one batch
-    resumed = subprocess.run([*argv[:-2], "--batch-size", "22"], env=env(), capture_output=True, text=True,
-                             timeout=600)
+    # neither the batch size nor the concurrency is part of the recording: the rest in one batch, 8 at once
+    resumed = subprocess.run(_resume_argv(argv), env=env(), capture_output=True, text=True, timeout=600)
     assert resumed.returncode == 0, resumed.stderr
     assert f"({len(partial['cases'])} already in interrupted.json)" in resumed.stderr
     assert out.read_bytes() == recorded["out"].read_bytes()
+
+
+def _resume_argv(argv: list[str]) -> list[str]:
+    """``argv`` (ending ``--concurrency 2 --batch-size 6``) with the rest in one batch, 8 samples at once."""
+    assert argv[-4:] == ["--concurrency", "2", "--batch-size", "6"]
+    return [*argv[:-4], "--concurrency", "8", "--batch-size", "22"]
 
 
 def _children(pid: int) -> list[int]:
@@ -255,9 +273,10 @@ def _alive(pid: int) -> bool:
     return state != "Z"
 
 
-def test_a_recording_killed_with_sigkill_resumes_to_the_same_file(recorded, server, tmp_path):
+def test_a_recording_killed_with_sigkill_resumes_to_the_same_file(recorded, slow_second_batch, tmp_path):
     """SIGKILL (no handler runs): the file on disk is the last complete batch, the orphaned recording
     probe stops asking the judge on its own, and a rerun ends with the uninterrupted run's file."""
+    server = slow_second_batch
     out = tmp_path / "killed.json"
     argv = record_argv(recorded["dataset"], out, server, "--concurrency", "2", "--batch-size", "6")
     proc = subprocess.Popen(argv, env=env(), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
@@ -279,6 +298,7 @@ def test_a_recording_killed_with_sigkill_resumes_to_the_same_file(recorded, serv
         assert not any(_alive(p) for p in probes), "the orphaned recording probe went on"
         assert folders and not any(f.exists() for f in folders), "the orphaned probe left its folder"
     finally:
+        server.slow_seconds = 1.0  # the resumed run as the uninterrupted one
         if proc.poll() is None:
             proc.kill()
             proc.wait(timeout=30)
@@ -287,9 +307,8 @@ def test_a_recording_killed_with_sigkill_resumes_to_the_same_file(recorded, serv
                 os.kill(pid, signal.SIGKILL)
     partial = json.loads(out.read_text(encoding="utf-8"))
     assert 0 < len(partial["cases"]) < 22 and partial["recording"]["complete"] is False
-    # the rest in one batch (one recording probe, not one per 6 samples): the batch size is not part of it
-    resumed = subprocess.run([*argv[:-2], "--batch-size", "22"], env=env(), capture_output=True, text=True,
-                             timeout=600)
+    # the rest in one batch, 8 at once: neither is part of the recording
+    resumed = subprocess.run(_resume_argv(argv), env=env(), capture_output=True, text=True, timeout=600)
     assert resumed.returncode == 0, resumed.stderr
     assert out.read_bytes() == recorded["out"].read_bytes()
     assert not list(tmp_path.glob(".killed.json.*"))
@@ -732,22 +751,34 @@ def test_collections_factory_route_and_its_refusals(server, tmp_path):
     base = [*CLI, "record", str(dataset), "--metric", "context_recall", "--api", "collections"]
     run_env = {**os.environ, "SOURCE_DATE_EPOCH": EPOCH}
     out = tmp_path / "factory.json"
-    proc = subprocess.run([*base, "--out", str(out), "--llm", "instructor_judges:make_judge", "--allow-endpoint",
-                           f"127.0.0.1:{server.port}"], cwd=tmp_path, env=run_env, capture_output=True, text=True,
-                          timeout=300)
-    assert proc.returncode == 0, proc.stderr
-    document = json.loads(out.read_text(encoding="utf-8"))
-    assert document["recording"]["judge"]["factory"] == "instructor_judges:make_judge"
-    assert [list(c["recording"]["live"]) for c in document["cases"]] == [["collections:ContextRecall"]] * 2
-    assert all(c["recording"]["replies"]["context_recall"][0]["replies"] for c in document["cases"])
-    # the legacy classes do not take an instructor LLM; the collections classes do not take a LangChain model
+    # the three commands are independent: run at once (each waits on its recording probe's Ragas import)
+    refusals = []
     for api, factory, message in (
             ("legacy", "make_judge", "the legacy classes do not take it; record the collections classes with "
                                      "--api collections"),
             ("collections", "make_langchain_judge", "the collections classes take a Ragas instructor LLM")):
         argv = [*base, "--out", str(tmp_path / f"{factory}.json"), "--llm", f"instructor_judges:{factory}"]
         argv[argv.index("--api") + 1] = api
-        refused = subprocess.run(argv, cwd=tmp_path, env=run_env, capture_output=True, text=True, timeout=300)
-        assert refused.returncode == 2, refused.stderr
-        assert message in " ".join(refused.stderr.split())
+        refusals.append((factory, message, subprocess.Popen(argv, cwd=tmp_path, env=run_env, stdout=subprocess.PIPE,
+                                                            stderr=subprocess.PIPE, text=True)))
+    try:
+        proc = subprocess.run([*base, "--out", str(out), "--llm", "instructor_judges:make_judge", "--allow-endpoint",
+                               f"127.0.0.1:{server.port}"], cwd=tmp_path, env=run_env, capture_output=True, text=True,
+                              timeout=300)
+        refused = [(factory, message, *running.communicate(timeout=300), running.returncode)
+                   for factory, message, running in refusals]
+    finally:
+        for _, _, running in refusals:
+            if running.poll() is None:
+                running.kill()
+                running.communicate(timeout=30)
+    assert proc.returncode == 0, proc.stderr
+    document = json.loads(out.read_text(encoding="utf-8"))
+    assert document["recording"]["judge"]["factory"] == "instructor_judges:make_judge"
+    assert [list(c["recording"]["live"]) for c in document["cases"]] == [["collections:ContextRecall"]] * 2
+    assert all(c["recording"]["replies"]["context_recall"][0]["replies"] for c in document["cases"])
+    # the legacy classes do not take an instructor LLM; the collections classes do not take a LangChain model
+    for factory, message, _, stderr, returncode in refused:
+        assert returncode == 2, stderr
+        assert message in " ".join(stderr.split())
         assert not (tmp_path / f"{factory}.json").exists()

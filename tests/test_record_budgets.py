@@ -92,7 +92,8 @@ def test_a_20_mb_reply_is_refused_at_the_cap_and_the_probe_stays_small(tmp_path,
         proc = subprocess.run([sys.executable, "-c", MEASURE, *CLI, "record", str(dataset), "--out", str(out),
                                "--openai-base-url", server.base_url, "--model", "judge-1", "--api-key-env", KEY_ENV,
                                "--api", api, "--metric", "context_precision_with_reference",
-                               "--metric", "id_context_precision", "--concurrency", "1", "--request-timeout", "60"],
+                               "--metric", "id_context_precision", "--concurrency", "1", "--request-timeout", "60",
+                               "--max-retries", "0"],  # one attempt is the point: no client back-off to wait on
                               env=env(), capture_output=True, text=True, timeout=660)
     peak = int(re.search(r"PEAK_KIB (\d+)", proc.stderr).group(1)) * 1024
     print(f"record with a 20 MB judge reply ({api}): peak RSS {peak / 2**20:.0f} MiB, exit {proc.returncode}")
