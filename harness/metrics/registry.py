@@ -94,6 +94,20 @@ def metrics_for_target(target: str, case: Case | None = None) -> tuple[MetricSpe
     return _BY_TARGET[target]
 
 
+def release_bounds(target: str) -> tuple[str, str, str] | None:
+    """(first release, first release without the class, the class that replaced it or "") of a target
+    whose class some Ragas releases only have (``RagasTargets.releases``); None for any other target."""
+    try:
+        target_id = TargetId(target)
+    except ValueError:
+        return None
+    for spec in metrics_for_target(target_id):
+        bounds = spec.ragas.release_bounds(target_id.api.value, target_id.ragas_class) if spec.ragas else None
+        if bounds is not None:
+            return bounds
+    return None
+
+
 _CONFIGURED: dict[tuple[TargetConfig, tuple[str, ...]], tuple[MetricSpec, ...]] = {}
 
 

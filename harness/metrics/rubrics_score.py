@@ -24,6 +24,16 @@ Ragas 0.4.3: legacy ``RubricsScore`` / ``InstanceRubrics`` return the reply's ``
 ``allowed_values=(1.0, 5.0)`` but ``ascore`` never validates it), so an out-of-scale score comes back
 as the score. With an empty rubric the legacy InstanceRubrics still asks the judge and returns its
 score; the collections class raises ``ValueError`` ("rubrics must be provided").
+
+Ragas 0.2.0-0.2.5 (targets of those releases only, ``RagasTargets.releases``; renamed in 0.2.6, ragas#1666):
+legacy ``RubricsScoreWithReference`` / ``RubricsScoreWithoutReference`` score on their own default 1..5
+rubrics (the reference-free one later RubricsScore's default) with the contexts folded into the question,
+and return the reply's score as given. ``InstanceRubricsWithReference`` /
+``InstanceRubricsScoreWithoutReference`` read ``rubrics`` from the sample, whose field is still called
+``rubric`` there: given the case's rubric as ``rubric`` (the probe passes it under the name the release's
+sample declares, ``sample_names``), the sample keeps it but the class's column filter (0.2.2 on) drops it, and
+``row["rubrics"]`` raises ``KeyError: 'rubrics'`` on every single-turn sample (given as ``rubrics``, as those
+releases' docs show, the sample drops it silently: the same KeyError).
 """
 
 from __future__ import annotations
@@ -156,19 +166,34 @@ def _quantities(reference: ReferenceOutcome, given: ExplainInput) -> tuple[list[
              "Ragas: the judge's score as given (no check against the rubric)"])
 
 
+# Ragas 0.2.0-0.2.5's legacy classes, renamed in 0.2.6 (ragas#1666, "make general purpose metrics more
+# general"): RubricsScoreWithReference / WithoutReference became RubricsScore (their 1..5 default rubrics,
+# the reference-free one RubricsScore's default), InstanceRubricsWithReference /
+# InstanceRubricsScoreWithoutReference became InstanceRubrics. The same release renamed SingleTurnSample's
+# ``rubric`` to ``rubrics``: before it, the instance classes read ``rubrics`` from a sample that declares
+# only ``rubric`` (they raise KeyError: 'rubrics' on every single-turn sample).
+RENAMED_IN = "0.2.6"
+EARLIER_RUBRICS = ("RubricsScoreWithReference", "RubricsScoreWithoutReference")
+EARLIER_INSTANCE = ("InstanceRubricsWithReference", "InstanceRubricsScoreWithoutReference")
+
 _SPECS = {
     # RubricsScoreWithReference / WithoutReference: DomainSpecificRubrics subclasses with with_reference preset
-    RUBRICS_SCORE: (("RubricsScore",), ("DomainSpecificRubrics", "RubricsScoreWithReference", "RubricsScoreWithoutReference"),
+    RUBRICS_SCORE: (("RubricsScore", *EARLIER_RUBRICS),
+                    ("DomainSpecificRubrics", "RubricsScoreWithReference", "RubricsScoreWithoutReference"),
                     "ragas.metrics._domain_specific_rubrics", FIELDS,
-                    "RubricsScore's default 1..5 rubric"),
-    INSTANCE_RUBRICS: (("InstanceRubrics",), ("InstanceSpecificRubrics",), "ragas.metrics._instance_specific_rubrics",
-                       (*FIELDS, "rubrics"), "the case's rubrics"),
+                    "RubricsScore's default 1..5 rubric", "RubricsScore"),
+    INSTANCE_RUBRICS: (("InstanceRubrics", *EARLIER_INSTANCE), ("InstanceSpecificRubrics",),
+                       "ragas.metrics._instance_specific_rubrics", (*FIELDS, "rubrics"), "the case's rubrics",
+                       "InstanceRubrics"),
 }
 
 
 def _spec(metric: str) -> MetricSpec:
-    legacy, collections, module, fields, scale = _SPECS[metric]
-    ragas = RagasTargets(legacy, collections, module, judge="rubrics")
+    legacy, collections, module, fields, scale, successor = _SPECS[metric]
+    earlier = EARLIER_RUBRICS if metric == RUBRICS_SCORE else EARLIER_INSTANCE
+    ragas = RagasTargets(legacy, collections, module, judge="rubrics",
+                         releases=tuple((f"legacy:{name}", "0.2.0", RENAMED_IN, successor) for name in earlier),
+                         sample_names=(("rubrics", "rubric"),) if metric == INSTANCE_RUBRICS else ())
     return MetricSpec(
         name=metric,
         reference_on=f"verdicts.{metric} (the judge's score on {scale})",

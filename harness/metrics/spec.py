@@ -140,6 +140,22 @@ class RagasTargets:
     # returning a MetricResult (ragas.metrics.NumericMetric); not an evaluate() metric
     llm_per_call: bool = False
 
+    # classes that exist in some releases only: (API:class, first release with it, first release without
+    # it, the class of the same API that replaced it there or ""), e.g. ("legacy:RubricsScoreWithReference",
+    # "0.2.0", "0.2.6", "RubricsScore"): the API is named, as a name can return in the other one. Where the running Ragas lacks such a class
+    # its target makes no row (the probe leaves it out: no finding in a run of another release); the
+    # matrix shows the missing class and, at the rename, compares the cell with the successor's
+    releases: tuple[tuple[str, str, str, str], ...] = ()
+    # case fields some releases' samples declare under another name: (case field, that name). The probe
+    # passes the field under that name where this Ragas's SingleTurnSample lacks the field and declares
+    # the name (Ragas 0.2.0-0.2.5: ``rubric`` for ``rubrics``), and records it (``fields_renamed``)
+    sample_names: tuple[tuple[str, str], ...] = ()
+
+    def release_bounds(self, api: str, ragas_class: str) -> tuple[str, str, str] | None:
+        """(first release, first release without it, successor class or "") of a class of ``releases``."""
+        return next(((first, below, successor) for name, first, below, successor in self.releases
+                     if name == target_name(api, ragas_class)), None)
+
     def ids(self) -> tuple[TargetId, ...]:
         """The targets' names: the legacy classes, then the collections classes."""
         return tuple(TargetId(target_name(api.value, ragas_class, self.options))
@@ -247,6 +263,11 @@ class MetricSpec:
                 spec["function"] = FunctionCall(arguments=[list(p) for p in ragas.function[0]], value=ragas.function[1])
             if ragas.llm_per_call and target.api is Api.LEGACY:
                 spec["llm_per_call"] = True
+            bounds = ragas.release_bounds(target.api.value, ragas_class)
+            if bounds is not None:
+                spec["releases"] = [bounds[0], bounds[1]]
+            if ragas.sample_names and target.api is Api.LEGACY:
+                spec["sample_names"] = [list(pair) for pair in ragas.sample_names]
             specs.append(spec)
         return tuple(specs)
 

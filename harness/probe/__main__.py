@@ -261,8 +261,12 @@ def score(document: ProbeOutput, request: ProbeRequest, attempts: list[dict], pr
     Ragas does once per process (lazy imports, caches, warnings shown once) happens before the
     fork, on the rows where a serial run meets it, so the output does not depend on ``workers``
     and the workers do not repeat it. The other pairs are dealt to the workers case by case."""
+    from .scoring import present_here
+
     cases = request["cases"]
-    targets = targets_from_request(request["targets"])
+    # a target of a class some releases only have makes no row where this Ragas lacks it (Target.releases)
+    targets = [target for target in targets_from_request(request["targets"])
+               if target.api == API_SELFTEST or present_here(target, document["ragas"].get("version"))]
     by_name = {target.name: target for target in targets}
     pairs = scored_pairs(cases, targets)
     settings, runs = None, []

@@ -161,6 +161,10 @@ class TargetSpec(_TargetSpecRequired, total=False):
     cases: list[str]
     function: FunctionCall   # a legacy function target (``ragas_class`` is the function's name)
     llm_per_call: bool       # a legacy class given its LLM per call: ``ascore(llm=..., **inputs)`` (NumericMetric)
+    releases: list[str]      # [first release with the class, first release without it]: where this Ragas
+                             # lacks the class, the target makes no row (a class of some releases only)
+    sample_names: list[list[str]]  # [case field, name]: passed under that name where this Ragas's
+                                   # SingleTurnSample lacks the field and declares the name (``rubric``)
 
 
 TARGET_SPEC_KEYS = frozenset(_TargetSpecRequired.__annotations__)
@@ -203,6 +207,9 @@ def target_problem(raw: object) -> str | None:
             and isinstance(raw["function"]["arguments"], list)
             and all(_strings(p) and len(p) == 2 for p in raw["function"]["arguments"])),
         "llm_per_call": "llm_per_call" not in raw or (raw["api"] == API_LEGACY and raw["llm_per_call"] is True),
+        "releases": "releases" not in raw or (_strings(raw["releases"]) and len(raw["releases"]) == 2),
+        "sample_names": "sample_names" not in raw or (raw["api"] == API_LEGACY and isinstance(raw["sample_names"], list)
+                                                      and all(_strings(p) and len(p) == 2 for p in raw["sample_names"])),
     }
     bad = [key for key, ok in checks.items() if not ok]
     return f"target {raw.get('ragas_class')!r}: malformed {bad}" if bad else None
@@ -353,6 +360,7 @@ class ProbeResult(_ProbeResultRequired, total=False):
     required_columns: list[str]   # the sample columns the class declares
     fields_accepted: list[str]    # inputs the sample (or 0.1.x row) took
     fields_dropped: list[str]     # inputs this Ragas's sample does not declare
+    fields_renamed: dict[str, str]  # case field -> the name this Ragas's sample declares it under (sample_names)
     prompt_hashes: dict[str, str]  # prompt kind -> digest of the templates the judge was shown (prompt_hash)
     telemetry_events: list[dict[str, t.Any]]  # events the row queued for Ragas's analytics (telemetry_events)
 

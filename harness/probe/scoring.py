@@ -184,6 +184,31 @@ def adapt_inputs(sample_cls: type | None, inputs: dict) -> tuple[t.Any, list[str
             [f for f in inputs if f not in ROW_NAMES_0_1])
 
 
+def sample_renames(sample_cls: type | None, names: t.Sequence[tuple[str, str]], inputs: dict) -> dict[str, str]:
+    """``{case field: name}`` for each input this Ragas's SingleTurnSample declares under another name
+    (``Target.sample_names``: Ragas 0.2.0-0.2.5 declare ``rubric`` where later releases declare ``rubrics``):
+    the field is absent from the sample's fields and the name is one of them."""
+    if sample_cls is None:
+        return {}
+    declared = getattr(sample_cls, "model_fields", None) or getattr(sample_cls, "__fields__", {})
+    return {field: name for field, name in names if field in inputs and field not in declared and name in declared}
+
+
+def present_here(target: Target, version: str | None) -> bool:
+    """Does ``target`` make rows in this Ragas? A target of a class some releases only have
+    (``Target.releases``) does where this Ragas has the class, or where its version lies within those
+    releases (a class missing there is shown); elsewhere it is left out, no row at all."""
+    if target.releases is None or target.within_releases(version):
+        return True
+    with warnings.catch_warnings():  # a lookup, not a row: what it warns belongs to no row
+        warnings.simplefilter("ignore")
+        try:
+            (resolve_collections_class if target.api == API_COLLECTIONS else locate_legacy_class)(target)
+        except TargetUnavailable:
+            return False
+    return True
+
+
 def declared_columns(metric: t.Any) -> list[str]:
     """The sample columns the class declares it needs (``_required_columns``; 0.1.x: its
     ``evaluation_mode``)."""
@@ -235,9 +260,12 @@ def _constructor_parameters(cls: type) -> t.Mapping[str, inspect.Parameter] | No
         return None
 
 
-def _record_received(metric: t.Any, fields: tuple[str, ...], received: dict) -> None:
+def _record_received(metric: t.Any, fields: tuple[str, ...], received: dict,
+                     renamed: t.Mapping[str, str] | None = None) -> None:
     """Wrap the instance's ``_single_turn_ascore`` (0.1.x: ``_ascore``) to record the sample
-    Ragas hands it, under our field names."""
+    Ragas hands it, under our field names (a field the sample declares under another name, ``renamed``,
+    read under that name)."""
+    renamed = renamed or {}
     name = "_single_turn_ascore" if hasattr(metric, "_single_turn_ascore") else "_ascore"
     inner = getattr(metric, name)
 
@@ -246,7 +274,7 @@ def _record_received(metric: t.Any, fields: tuple[str, ...], received: dict) -> 
         if isinstance(sample, dict):
             received.update({f: jsonable(sample.get(ROW_NAMES_0_1.get(f, f))) for f in fields})
         else:
-            received.update({f: jsonable(getattr(sample, f, None)) for f in fields})
+            received.update({f: jsonable(getattr(sample, renamed.get(f, f), None)) for f in fields})
         return await inner(*args, **kwargs)
 
     setattr(metric, name, recording)
@@ -300,9 +328,13 @@ async def run_legacy_target(target: Target, case: dict) -> ProbeResult:
                     {f: case[f] for f in target.fields_read if f in case})
                 scored = metric.multi_turn_ascore(sample)
             else:
-                _record_received(metric, target.fields_read, received)
-                sample, result["fields_accepted"], result["fields_dropped"] = adapt_inputs(
-                    sample_cls, {f: case[f] for f in row_fields(sample_cls, metric, target.fields_read) if f in case})
+                inputs = {f: case[f] for f in row_fields(sample_cls, metric, target.fields_read) if f in case}
+                renamed = sample_renames(sample_cls, target.sample_names, inputs)
+                if renamed:  # the name this release's sample declares the field under
+                    result["fields_renamed"] = renamed
+                    inputs = {renamed.get(f, f): value for f, value in inputs.items()}
+                _record_received(metric, target.fields_read, received, renamed)
+                sample, result["fields_accepted"], result["fields_dropped"] = adapt_inputs(sample_cls, inputs)
                 scored = (metric.ascore(sample) if isinstance(sample, dict)
                           else metric.single_turn_ascore(sample))
             value = encode_score(await scored)

@@ -14,6 +14,8 @@ targets before Ragas is imported).
 
 from __future__ import annotations
 
+import dataclasses
+import re
 import typing as t
 from dataclasses import dataclass
 
@@ -64,6 +66,9 @@ class Target:
     case_ids: frozenset[str] | None = None   # the only cases it scores (None: every case with its inputs)
     function: tuple[tuple[tuple[str, str], ...], str] | None = None  # a function target: (arguments, value key)
     llm_per_call: bool = False  # scored with ascore(llm=..., **inputs), constructed without an LLM (NumericMetric)
+    releases: tuple[str, str] | None = None  # (first release with the class, first without): no row where absent
+    sample_names: tuple[tuple[str, str], ...] = ()  # (case field, the name an earlier sample declares it under)
+
 
     @classmethod
     def from_spec(cls, spec: TargetSpec) -> Target:
@@ -71,7 +76,7 @@ class Target:
             return cls(API_SELFTEST, spec["ragas_class"], "")
         module = spec["module"] or (COLLECTIONS_MODULE if spec["api"] == API_COLLECTIONS else "")
         requires = spec["requires"]
-        return cls(spec["api"], spec["ragas_class"], module, spec["metric"], tuple(spec["fields_read"]),
+        target = cls(spec["api"], spec["ragas_class"], module, spec["metric"], tuple(spec["fields_read"]),
                    tuple((k, _value(v)) for k, v in spec["options"]),
                    tuple((k, _value(v)) for k, v in spec["settings"]),
                    spec["judge"], spec["verdict_key"], spec["embeddings"], tuple(requires["verdicts"]),
@@ -79,6 +84,12 @@ class Target:
                    frozenset(spec["cases"]) if "cases" in spec else None,
                    (tuple((p, f) for p, f in spec["function"]["arguments"]), spec["function"]["value"])
                    if "function" in spec else None, bool(spec.get("llm_per_call")))
+        if "releases" not in spec and "sample_names" not in spec:
+            return target
+        first, below = spec["releases"] if "releases" in spec else (None, None)
+        return dataclasses.replace(target, releases=(first, below) if first is not None else None,
+                                   sample_names=tuple((f, n) for f, n in spec.get("sample_names", ())))
+
 
     @property
     def name(self) -> str:
@@ -104,6 +115,14 @@ class Target:
                 and all(case.get(name) is not None for name in self.requires_fields)
                 and all(case.get(name) is True for name in self.requires_flags))
 
+    def within_releases(self, version: str | None) -> bool:
+        """Does ``version`` (this Ragas's ``__version__``) lie within the target's ``releases`` (True when it
+        declares none, or the version has no release number)?"""
+        if self.releases is None:
+            return True
+        found, first, below = (release_number(v) for v in (version, *self.releases))
+        return found is None or first is None or below is None or first <= found < below
+
     @property
     def needs_judge(self) -> bool:
         return self.judge is not None
@@ -123,6 +142,12 @@ class Target:
         if script is not None:
             adapter = prompts_for(self.api, metric)
             script(adapter, metric, case, dialect_book(adapter, book))
+
+
+def release_number(version: str | None) -> tuple[int, ...] | None:
+    """The release a version string starts with (``"0.2.6.dev3+g1a2b3c"`` -> ``(0, 2, 6)``); None without one."""
+    match = re.match(r"\d+(?:\.\d+)*", version or "")
+    return tuple(int(part) for part in match.group(0).split(".")) if match else None
 
 
 def targets_from_request(raw: object) -> tuple[Target, ...]:

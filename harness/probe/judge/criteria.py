@@ -84,18 +84,54 @@ def votes_script(kind: str, strictness: int) -> Script:
     return script
 
 
+def renders_contexts(prompts: PromptAdapter, metric: t.Any, kind: str) -> bool:
+    """Does the class's ``kind`` prompt take the contexts as a field of their own? Ragas 0.2.0-0.2.5's
+    RubricsScoreWithReference / WithoutReference do not (their input models have no ``retrieved_contexts``:
+    the contexts are folded into the question); RubricsScore (0.2.6 on) and the collections classes do."""
+    prompt = getattr(metric, PROMPTS[kind][0].get(prompts.api, ""), None)
+    fields = getattr(getattr(prompt, "input_model", None), "model_fields", None)
+    return not isinstance(fields, dict) or "retrieved_contexts" in fields
+
+
+def receives_contexts(metric: t.Any) -> bool:
+    """Does the class get the sample's contexts? A release whose metrics keep only the columns they declare
+    (``_only_required_columns_single_turn``, Ragas 0.2.2 on) drops them from a class that does not declare
+    them (0.2.2-0.2.3 RubricsScoreWith/WithoutReference: declared from 0.2.4 on, as optional)."""
+    required = getattr(metric, "_required_columns", None)
+    if not hasattr(metric, "_only_required_columns_single_turn") or not isinstance(required, dict):
+        return True
+    return any(getattr(kind, "name", kind) == "SINGLE_TURN" and "retrieved_contexts" in
+               {column.split(":")[0] for column in columns} for kind, columns in required.items())
+
+
+def folded_into_question(case: dict) -> str:
+    """The question as the 0.2.x rubric classes ask it with the contexts folded in."""
+    return f"{case.get('user_input')} answer using context: " + "\n".join(case["retrieved_contexts"])
+
+
 def rubrics_script(kind: str) -> Script:
-    """RubricsScore / InstanceRubrics: one prompt -> {feedback, score}."""
+    """RubricsScore / InstanceRubrics (and Ragas 0.2.0-0.2.5's RubricsScoreWithReference / WithoutReference,
+    InstanceRubricsWithReference / InstanceRubricsScoreWithoutReference): one prompt -> {feedback, score}.
+
+    Where the contexts go (the prompt's input dialect): legacy InstanceRubrics and its 0.2.0-0.2.5
+    predecessors fold them into the question whenever the sample has them (an empty list too); 0.2.0-0.2.5
+    RubricsScoreWith/WithoutReference fold them only when there are some (``if contexts:``) and they reach
+    the class (:func:`receives_contexts`: not in 0.2.2-0.2.3); the others pass them as a field. The rubric of RubricsScore and its predecessors is the instance's own (filled in
+    by the dialect, ``dialects.FILLED_FROM_INSTANCE``), the instance classes' the case's."""
 
     def script(prompts: PromptAdapter, metric: t.Any, case: dict, book: PromptBook) -> None:
         use_judge_calls(prompts, metric, case, book, kind, lambda asked: instruction(prompts, metric, asked))
         prompt_input = sample_input(case)
+        if kind == "rubrics_score" and prompts.api == API_LEGACY and not renders_contexts(prompts, metric, kind):
+            contexts = prompt_input.pop("retrieved_contexts", None)
+            if contexts and receives_contexts(metric):
+                prompt_input["user_input"] = folded_into_question(case)
         if kind == "instance_rubrics":
             if prompts.api == API_COLLECTIONS and not case.get("rubrics"):
                 return  # the collections class raises ValueError before asking
             if prompts.api == API_LEGACY and "retrieved_contexts" in prompt_input:
-                contexts = "\n".join(prompt_input.pop("retrieved_contexts"))
-                prompt_input["user_input"] = f"{case.get('user_input')} answer using context: {contexts}"
+                prompt_input.pop("retrieved_contexts")
+                prompt_input["user_input"] = folded_into_question(case)
             prompt_input["rubrics"] = case.get("rubrics")
         score = case["verdicts"][kind][0]["score"]
         book.expect(kind, instruction(prompts, metric, kind), prompt_input,

@@ -17,7 +17,13 @@ named:
   ``origin: harness``). These are the harness's limits, never a Ragas drift: such a cell is labelled
   ``harness: ...``, drawn in a neutral colour, and its changes are listed apart (``Drift.by``);
 * ``field_dropped``    - a field the target reads is not a ``SingleTurnSample`` field of that version
-  (it was silently dropped or renamed), so the metric received something else;
+  (it was silently dropped or renamed), so the metric received something else; or the version's sample
+  declares the field under another name, under which the probe passed it (``fields_renamed``: Ragas
+  0.2.0-0.2.5's ``rubric``, ``rubrics`` from 0.2.6), and the other version does not;
+* ``class_renamed``    - a class some releases only have (``RagasTargets.releases``) is gone and the class
+  declared to replace it scores the case in the later version: the change is the two classes' cells
+  compared (its other causes follow), not "class missing". Outside its releases such a target makes no
+  row in the probe; its cell there reads ``missing class``;
 * ``exception`` / ``exception_fixed`` / ``exception_changed`` - Ragas raised in one of them;
 * ``value_changed``    - both returned a number and the numbers differ;
 * ``classification_changed`` - the classification against the reference differs;
@@ -56,6 +62,7 @@ from typing import Any
 from ragas_compat.compare.audit import UNSTABLE_WARNINGS, AuditRow
 from ragas_compat.compare.classify import same_float
 from ragas_compat.compare.rows import reference_text
+from ragas_compat.metrics.registry import release_bounds
 from ragas_compat.probe.protocol import HARNESS_ORIGIN, UNAVAILABLE_TYPE
 from ragas_compat.tools.matrix.drift_rules import ColumnFacts, DriftRule, load_drift_rules, ulps_between
 from ragas_compat.tools.matrix.run import VersionColumn, message_line
@@ -99,6 +106,7 @@ class Cell:
     warnings: tuple[str, ...] = ()  # raised while scoring the cell (unstable ones left out)
     prompt_hashes: tuple[tuple[str, str], ...] = ()  # (prompt kind, template digest) the judge was shown
     telemetry_events: tuple[str, ...] | None = None  # events queued for Ragas's analytics (None: not recorded)
+    fields_renamed: tuple[tuple[str, str], ...] = ()  # (case field, the name this version's sample declares it under)
 
     @property
     def not_run(self) -> str | None:
@@ -222,12 +230,17 @@ def cell_from(row: AuditRow, result: dict) -> Cell:
                   ragas_class=result.get("ragas_class"), received=dict(result.get("received") or {}),
                   fields_dropped=tuple(result.get("fields_dropped") or ()), prompts=result.get("prompts"),
                   warnings=_warnings(result.get("warnings")), prompt_hashes=_prompt_hashes(result),
-                  telemetry_events=_telemetry_events(result))
+                  telemetry_events=_telemetry_events(result), fields_renamed=_fields_renamed(result))
     if isinstance(row.ragas_value, RagasError):
         error = result.get("value", {}).get("error", {}) if isinstance(result.get("value"), dict) else {}
         return Cell("error", None, row.ragas_value.type, message_line(row.ragas_value.message),
                     error_origin=error.get("origin"), **common)
     return Cell("value", row.ragas_value, **common)
+
+
+def _fields_renamed(result: dict) -> tuple[tuple[str, str], ...]:
+    found = result.get("fields_renamed")
+    return tuple(sorted((str(k), str(v)) for k, v in found.items())) if isinstance(found, dict) else ()
 
 
 def _prompt_hashes(result: dict) -> tuple[tuple[str, str], ...]:
@@ -299,6 +312,7 @@ def causes_between(before: Cell, after: Cell, before_label: str, after_label: st
     for name in sorted(set(before.fields_dropped) - set(after.fields_dropped)):
         causes.append(Cause("field_dropped", f"field {name!r} is accepted from {after_label} on "
                                              f"(dropped in {before_label})"))
+    causes.extend(renamed_field_causes(before, after, before_label, after_label))
     if after.status == "error" and before.status != "error":
         causes.append(Cause("exception", f"{after.error_type}: {after.error_message}"))
     elif before.status == "error" and after.status != "error":
@@ -327,6 +341,26 @@ def causes_between(before: Cell, after: Cell, before_label: str, after_label: st
     if before.warnings != after.warnings:
         causes.append(Cause("warnings_changed", _warnings_change(before.warnings, after.warnings)))
     return tuple(causes)
+
+
+def renamed_field_causes(before: Cell, after: Cell, before_label: str, after_label: str) -> list[Cause]:
+    """``field_dropped`` for each case field one version's sample declares under another name and the
+    other does not (``Cell.fields_renamed``): a rename of the sample's field between the two."""
+    old, new = dict(before.fields_renamed), dict(after.fields_renamed)
+    causes = []
+    for name in sorted(old.keys() | new.keys()):
+        if old.get(name) == new.get(name):
+            continue
+        if name in old and name not in new:
+            text = (f"SingleTurnSample of {after_label} has no field {old[name]!r}: renamed {name!r} (the case's "
+                    f"{name} went in as {old[name]!r} in {before_label}, as {name!r} from {after_label} on)")
+        elif name in new and name not in old:
+            text = (f"SingleTurnSample of {after_label} has no field {name!r}: it declares {new[name]!r} (the "
+                    f"case's {name} goes in as {new[name]!r} there, as {name!r} in {before_label})")
+        else:
+            text = f"the case's {name} goes in as {new[name]!r} in {after_label} ({old[name]!r} in {before_label})"
+        causes.append(Cause("field_dropped", text))
+    return causes
 
 
 def _warnings_change(before: tuple[str, ...], after: tuple[str, ...], width: int = 160) -> str:
@@ -437,9 +471,8 @@ def build_matrix(columns: list[VersionColumn], suite_info: dict[str, Any],
         keyed.append(mapping)
 
     labels = [c.label for c in columns]
-    rows = []
+    cells_by_key: dict[tuple[str, str], list[Cell]] = {}
     for key in sorted(order, key=order.get):
-        category, metric_name, target, reference = info[key]
         cells = []
         for column, mapping in zip(columns, keyed, strict=True):
             if not column.available:
@@ -447,8 +480,13 @@ def build_matrix(columns: list[VersionColumn], suite_info: dict[str, Any],
             elif key in mapping:
                 cells.append(cell_from(*mapping[key]))
             else:
-                cells.append(Cell("absent"))
-        changes = tuple(explain_causes(causes_between(cells[i - 1], cells[i], labels[i - 1], labels[i]),
+                cells.append(outside_releases(key[1]) or Cell("absent"))
+        cells_by_key[key] = cells
+    rows = []
+    for key, cells in cells_by_key.items():
+        category, metric_name, target, reference = info[key]
+        changes = tuple(explain_causes(renamed_causes(key, cells_by_key, i, labels)
+                                       or causes_between(cells[i - 1], cells[i], labels[i - 1], labels[i]),
                                        cells[i - 1], cells[i], metric_name, target, (facts[i - 1], facts[i]), rules)
                         for i in range(1, len(cells)))
         rows.append(MatrixRow(key[0], category, metric_name, target, reference, tuple(cells), changes))
@@ -474,6 +512,45 @@ def build_matrix(columns: list[VersionColumn], suite_info: dict[str, Any],
         ) for c in columns)
     return Matrix(suite_info, info_columns, tuple(rows), api,
                   summarise_drifts(rows, labels, rules) + telemetry_drifts(info_columns))
+
+
+def outside_releases(target: str) -> Cell | None:
+    """The cell of a target the probe left out because this Ragas lacks its class, a class some releases
+    only have (``registry.release_bounds``): ``missing class``, naming them; None for any other target."""
+    bounds = release_bounds(target)
+    if bounds is None:
+        return None
+    first, below, successor = bounds
+    ragas_class = target.partition(":")[2]
+    return Cell("error", error_type=MISSING_CLASS_ERROR,
+                error_message=f"this Ragas has no {ragas_class} (a class of Ragas {first} to before {below} only"
+                              + (f"; {successor} from {below})" if successor else ")"))
+
+
+def _scored(cell: Cell) -> bool:
+    return cell.status in ("value", "error") and cell.error_type != MISSING_CLASS_ERROR
+
+
+def renamed_causes(key: tuple[str, str], cells_by_key: dict[tuple[str, str], list[Cell]], index: int,
+                   labels: Sequence[str]) -> tuple[Cause, ...]:
+    """The change of a renamed class's row between columns ``index - 1`` and ``index``, where it is gone
+    and its successor (``registry.release_bounds``) scores the same case: ``class_renamed``, then the
+    causes between its last cell and the successor's first (``causes_between``: e.g. the sample's field
+    renamed, the exception fixed). () when that is not the case (the change is then the row's own)."""
+    case_id, target = key
+    cells = cells_by_key[key]
+    before, after = cells[index - 1], cells[index]
+    bounds = release_bounds(target)
+    if bounds is None or not bounds[2] or not _scored(before) or after.error_type != MISSING_CLASS_ERROR:
+        return ()
+    api, _, old_class = target.partition(":")
+    successor = cells_by_key.get((case_id, f"{api}:{bounds[2]}"))
+    if successor is None or not _scored(successor[index]):
+        return ()
+    causes = causes_between(before, successor[index], labels[index - 1], labels[index])
+    return (Cause("class_renamed", f"{old_class} is {bounds[2]} from {labels[index]} (its {labels[index]} cell "
+                                   f"compared: {api}:{bounds[2]})"),
+            *(cause for cause in causes if cause.kind != "class_moved"))
 
 
 def summarise_drifts(rows: list[MatrixRow], labels: list[str],
