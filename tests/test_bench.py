@@ -98,15 +98,26 @@ def test_quick_plan_is_smaller_than_the_full_plan():
     assert max(full.ragas_ks) == 10_000 and max(full.reference_large_ks) == 1_000_000
 
 
-@pytest.mark.slow
-def test_bench_quick_prints_every_row_and_writes_json(tmp_path):
-    """Runs the real command (Ragas only in its subprocesses); checks rows, not times."""
-    out = tmp_path / "bench.json"
+@pytest.fixture(scope="module")
+def quick_bench(tmp_path_factory) -> tuple[subprocess.CompletedProcess, dict]:
+    """``ragas-compat bench --quick --json`` run once (the real command; Ragas only in its subprocesses):
+    its completed process and the JSON it wrote, read by every test that needs a measured row."""
+    out = tmp_path_factory.mktemp("bench") / "bench.json"
     proc = subprocess.run([sys.executable, "-m", "ragas_compat", "bench", "--quick", "--json", str(out)],
                           cwd=REPO, capture_output=True, text=True, timeout=900,
                           env={**os.environ, "COLUMNS": "400"})  # wide enough that no measurement wraps
     assert proc.returncode == 0, proc.stderr
-    data = json.loads(out.read_text(encoding="utf-8"))
+    return proc, json.loads(out.read_text(encoding="utf-8"))
+
+
+def _row(data: dict, row_id: str) -> dict:
+    return next(row for row in data["rows"] if row["id"] == row_id)
+
+
+@pytest.mark.slow
+def test_bench_quick_prints_every_row_and_writes_json(quick_bench):
+    """Checks rows, not times."""
+    proc, data = quick_bench
     assert data["quick"] is True
     assert [row["id"] for row in data["rows"]] == list(ROW_IDS)
     for row in data["rows"]:
@@ -129,21 +140,23 @@ def test_a_floor_target_is_met_from_above():
 
 @pytest.mark.slow
 @pytest.mark.skipif(importlib.util.find_spec("ragas") is None, reason="Ragas is not installed in this interpreter")
-def test_fuzz_throughput_rows_have_their_shape():
-    """The two fuzz rows before the record row in ROW_IDS, measured on a few cases: shape only, no timing."""
-    from ragas_compat.tools.fuzz.throughput import PER_PROCESS_TARGET, TWO_WORKERS_TARGET, measure_fuzz_throughput
+def test_fuzz_throughput_rows_have_their_shape(quick_bench):
+    """The two fuzz rows before the record row in ROW_IDS, as ``bench --quick`` measured them
+    (``measure_fuzz_throughput``, one repetition on FUZZ_QUICK_CASES cases): shape only, no timing."""
+    from ragas_compat.tools.bench import FUZZ_QUICK_CASES
+    from ragas_compat.tools.fuzz.throughput import PER_PROCESS_TARGET, TWO_WORKERS_TARGET
 
-    rows = measure_fuzz_throughput(1, n=12, seed=3)
-    assert [row.id for row in rows] == ["fuzz_per_process", "fuzz_two_workers"] == list(ROW_IDS[-3:-1])
+    _, data = quick_bench
+    rows = [_row(data, row_id) for row_id in ("fuzz_per_process", "fuzz_two_workers")]
+    assert [row["id"] for row in rows] == list(ROW_IDS[-3:-1])
     for row, target in zip(rows, (PER_PROCESS_TARGET, TWO_WORKERS_TARGET), strict=True):
-        assert row.measured, row.reason
-        assert row.at_least and row.target == target
-        assert len(row.samples) == len(row.baseline) == len(row.ratios) == 1
-        assert row.samples[0] > 0 and row.baseline[0] > 0 and row.ratios[0] > 0
-        assert row.extra["contexts"] > 0 and row.extra["cases"] == 12
-        data = row.to_json()
-        assert data["target_is_floor"] is True and data["ratio_summary"]["n"] == 1
-    assert rows[0].baseline == rows[1].baseline  # one stub loop per repetition, shared by both ratios
+        assert row["status"] == "measured", row["reason"]
+        assert row["target_is_floor"] is True and row["target"] == target
+        assert len(row["samples"]) == len(row["baseline_samples"]) == len(row["ratios"]) == 1
+        assert row["samples"][0] > 0 and row["baseline_samples"][0] > 0 and row["ratios"][0] > 0
+        assert row["contexts"] > 0 and row["cases"] == FUZZ_QUICK_CASES
+        assert row["ratio_summary"]["n"] == 1
+    assert rows[0]["baseline_samples"] == rows[1]["baseline_samples"]  # one stub loop per repetition, shared
 
 
 @pytest.mark.slow
@@ -172,17 +185,12 @@ def test_the_minimal_stub_loop_scores_every_case_by_every_class(tmp_path):
 
 @pytest.mark.slow
 @pytest.mark.skipif(importlib.util.find_spec("ragas") is None, reason="Ragas is not installed in this interpreter")
-def test_the_ragas_work_floor_scores_every_pair_the_probe_scores(tmp_path, default_audit_run):
-    """harness/probe/bench/floor.py on the bundled suite: the pairs of the default run's probe, no more, no
-    fewer, and the pairs where Ragas raised are the probe's error values (the same work, minus the harness)."""
-    from ragas_compat.probe.protocol import probe_command
-    from ragas_compat.tools.bench import ENTRY_FLOOR, floor_request
-
-    request = floor_request(tmp_path / "request.json")
-    proc = subprocess.run(probe_command(sys.executable, ENTRY_FLOOR, str(request)), capture_output=True, text=True,
-                          timeout=600, check=False)
-    assert proc.returncode == 0, proc.stderr[-2000:]
-    report = json.loads(proc.stdout.strip().splitlines()[-1])
+def test_the_ragas_work_floor_scores_every_pair_the_probe_scores(quick_bench, default_audit_run):
+    """harness/probe/bench/floor.py on the bundled suite (its report as ``bench --quick``'s
+    run_vs_ragas_floor row keeps it): the pairs of the default run's probe, no more, no fewer, and the
+    pairs where Ragas raised are the probe's error values (the same work, minus the harness)."""
+    _, data = quick_bench
+    report = _row(data, "run_vs_ragas_floor")["floor"]
     results = [r for r in default_audit_run.probe.output["results"] if not r["target"].startswith("selftest:")]
     assert report["pairs"] == len(results) > 0
     assert report["errors"] == sum(1 for r in results if isinstance(r["value"], dict))
