@@ -1,4 +1,5 @@
-"""Ragas's value for one row (a float or the error it raised) and the report's JSON encoding of values.
+"""Ragas's value for one row (a float, a label, a ranking or the error it raised) and the report's JSON
+encoding of values.
 
 JSON has no NaN:
 
@@ -8,9 +9,15 @@ JSON has no NaN:
 - an error is an object ``{"error": {"type": ..., "message": ...}}``, with ``"origin": "harness"`` when
   the harness raised it rather than Ragas (its scripted judge had no frozen answer, it cannot drive the
   class, its frozen embedding model lacks a text, or the probe's own code failed);
-- an exact rational is a string ``"5/6"`` (``"1"`` for integers) next to its float.
+- an exact rational is a string ``"5/6"`` (``"1"`` for integers) next to its float;
+- a label (a category a class returns instead of a number: a DiscreteMetric's value, :class:`Label`) is
+  an object ``{"label": "pass"}``; a ranking (a list it returns: a RankingMetric's, :class:`Ranking`) is
+  ``{"ranking": ["b", "a"]}``, in its order. Neither is ever a float, NaN, undefined or an error, and
+  both are compared exactly: the same text (case-sensitive) or the same items in the same order are
+  identical, anything else is a divergence (never rounding). The reference's value of such a metric
+  is a Label or a Ranking too (``ReferenceOutcome.value``).
 
-Floats and errors are encoded exactly as the probe encodes scores: the encoding lives once, in
+Floats, labels, rankings and errors are encoded exactly as the probe encodes scores: the encoding lives once, in
 the probe's protocol (``harness/probe/protocol.py``, standard library only), and the
 functions here delegate to it.
 """
@@ -53,15 +60,28 @@ class RagasError:
         return f"not scored (not in this Ragas): {self.type}" if self.not_in_this_ragas else f"error: {self.type}"
 
 
-RagasValue = float | RagasError
+Label = probe_protocol.Label        # a category: Label("pass"), repr 'pass'
+Ranking = probe_protocol.Ranking    # a ranked list: Ranking(("b", "a")), repr ['b', 'a']
+NON_NUMERIC = (Label, Ranking)      # the values that are not numbers (isinstance checks)
+
+RagasValue = float | RagasError | Label | Ranking
 
 
-def encode_float(value: float) -> float | str:
-    """A float as JSON: itself, or "NaN" / "Infinity" / "-Infinity"."""
+def encode_float(value: float | Label | Ranking) -> Any:
+    """A float as JSON: itself, or "NaN" / "Infinity" / "-Infinity" (a label or a ranking: its object)."""
+    if isinstance(value, NON_NUMERIC):
+        return encode_non_numeric(value)
     return probe_protocol.encode_float(value)
 
 
+def encode_non_numeric(value: Label | Ranking) -> dict[str, Any]:
+    """``{"label": text}`` or ``{"ranking": [items]}``."""
+    return {"label": value.text} if isinstance(value, Label) else {"ranking": list(value.items)}
+
+
 def encode_ragas_value(value: RagasValue) -> Any:
+    if isinstance(value, NON_NUMERIC):
+        return encode_non_numeric(value)
     if isinstance(value, RagasError):
         return probe_protocol.encode_error(value.type, value.message,
                                            probe_protocol.HARNESS_ORIGIN if value.raised_by_harness else None)
@@ -106,8 +126,10 @@ def short_fraction_text(value: Fraction | float | int, max_digits: int = 60) -> 
     return f"{float(value)!r} (an exact fraction of about {digits:,} digits)"
 
 
-def encode_fraction(value: Fraction | None) -> str | None:
-    return None if value is None else fraction_text(value)
+def encode_fraction(value: Fraction | Label | Ranking | None) -> str | None:
+    """The exact rational's text; None when undefined, and for a label or a ranking (not a number: a
+    report gives it as its value, ``encode_non_numeric``)."""
+    return None if value is None or isinstance(value, NON_NUMERIC) else fraction_text(value)
 
 
 def encode_detail(value: Any) -> Any:

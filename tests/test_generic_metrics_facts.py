@@ -1,9 +1,8 @@
 """What Ragas 0.4.3's generic builders (DiscreteMetric, NumericMetric, RankingMetric) do with a judge's value,
-as docs/metrics.md states it (DiscreteMetric and RankingMetric in the table of classes the default suite does not
-drive; NumericMetric is driven, metrics/numeric_metric.py, and this pins the same facts outside the probe): each
-class scored through
-its own ``ascore(llm=..., **inputs)`` with a stub instructor LLM replying a fixed JSON text. A Ragas that changes
-any of these fails here, and the table's reason must be read again."""
+as docs/metrics.md states it (all three are driven: metrics/numeric_metric.py, metrics/discrete_ranking.py; this
+pins the same facts outside the probe): each class scored through its own ``ascore(llm=..., **inputs)`` with a
+stub instructor LLM replying a fixed JSON text. A Ragas that changes any of these fails here, and the references
+and rules (discrete-metric-value-not-allowed, ranking-metric-length-unchecked, ...) must be read again."""
 
 from __future__ import annotations
 
@@ -60,6 +59,23 @@ def test_ranking_metric_returns_a_list_of_any_length():
     metric = ragas_metrics.RankingMetric(name="k", prompt="Rank {response}.", allowed_values=3)
     assert _score(metric, ["a", "b"])[0] == ["a", "b"]
     assert _score(metric, ["a", "b", "c", "d"])[0] == ["a", "b", "c", "d"]
+
+
+def test_ranking_metric_keeps_the_order_and_duplicates_and_refuses_non_strings():
+    from pydantic import ValidationError
+
+    metric = ragas_metrics.RankingMetric(name="k", prompt="Rank {response}.", allowed_values=2)
+    assert _score(metric, ["b", "a"])[0] == ["b", "a"]
+    assert _score(metric, ["a", "a"])[0] == ["a", "a"]
+    for value in ("a,b", [1, 2], None):
+        with pytest.raises(ValidationError):
+            _score(metric, value)
+
+
+def test_none_of_them_aggregates_batch_score_returns_the_results():
+    metric = ragas_metrics.DiscreteMetric(name="d", prompt="Judge {response}.", allowed_values=["pass", "fail"])
+    results = metric.batch_score([{"response": "x"}, {"response": "y"}], llm=_Reply("fail"))
+    assert isinstance(results, list) and [r.value for r in results] == ["fail", "fail"]
 
 
 def test_none_of_them_is_exported_by_the_collections_api():

@@ -159,6 +159,19 @@ def test_every_concrete_class_ragas_exports_is_driven_or_listed_with_why():
     assert len(exported["legacy"]) >= 40 and len(exported["collections"]) >= 35
 
 
+def test_the_generic_builders_are_driven_with_their_value_kinds_and_not_listed():
+    """Issue 36: DiscreteMetric (a label) and RankingMetric (a ranking) are driven like NumericMetric, each
+    declaring the kind of value it returns; neither is in the table of classes not driven."""
+    import re
+
+    targets = {target["ragas_class"]: target for target in registry_targets_specs() if target["api"] == "legacy"}
+    assert targets["DiscreteMetric"].get("value_kind") == "label"
+    assert targets["RankingMetric"].get("value_kind") == "ranking"
+    assert all(targets[name].get("llm_per_call") for name in ("NumericMetric", "DiscreteMetric", "RankingMetric"))
+    listed = set(re.findall(r"`([A-Za-z]+)`", _not_driven_table()))
+    assert not {"DiscreteMetric", "RankingMetric", "NumericMetric"} & listed
+
+
 def registry_targets_specs():
     from ragas_compat.metrics.registry import probe_targets
 

@@ -13,6 +13,7 @@ from ragas_compat.errors import HarnessInputError
 from ragas_compat.metrics.outcome import ReferenceOutcome
 from ragas_compat.metrics.registry import all_metrics, metric, metric_names
 from ragas_compat.metrics.spec import MetricSpec
+from ragas_compat.values import Label, Ranking
 
 METRICS = all_metrics()
 METRIC_NAMES = metric_names()
@@ -76,6 +77,8 @@ def test_every_applicable_pair_yields_an_outcome_or_a_refusal(case, spec):
         assert out.value is None and out.undefined_reason is None
     elif out.value is None:
         assert out.undefined_reason
+    elif isinstance(out.value, (Label, Ranking)):  # DiscreteMetric / RankingMetric: not a number, no range
+        assert out.undefined_reason is None and spec.ragas.value_kind is not None
     else:
         assert isinstance(out.value, Fraction)
         assert out.undefined_reason is None

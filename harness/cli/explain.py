@@ -29,6 +29,7 @@ from ragas_compat.errors import HarnessInputError
 from ragas_compat.metrics.names import resolve
 from ragas_compat.report.markdown.table import markdown_cell, markdown_table
 from ragas_compat.tools.explain import Explanation, explain, explain_metrics, explanation_to_json, ragas_value_text
+from ragas_compat.values import NON_NUMERIC
 
 _METRIC_HELP = "; ".join(f"{m.name}: {m.inputs}" for m in explain_metrics())
 
@@ -53,6 +54,8 @@ def _reference_value_text(explanation: Explanation) -> tuple[str, str]:
         return "refused", "—"
     if ref.value is None:
         return f"undefined ({ref.undefined_reason})", "—"
+    if isinstance(ref.value, NON_NUMERIC):  # a label or a ranking: no float
+        return repr(ref.value), "—"
     return str(ref.value), repr(float(ref.value))
 
 

@@ -9,6 +9,10 @@ two decimals; ``FLOAT_TOLERANCE``: the absolute error of a float evaluation, a c
 which does not shrink with a result near 0). A recomputed float evaluation
 bit-equal to Ragas but farther than that from the exact value (an overflow to inf, an underflow
 to 0.0 of a value that is not 0) is a divergence, never rounding.
+
+A value that is not a number (a label, a ranking: ``ragas_compat.values``) on either side is compared
+exactly (``compare_exactly``): the same label or the same list in the same order is identical, anything
+else a divergence; none of the numeric semantics applies to it.
 """
 
 from __future__ import annotations
@@ -20,7 +24,7 @@ from fractions import Fraction
 
 from ragas_compat.metrics.outcome import ReferenceOutcome
 from ragas_compat.metrics.roots import SignedRoot
-from ragas_compat.values import RagasError, RagasValue, short_fraction_text
+from ragas_compat.values import NON_NUMERIC, Label, RagasError, RagasValue, Ranking, short_fraction_text
 from ragas_compat.vocabulary import Classification
 
 CLASSIFICATIONS: tuple[Classification, ...] = tuple(Classification)  # in the order checked
@@ -111,14 +115,20 @@ def ordered_bits(x: float) -> int:
 
 
 def ulps_between(a: float, b: float) -> int:
-    """Number of representable doubles between ``a`` and ``b`` (0 when bit-equal)."""
+    """Number of representable doubles between ``a`` and ``b`` (0 when bit-equal; a label or a ranking on
+    either side: 0 when equal, else infinitely far)."""
+    if isinstance(a, NON_NUMERIC) or isinstance(b, NON_NUMERIC):
+        return 0 if a == b else 2**63
     if not (math.isfinite(a) and math.isfinite(b)):
         return 0 if a == b else 2**63
     return abs(ordered_bits(a) - ordered_bits(b))
 
 
 def same_float(a: float, b: float) -> bool:
-    """Bit-equal, with 0.0 and -0.0 kept apart and NaN equal to NaN."""
+    """Bit-equal, with 0.0 and -0.0 kept apart and NaN equal to NaN; a label or a ranking (either side) is
+    the same only as an equal one (never as a number)."""
+    if isinstance(a, NON_NUMERIC) or isinstance(b, NON_NUMERIC):
+        return a == b
     return struct.pack("<d", a) == struct.pack("<d", b)
 
 
@@ -173,6 +183,38 @@ def _as_float(value: float | Fraction | None) -> float | None:
     return None if value is None else float(value)
 
 
+def _kind(value: object) -> str:
+    return "a label" if isinstance(value, Label) else "a ranking" if isinstance(value, Ranking) else "a number"
+
+
+def compare_exactly(ragas: float | Label | Ranking, reference: ReferenceOutcome) -> Diagnosis:
+    """A label or a ranking (on either side) against the reference: identical only when it is the same
+    kind and equal (a label's text case-sensitively; a ranking item for item, in order); else a divergence,
+    which says how they differ (the kind, a label's case, a ranking's order or length)."""
+    if reference.refused is not None:
+        return Diagnosis(Classification.DIVERGENCE,
+                         f"the reference refuses the judge's output ({reference.refused}); Ragas returned {ragas!r}")
+    expected = reference.value
+    if expected is None:
+        return Diagnosis(Classification.DIVERGENCE,
+                         f"reference undefined ({reference.undefined_reason or 'undefined'}) but Ragas returned {ragas!r}")
+    if _kind(ragas) != _kind(expected):
+        return Diagnosis(Classification.DIVERGENCE, f"Ragas returned {_kind(ragas)}, {ragas!r}, where the reference "
+                         f"is {_kind(expected)}, {expected!r}: values of different kinds are never equal")
+    if ragas == expected:
+        return Diagnosis(Classification.IDENTICAL, f"the same {_kind(ragas).removeprefix('a ')} as the reference: "
+                         f"{ragas!r}" + (", item for item in order" if isinstance(ragas, Ranking) else ""))
+    if isinstance(ragas, Label) and isinstance(expected, Label) and ragas.text.casefold() == expected.text.casefold():
+        how = "differs only in case (labels are compared case-sensitively, as Ragas's allowed_values are)"
+    elif isinstance(ragas, Ranking) and isinstance(expected, Ranking) and sorted(ragas.items) == sorted(expected.items):
+        how = "holds the same items in another order (a ranking is compared in order)"
+    elif isinstance(ragas, Ranking) and isinstance(expected, Ranking) and len(ragas.items) != len(expected.items):
+        how = f"has {len(ragas.items)} items, the reference {len(expected.items)}"
+    else:
+        how = "is another value"
+    return Diagnosis(Classification.DIVERGENCE, f"Ragas {ragas!r} against reference {expected!r}: it {how}")
+
+
 def classify(ragas: RagasValue, reference: ReferenceOutcome) -> Diagnosis:
     """Classify Ragas's value against the reference outcome (see module docstring)."""
     if isinstance(ragas, RagasError):
@@ -182,6 +224,8 @@ def classify(ragas: RagasValue, reference: ReferenceOutcome) -> Diagnosis:
         if ragas.not_in_this_ragas:
             return Diagnosis(Classification.ERROR, f"not scored ({ragas.type}): {ragas.message}")
         return Diagnosis(Classification.ERROR, f"Ragas raised {ragas.type}: {ragas.message}")
+    if isinstance(ragas, NON_NUMERIC) or isinstance(reference.value, NON_NUMERIC):
+        return compare_exactly(ragas, reference)
 
     if reference.refused is not None:
         coerced = _as_float(reference.alternatives.get("coercion"))

@@ -49,7 +49,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from ragas_compat.values import RagasError, decode_ragas_value
+from ragas_compat.values import NON_NUMERIC, RagasError, decode_ragas_value
 
 
 def same_value(live: Any, replayed: Any) -> bool:
@@ -57,6 +57,8 @@ def same_value(live: Any, replayed: Any) -> bool:
     if isinstance(live, RagasError) or isinstance(replayed, RagasError):
         return (isinstance(live, RagasError) and isinstance(replayed, RagasError)
                 and (live.type, live.message) == (replayed.type, replayed.message))
+    if isinstance(live, NON_NUMERIC) or isinstance(replayed, NON_NUMERIC):  # a label, a ranking: equal or not
+        return live == replayed
     if isinstance(live, float) and isinstance(replayed, float):
         if math.isnan(live) or math.isnan(replayed):
             return math.isnan(live) and math.isnan(replayed)

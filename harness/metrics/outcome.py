@@ -6,13 +6,16 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 
+from ragas_compat.values import Label, Ranking
+
 
 @dataclass(frozen=True)
 class ReferenceOutcome:
     """The reference's verdict on one case for one metric.
 
     ``value`` is the exact reference value (None = undefined, reason in ``undefined_reason``;
-    or refused, message in ``refused``). ``alternatives`` holds the value under semantics Ragas
+    or refused, message in ``refused``); for a metric whose value is not a number, a ``Label``
+    (DiscreteMetric's category) or a ``Ranking`` (RankingMetric's list), compared exactly. ``alternatives`` holds the value under semantics Ragas
     is known to use, keyed by the classification that would explain a match:
     ``"epsilon"`` (float, AP metrics: numerator / (hits + 1e-10) with Ragas's float operations),
     ``"dedup"`` (Fraction | None, ID metrics under str() + set semantics),
@@ -22,7 +25,7 @@ class ReferenceOutcome:
     """
 
     metric: str
-    value: Fraction | None
+    value: Fraction | Label | Ranking | None
     undefined_reason: str | None
     refused: str | None
     alternatives: dict[str, float | Fraction | None]

@@ -24,6 +24,7 @@ from ragas_compat.metrics import (
     context_recall,
     criteria_votes,
     datacompy_score,
+    discrete_ranking,
     factual_correctness,
     faithfulness,
     id_overlap,
@@ -45,7 +46,7 @@ from ragas_compat.metrics.spec import MetricSpec
 from ragas_compat.probe.protocol import TargetSpec, spec_name
 from ragas_compat.vocabulary import TargetId
 
-FAMILIES = (context_precision, context_recall, id_overlap, faithfulness, judge_audit, factual_correctness, context_entity_recall, noise_sensitivity, text_similarity, semantic_similarity, criteria_votes, rubrics_score, nvidia_ratings, answer_correctness, answer_relevancy, datacompy_score, quoted_spans, tool_calls, agent_goal, topic_adherence, summarization, sql_equivalence, multimodal, numeric_metric)
+FAMILIES = (context_precision, context_recall, id_overlap, faithfulness, judge_audit, factual_correctness, context_entity_recall, noise_sensitivity, text_similarity, semantic_similarity, criteria_votes, rubrics_score, nvidia_ratings, answer_correctness, answer_relevancy, datacompy_score, quoted_spans, tool_calls, agent_goal, topic_adherence, summarization, sql_equivalence, multimodal, numeric_metric, discrete_ranking)
 
 _REGISTRY: dict[str, MetricSpec] = {}
 _BY_TARGET: dict[TargetId, tuple[MetricSpec, ...]] = {}  # metrics_for_target's answers; emptied on (un)register

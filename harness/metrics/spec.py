@@ -139,6 +139,9 @@ class RagasTargets:
     # the legacy entries take their LLM per call, not at construction: ``await metric.ascore(llm=..., **inputs)``
     # returning a MetricResult (ragas.metrics.NumericMetric); not an evaluate() metric
     llm_per_call: bool = False
+    # what the classes return when it is not a number (probe protocol VALUE_LABEL: a category,
+    # DiscreteMetric; VALUE_RANKING: a list, RankingMetric); None: a number
+    value_kind: str | None = None
 
     # classes that exist in some releases only: (API:class, first release with it, first release without
     # it, the class of the same API that replaced it there or ""), e.g. ("legacy:RubricsScoreWithReference",
@@ -268,6 +271,8 @@ class MetricSpec:
                 spec["releases"] = [bounds[0], bounds[1]]
             if ragas.sample_names and target.api is Api.LEGACY:
                 spec["sample_names"] = [list(pair) for pair in ragas.sample_names]
+            if ragas.value_kind is not None:
+                spec["value_kind"] = ragas.value_kind
             specs.append(spec)
         return tuple(specs)
 

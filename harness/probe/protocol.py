@@ -17,7 +17,10 @@ host may import). Nothing here imports Ragas or anything of the harness outside 
 
   * a float, exactly (``json`` writes ``repr``, so the double round-trips, ``-0.0`` included);
   * ``"NaN"``, ``"Infinity"`` or ``"-Infinity"`` for the non-finite values;
-  * ``{"error": {"type": ..., "message": ...}}`` when Ragas (or the probe around it) raised.
+  * ``{"error": {"type": ..., "message": ...}}`` when Ragas (or the probe around it) raised;
+  * ``{"label": "pass"}`` for a category a class returns (a DiscreteMetric's value, :class:`Label`) and
+    ``{"ranking": ["b", "a"]}`` for a list it returns (a RankingMetric's, :class:`Ranking`): values that
+    are not numbers, only from a target that declares them (``TargetSpec["value_kind"]``).
 
   :func:`encode_float` is the one NaN/Infinity encoder of the code base; :func:`decode_score`
   is its inverse (errors decode to :class:`ScoreError`).
@@ -161,6 +164,7 @@ class TargetSpec(_TargetSpecRequired, total=False):
     cases: list[str]
     function: FunctionCall   # a legacy function target (``ragas_class`` is the function's name)
     llm_per_call: bool       # a legacy class given its LLM per call: ``ascore(llm=..., **inputs)`` (NumericMetric)
+    value_kind: str          # VALUE_LABEL / VALUE_RANKING: the class returns a category / a list, not a number
     releases: list[str]      # [first release with the class, first release without it]: where this Ragas
                              # lacks the class, the target makes no row (a class of some releases only)
     sample_names: list[list[str]]  # [case field, name]: passed under that name where this Ragas's
@@ -207,6 +211,7 @@ def target_problem(raw: object) -> str | None:
             and isinstance(raw["function"]["arguments"], list)
             and all(_strings(p) and len(p) == 2 for p in raw["function"]["arguments"])),
         "llm_per_call": "llm_per_call" not in raw or (raw["api"] == API_LEGACY and raw["llm_per_call"] is True),
+        "value_kind": "value_kind" not in raw or raw["value_kind"] in VALUE_KINDS,
         "releases": "releases" not in raw or (_strings(raw["releases"]) and len(raw["releases"]) == 2),
         "sample_names": "sample_names" not in raw or (raw["api"] == API_LEGACY and isinstance(raw["sample_names"], list)
                                                       and all(_strings(p) and len(p) == 2 for p in raw["sample_names"])),
@@ -246,7 +251,20 @@ class ErrorValue(t.TypedDict):
     error: ErrorDetail
 
 
-EncodedScore = t.Union[float, str, ErrorValue]  # float | "NaN" | "Infinity" | "-Infinity" | error
+class LabelValue(t.TypedDict):
+    """A category in place of a number: ``{"label": "pass"}`` (a DiscreteMetric's value)."""
+
+    label: str
+
+
+class RankingValue(t.TypedDict):
+    """A list in place of a number: ``{"ranking": ["b", "a"]}`` (a RankingMetric's value), in its order."""
+
+    ranking: list[str]
+
+
+# float | "NaN" | "Infinity" | "-Infinity" | error | label | ranking
+EncodedScore = t.Union[float, str, ErrorValue, LabelValue, RankingValue]
 
 
 # -- the per-case budget ---------------------------------------------------------------------
@@ -406,8 +424,25 @@ def error_record(exc: BaseException, type_name: str | None = None, origin: str |
     return encode_error(type_name or type(exc).__name__, str(exc), origin)
 
 
-def encode_score(value: object) -> EncodedScore:
-    """A Ragas score as JSON; anything but a real number is an ``UnexpectedScoreType`` error."""
+# What a target's class returns when it is not a number (``TargetSpec["value_kind"]``; absent: a number).
+VALUE_LABEL = "label"      # a str (DiscreteMetric): {"label": ...}
+VALUE_RANKING = "ranking"  # a list of str (RankingMetric): {"ranking": [...]}
+VALUE_KINDS = (VALUE_LABEL, VALUE_RANKING)
+
+
+def encode_score(value: object, kind: str | None = None) -> EncodedScore:
+    """A Ragas score as JSON; anything but a real number is an ``UnexpectedScoreType`` error. A target
+    whose ``kind`` is VALUE_LABEL returns a str, VALUE_RANKING a list of str (anything else is that error)."""
+    if kind == VALUE_LABEL:
+        if isinstance(value, str):
+            return {"label": value}
+        return error_record(TypeError(f"score is not a label (str): {value!r} ({type(value).__name__})"),
+                            type_name="UnexpectedScoreType")
+    if kind == VALUE_RANKING:
+        if isinstance(value, list) and all(isinstance(item, str) for item in value):
+            return {"ranking": list(value)}
+        return error_record(TypeError(f"score is not a ranking (list of str): {value!r} ({type(value).__name__})"),
+                            type_name="UnexpectedScoreType")
     if isinstance(value, bool) or not isinstance(value, numbers.Real):
         return error_record(TypeError(f"score is not a real number: {value!r} ({type(value).__name__})"),
                             type_name="UnexpectedScoreType")
@@ -423,8 +458,37 @@ class ScoreError:
     origin: str | None = None
 
 
-def decode_score(raw: object) -> float | ScoreError:
+@dataclass(frozen=True)
+class Label:
+    """A decoded category (``{"label": text}``). Its repr is the str's: ``'pass'``."""
+
+    text: str
+
+    def __repr__(self) -> str:
+        return repr(self.text)
+
+    __str__ = __repr__
+
+
+@dataclass(frozen=True)
+class Ranking:
+    """A decoded ranked list (``{"ranking": [...]}``), in its order. Its repr is the list's: ``['b', 'a']``."""
+
+    items: tuple[str, ...]
+
+    def __repr__(self) -> str:
+        return repr(list(self.items))
+
+    __str__ = __repr__
+
+
+def decode_score(raw: object) -> float | ScoreError | Label | Ranking:
     """Inverse of :func:`encode_score`; a value outside the encoding is a ``ProbeFormatError``."""
+    if isinstance(raw, dict) and set(raw) == {"label"} and isinstance(raw["label"], str):
+        return Label(raw["label"])
+    if isinstance(raw, dict) and set(raw) == {"ranking"} and isinstance(raw["ranking"], list) \
+            and all(isinstance(item, str) for item in raw["ranking"]):
+        return Ranking(tuple(raw["ranking"]))
     if isinstance(raw, dict) and "error" in raw:
         error = raw["error"]
         origin = error.get("origin")

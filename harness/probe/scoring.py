@@ -32,6 +32,7 @@ from .protocol import (
     API_COLLECTIONS,
     API_LEGACY,
     HARNESS_ORIGIN,
+    VALUE_LABEL,
     EncodedScore,
     ProbeResult,
     encode_score,
@@ -419,9 +420,10 @@ def collections_judge_class() -> type:
         ) from None
 
 
-def _metric_value(result: t.Any) -> EncodedScore:
-    """``MetricResult.value`` exactly (a bare number is taken as is)."""
-    return encode_score(result.value if hasattr(result, "value") else result)
+def _metric_value(result: t.Any, kind: str | None = None) -> EncodedScore:
+    """``MetricResult.value`` exactly (a bare number is taken as is); a category or a list where the
+    target declares one (``Target.value_kind``: DiscreteMetric, RankingMetric)."""
+    return encode_score(result.value if hasattr(result, "value") else result, kind)
 
 
 async def run_collections_target(target: Target, case: dict) -> ProbeResult:
@@ -462,8 +464,9 @@ async def run_collections_target(target: Target, case: dict) -> ProbeResult:
 # -- legacy classes given their LLM per call ------------------------------------------------
 async def run_llm_per_call_target(target: Target, case: dict) -> ProbeResult:
     """Score one case with a ragas.metrics class that takes its LLM per call (``Target.llm_per_call``:
-    NumericMetric): constructed from its configuration alone, scored with ``await metric.ascore(llm=<the
-    scripted instructor judge>, **inputs)``; the value is the returned MetricResult's."""
+    NumericMetric, DiscreteMetric, RankingMetric): constructed from its configuration alone, scored with
+    ``await metric.ascore(llm=<the scripted instructor judge>, **inputs)``; the value is the returned
+    MetricResult's (a category or a list where ``Target.value_kind`` says so)."""
     result = _new_result(case, target)
     book = cap_judge_calls(PromptBook())
     judge = None
@@ -475,11 +478,14 @@ async def run_llm_per_call_target(target: Target, case: dict) -> ProbeResult:
             result["ragas_class"] = f"{cls.__module__}.{cls.__qualname__}"
             result["exported"] = exported
             judge = collections_judge_class()(book)
-            metric = instantiate(cls, **constructor_options(cls, target.options))
+            options = constructor_options(cls, target.options)
+            if target.value_kind == VALUE_LABEL and isinstance(options.get("allowed_values"), tuple):
+                options["allowed_values"] = list(options["allowed_values"])  # DiscreteMetric's List[str], as users pass it
+            metric = instantiate(cls, **options)
             expect_prompts(target, cls, metric, case, book)
             result["expected_prompts"] = book.expected_count
             result["received"] = {f: jsonable(v) for f, v in inputs.items()}
-            value = _metric_value(await metric.ascore(llm=judge, **inputs))
+            value = _metric_value(await metric.ascore(llm=judge, **inputs), target.value_kind)
         except TargetUnavailable as exc:
             value = _unavailable(exc)
         except OverBudget as exc:

@@ -66,9 +66,9 @@ class Target:
     case_ids: frozenset[str] | None = None   # the only cases it scores (None: every case with its inputs)
     function: tuple[tuple[tuple[str, str], ...], str] | None = None  # a function target: (arguments, value key)
     llm_per_call: bool = False  # scored with ascore(llm=..., **inputs), constructed without an LLM (NumericMetric)
+    value_kind: str | None = None  # protocol.VALUE_LABEL / VALUE_RANKING: it returns a category / a list
     releases: tuple[str, str] | None = None  # (first release with the class, first without): no row where absent
     sample_names: tuple[tuple[str, str], ...] = ()  # (case field, the name an earlier sample declares it under)
-
 
     @classmethod
     def from_spec(cls, spec: TargetSpec) -> Target:
@@ -83,13 +83,12 @@ class Target:
                    tuple(requires["fields"]), tuple(requires["flags"]),
                    frozenset(spec["cases"]) if "cases" in spec else None,
                    (tuple((p, f) for p, f in spec["function"]["arguments"]), spec["function"]["value"])
-                   if "function" in spec else None, bool(spec.get("llm_per_call")))
+                   if "function" in spec else None, bool(spec.get("llm_per_call")), spec.get("value_kind"))
         if "releases" not in spec and "sample_names" not in spec:
             return target
         first, below = spec["releases"] if "releases" in spec else (None, None)
         return dataclasses.replace(target, releases=(first, below) if first is not None else None,
                                    sample_names=tuple((f, n) for f, n in spec.get("sample_names", ())))
-
 
     @property
     def name(self) -> str:

@@ -28,7 +28,7 @@ from ragas_compat.compare.classify import CLASSIFICATIONS
 from ragas_compat.compare.headlines import Headline, gap_span, mean_gap_of, mean_gap_order
 from ragas_compat.report.csp import policy_meta
 from ragas_compat.report.text import judge_audit_summary_of, ragas_text, reference_texts
-from ragas_compat.values import RagasError
+from ragas_compat.values import NON_NUMERIC, RagasError
 from ragas_compat.vocabulary import Classification
 
 COLORS: dict[str, str] = {
@@ -290,7 +290,8 @@ def rows_table(audit: Audit) -> Iterator[str]:
            + "</tr></thead><tbody>")
     for r in audit.rows:
         exact, as_float = reference_texts(r)
-        reference_value = None if r.reference.value is None or r.reference.refused else float(r.reference.value)
+        reference_value = None if r.reference.value is None or r.reference.refused \
+            or isinstance(r.reference.value, NON_NUMERIC) else float(r.reference.value)
         float_line = f'<span class="sub">{_e(as_float)}</span>' if as_float and as_float not in ("—", exact) else ""
         name = r.classification.name
         mark = _badge(name) + ("" if not r.unexpected else f' <b>expected {_e(r.expected.classification)}</b>')

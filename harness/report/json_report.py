@@ -41,7 +41,15 @@ from ragas_compat.metrics.judge_audit import JudgeAuditSummary
 from ragas_compat.metrics.outcome import ReferenceOutcome
 from ragas_compat.report.drift import expectations_json, finding_json
 from ragas_compat.report.text import judge_audit_summary_of
-from ragas_compat.values import RagasError, encode_detail, encode_float, encode_fraction, encode_ragas_value
+from ragas_compat.values import (
+    NON_NUMERIC,
+    RagasError,
+    encode_detail,
+    encode_float,
+    encode_fraction,
+    encode_non_numeric,
+    encode_ragas_value,
+)
 
 # 2: references, received inputs, target fields and warning texts stored once;
 # 3: rows, pairs and evaluate() rows as tables ({"columns", "data"}); pairs refer to rows by index;
@@ -137,9 +145,12 @@ def pair_key(case_id: str, legacy: str, collections: str) -> str:
 
 
 def reference_value_json(reference: ReferenceOutcome) -> Any:
-    """The reference's value: a float, ``null`` when undefined, or an error object when refused."""
+    """The reference's value: a float, ``null`` when undefined, an error object when refused, or a label /
+    a ranking object (``{"label": ...}``, ``{"ranking": [...]}``, as Ragas's values are encoded)."""
     if reference.refused is not None:
         return {"error": {"type": "refused", "message": reference.refused}}
+    if isinstance(reference.value, NON_NUMERIC):
+        return encode_non_numeric(reference.value)
     return None if reference.value is None else float(reference.value)
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from ragas_compat.compare.audit import Audit, AuditRow
 from ragas_compat.metrics.judge_audit import JUDGE_AUDIT, JudgeAudit, JudgeAuditSummary, judge_audit_summary
-from ragas_compat.values import RagasError
+from ragas_compat.values import NON_NUMERIC, RagasError
 
 
 def ragas_text(row: AuditRow) -> str:
@@ -22,6 +22,8 @@ def reference_texts(row) -> tuple[str, str]:
         return f"refused: {reference.refused}", "—"
     if reference.value is None:
         return f"undefined ({reference.undefined_reason})", "—"
+    if isinstance(reference.value, NON_NUMERIC):  # a label or a ranking: no float
+        return repr(reference.value), "—"
     return str(reference.value), repr(float(reference.value))
 
 

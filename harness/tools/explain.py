@@ -40,7 +40,15 @@ from ragas_compat.metrics.names import resolve
 from ragas_compat.metrics.outcome import ReferenceOutcome
 from ragas_compat.metrics.registry import all_metrics
 from ragas_compat.metrics.spec import ExplainAdapter, ExplainInput, MetricSpec, Quantity
-from ragas_compat.values import RagasValue, encode_detail, encode_float, encode_fraction, encode_ragas_value
+from ragas_compat.values import (
+    NON_NUMERIC,
+    RagasValue,
+    encode_detail,
+    encode_float,
+    encode_fraction,
+    encode_non_numeric,
+    encode_ragas_value,
+)
 
 EXPLAIN_FORMAT = 1
 CASE_ID = "explain"
@@ -265,8 +273,8 @@ class Explanation:
 
 
 def ragas_value_text(value: RagasValue) -> str:
-    """A Ragas value as shown: the exact double's repr, or the error."""
-    if isinstance(value, float):
+    """A Ragas value as shown: the exact double's repr, a label's or a ranking's repr, or the error."""
+    if isinstance(value, (float, *NON_NUMERIC)):
         return repr(value)
     return f"error {value.type}: {value.message}"  # RagasError
 
@@ -393,8 +401,9 @@ def explanation_to_json(explanation: Explanation) -> dict[str, Any]:
             "warnings": list(row.warnings),
         } for row in explanation.rows],
         "reference": {
-            "value": encode_fraction(ref.value),
-            "value_float": None if ref.value is None else encode_float(float(ref.value)),
+            "value": encode_non_numeric(ref.value) if isinstance(ref.value, NON_NUMERIC) else encode_fraction(ref.value),
+            "value_float": None if ref.value is None or isinstance(ref.value, NON_NUMERIC)
+            else encode_float(float(ref.value)),
             "undefined_reason": ref.undefined_reason,
             "refused": ref.refused,
             "denominator": ref.denominator,

@@ -1,9 +1,10 @@
-"""Judge script of a user's NumericMetric (``ragas.metrics``; standard library only, Ragas on use).
+"""Judge script of a user's NumericMetric, DiscreteMetric or RankingMetric (``ragas.metrics``; standard library
+only, Ragas on use): the three share ``SimpleLLMMetric.ascore`` and the reply shape.
 
 The class formats its prompt template (``metric.prompt.format(**inputs)``: Ragas's simple ``Prompt``) and asks
 the LLM it is given per call for ``{"reason", "value"}``. The prompt has no input block, so the script expects it
 by its whole text, formatted by the metric's own prompt object on the inputs the probe passes (``FIELDS``, the
-host's ``metrics.numeric_metric.FIELDS``); the reply carries the frozen value as given.
+host's ``metrics.numeric_metric.FIELDS``); the reply carries the frozen value as given (a number, a label, a list).
 """
 
 from __future__ import annotations

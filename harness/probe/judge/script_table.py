@@ -71,4 +71,7 @@ SCRIPTS: dict[str, t.Callable[[ScriptInputs], Script]] = {
     "multimodal_relevance": lambda target: image_text_script(str(target.verdict_key)),
     # a user's NumericMetric: its formatted template, by its whole text
     "numeric_metric": lambda target: numeric_script(str(target.verdict_key)),
+    # a user's DiscreteMetric / RankingMetric: the same, the reply's value a label / a list as given
+    "discrete_metric": lambda target: numeric_script(str(target.verdict_key)),
+    "ranking_metric": lambda target: numeric_script(str(target.verdict_key)),
 }

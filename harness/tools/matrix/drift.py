@@ -136,6 +136,8 @@ class Cell:
         """Short display text: the value (6 significant digits), ``NaN``, the error type, or status;
         a cell the harness could not drive says so in the harness's name."""
         if self.status == "value":
+            if not isinstance(self.value, float):  # a label or a ranking (values.NON_NUMERIC)
+                return repr(self.value)
             return "NaN" if math.isnan(self.value) else f"{self.value:.6g}"
         if self.status == "error":
             if self.not_run == "harness_error":

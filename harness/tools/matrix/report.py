@@ -144,7 +144,10 @@ def cases_text(cases: list[str], total: int) -> str:
 
 
 def exact_text(number: float) -> str:
-    """The double exactly: ``repr`` (shortest round-trip text); a NaN by its bit pattern."""
+    """The double exactly: ``repr`` (shortest round-trip text); a NaN by its bit pattern; a label or a
+    ranking by its repr."""
+    if not isinstance(number, float):
+        return repr(number)
     if math.isnan(number):
         return f"NaN 0x{struct.unpack('<Q', struct.pack('<d', number))[0]:016x}"
     return repr(number)
