@@ -17,9 +17,12 @@ from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
+from typer.testing import CliRunner
 
 from ragas_compat.cases import Suite, load_default_suite
+from ragas_compat.cli.app import app
 from ragas_compat.compare.dataset_level import numpy_nanmean
+from ragas_compat.compare.verdict import exit_code, parse_fail_on
 from ragas_compat.errors import HarnessInputError
 from ragas_compat.pipeline import REPORT_FILES
 from ragas_compat.tools import shards
@@ -137,11 +140,12 @@ def test_merge_evaluate_rebuilds_rows_in_suite_order_and_the_mean_over_all_of_th
 
 
 @pytest.mark.slow
-def test_the_default_suite_in_3_merged_shards_writes_the_unsharded_report_set(tmp_path: Path):
+def test_the_default_suite_in_3_merged_shards_writes_the_unsharded_report_set(tmp_path: Path, default_audit_run):
+    """The unsharded run is the session's default audit (``ragas-compat run`` in process: its four reports
+    as rendered); the shards are real ``run --shard`` commands, merged by ``merge`` in process."""
     cli = [sys.executable, "-m", "ragas_compat"]
-    whole = subprocess.run([*cli, "run", "--out", str(tmp_path / "whole"), "--quiet"], capture_output=True,
-                           text=True, timeout=600)
-    assert whole.returncode == 0, whole.stdout + whole.stderr
+    whole = default_audit_run.audit
+    assert exit_code(whole, parse_fail_on(None)) == 0
     shard_runs = [subprocess.Popen([*cli, "run", "--shard", f"{k}/3", "--out", str(tmp_path / f"shard{k}"), "--quiet",
                                     "--workers", "1"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
                   for k in (1, 2, 3)]
@@ -149,11 +153,10 @@ def test_the_default_suite_in_3_merged_shards_writes_the_unsharded_report_set(tm
         out, err = process.communicate(timeout=600)
         assert process.returncode == 0, out + err
     folders = [str(tmp_path / f"shard{k}") for k in (3, 1, 2)]  # any order
-    merged = subprocess.run([*cli, "merge", *folders, "--out", str(tmp_path / "merged"), "--quiet"],
-                            capture_output=True, text=True, timeout=600)
-    assert merged.returncode == whole.returncode, merged.stdout + merged.stderr
+    merged = CliRunner().invoke(app, ["merge", *folders, "--out", str(tmp_path / "merged"), "--quiet"])
+    assert merged.exit_code == 0, merged.output
     for name in REPORT_FILES:
-        assert (tmp_path / "merged" / name).read_bytes() == (tmp_path / "whole" / name).read_bytes(), name
+        assert (tmp_path / "merged" / name).read_bytes() == default_audit_run.reports[name].encode("utf-8"), name
     documents = [json.loads((tmp_path / f"shard{k}" / "shard.json").read_text(encoding="utf-8")) for k in (1, 2, 3)]
     assert sum(d["shard"]["cases"] for d in documents) == documents[0]["suite"]["cases"] == len(load_default_suite().cases)
 
@@ -162,10 +165,9 @@ def test_the_default_suite_in_3_merged_shards_writes_the_unsharded_report_set(tm
     stranger["provenance"]["ragas_version"] = "0.0.1"
     (tmp_path / "stranger").mkdir()
     (tmp_path / "stranger" / "shard.json").write_text(json.dumps(stranger), encoding="utf-8")
-    refused = subprocess.run([*cli, "merge", folders[1], str(tmp_path / "stranger"), folders[0], "--out",
-                              str(tmp_path / "refused")], capture_output=True, text=True, timeout=600)
-    assert refused.returncode == 2 and "ragas_version differs" in refused.stdout + refused.stderr
-    missing = subprocess.run([*cli, "merge", *folders[:2], "--out", str(tmp_path / "refused")], capture_output=True,
-                             text=True, timeout=600)
-    assert missing.returncode == 2 and "2/3 missing" in missing.stdout + missing.stderr
+    refused = CliRunner().invoke(app, ["merge", folders[1], str(tmp_path / "stranger"), folders[0], "--out",
+                                       str(tmp_path / "refused")])
+    assert refused.exit_code == 2 and "ragas_version differs" in refused.output, refused.output
+    missing = CliRunner().invoke(app, ["merge", *folders[:2], "--out", str(tmp_path / "refused")])
+    assert missing.exit_code == 2 and "2/3 missing" in missing.output, missing.output
     assert not (tmp_path / "refused" / "report.json").exists()
