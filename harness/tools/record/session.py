@@ -386,6 +386,7 @@ def record(dataset_path: Path, out: Path, *, judge: Judge | None, metrics: list[
     seen: set[str] = set()
     blocked_keys = {(b.get("call"), b.get("address")) for b in blocked}
     checked: dict[str, int] = {}  # the cases a write of this run validated (_write)
+    texts: dict[str, tuple[int, str]] = {}  # and their text (document_text)
 
     def take(document: dict[str, Any], batch: list[Any]) -> None:
         """One batch of the probe: its cases built, the provenance updated, the file rewritten."""
@@ -423,7 +424,7 @@ def record(dataset_path: Path, out: Path, *, judge: Judge | None, metrics: list[
             "network": {"allowed": [f"{h}:{p}" for h, p in (judge.allow if judge else ())], "blocked": blocked},
         })
         if done and len(seen) < len(todo):  # the last batch is written once, below, with "complete"
-            _write(out, done, order, recording, dataset, suite, complete=False, checked=checked)
+            _write(out, done, order, recording, dataset, suite, complete=False, checked=checked, texts=texts)
         if progress:
             progress(Progress(scored, len(todo), len(failed), time.perf_counter() - started))
 
@@ -446,7 +447,7 @@ def record(dataset_path: Path, out: Path, *, judge: Judge | None, metrics: list[
         if not recording.get("recorded_at"):
             recording["recorded_at"] = _recording_date()
         recording.setdefault("fingerprint", print_)
-        _write(out, done, order, recording, dataset, suite, complete=complete, checked=checked)
+        _write(out, done, order, recording, dataset, suite, complete=complete, checked=checked, texts=texts)
     return RecordResult(out, len(done), scored, failed, time.perf_counter() - started, complete, model_note,
                         len(blocked), attempts_failed, repeated_prompt_warnings(list(done.values())))
 
@@ -459,12 +460,39 @@ def _ragas_class(document: dict[str, Any], metric: str) -> str | None:
     return None
 
 
+CASES_TOKEN = "\u0000ragas-compat-cases\u0000"  # stands for the cases in the header's text (json escapes it)
+
+
+def document_text(document: dict[str, Any], texts: dict[str, tuple[int, str]] | None = None) -> str:
+    """``json.dumps(document, indent=1, ensure_ascii=False, allow_nan=False) + "\\n"``, byte for byte, with
+    each case's text taken from ``texts`` (case id -> (``id()`` of the case object, its text)) when it is
+    there for that very object, and put there otherwise: a file rewritten after each batch serializes each
+    case once, not once per batch."""
+    if texts is None:
+        return json.dumps(document, indent=1, ensure_ascii=False, allow_nan=False) + "\n"
+    head = json.dumps({**document, "cases": CASES_TOKEN}, indent=1, ensure_ascii=False, allow_nan=False)
+    token = json.dumps(CASES_TOKEN, ensure_ascii=False)
+    if head.count(token) != 1 or not document["cases"]:
+        return json.dumps(document, indent=1, ensure_ascii=False, allow_nan=False) + "\n"
+    parts = []
+    for case in document["cases"]:
+        known = texts.get(case["id"])
+        if known is None or known[0] != id(case):
+            # a case is an item of the list at depth 2 of the document: its lines indented two more
+            known = (id(case), json.dumps(case, indent=1, ensure_ascii=False, allow_nan=False).replace("\n", "\n  "))
+            texts[case["id"]] = known
+        parts.append(known[1])
+    return head.replace(token, "[\n  " + ",\n  ".join(parts) + "\n ]") + "\n"
+
+
 def _write(out: Path, done: dict[str, dict[str, Any]], order: dict[str, int], recording: dict[str, Any],
-           dataset: Dataset, suite: str | None, *, complete: bool, checked: dict[str, int] | None = None) -> None:
+           dataset: Dataset, suite: str | None, *, complete: bool, checked: dict[str, int] | None = None,
+           texts: dict[str, tuple[int, str]] | None = None) -> None:
     """Write the case file of ``done`` atomically, never one `run` would refuse. ``checked`` (case id ->
     ``id()`` of the case object) names the cases an earlier write of this run validated: only the others
     are validated again, with the header (the file's size, case count and ids are checked whole), so a
-    recording rewritten after each batch validates each case once; without it the whole file is."""
+    recording rewritten after each batch validates each case once; without it the whole file is.
+    ``texts``: each case's serialized text, kept across the writes of a run (``document_text``)."""
     cases = sorted(done.values(), key=lambda c: order.get(c["id"], 1 << 30))
     document = {
         "schema_version": 1,
@@ -477,7 +505,7 @@ def _write(out: Path, done: dict[str, dict[str, Any]], order: dict[str, int], re
     warnings = repeated_prompt_warnings(cases)
     if warnings:
         document["warnings"] = warnings
-    text = json.dumps(document, indent=1, ensure_ascii=False, allow_nan=False) + "\n"
+    text = document_text(document, texts)
     limits = Limits.current()
     size = len(text.encode("utf-8"))
     if size > limits.max_input_bytes:  # `run` would refuse it: keep the file as it was
