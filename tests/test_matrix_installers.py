@@ -328,7 +328,8 @@ def test_uv_environment_import_check(six_env):
         installer.check_imports(six_env, ["six", "ragas_compat_absent_x7", "json"])
 
 
-def test_uv_install_of_a_missing_distribution_fails_with_uv_error_line(six_env):
+def test_uv_install_of_a_missing_distribution_fails_with_uv_error_line(six_env, monkeypatch):
+    monkeypatch.setenv("COLUMNS", "60")  # a narrow terminal (or pytest-xdist's workers) must not cut the cause
     log = six_env.parent.parent / "missing.log"
     with pytest.raises(InstallFailed) as raised:
         real_uv().install(six_env, ["ragas-compat-no-such-distribution-x7"], log)

@@ -117,8 +117,11 @@ def import_failure_text(stdout: str, stderr: str) -> str:
 
 def _child_env(*drop: str) -> dict[str, str]:
     """This process's environment without PYTHONPATH / PYTHONHOME (and ``drop``): the new
-    environment must not see the harness's own path."""
-    return {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "PYTHONHOME", *drop)}
+    environment must not see the harness's own path. Without COLUMNS / LINES too: uv wraps its
+    error chain at COLUMNS when its output is a pipe, and ``first_line`` must read the same error
+    whatever the user's terminal width (a cause wrapped at 80 columns lost its end)."""
+    dropped = ("PYTHONPATH", "PYTHONHOME", "COLUMNS", "LINES", *drop)
+    return {k: v for k, v in os.environ.items() if k not in dropped}
 
 
 def check_imports(python: Path, modules: Sequence[str], timeout: float) -> None:
