@@ -184,16 +184,15 @@ def test_an_edited_reported_score_is_caught(retry_run, tmp_path):
         writer = csv.DictWriter(handle, fieldnames=list(rows[0]))
         writer.writeheader()
         writer.writerows(rows)
-    proc, doc = audit(tmp_path, retry_run / "traces.json", "--scores", str(edited))
+    # one run in the terminal's format: it names the row; audit-run.json holds what --format json prints
+    proc = subprocess.run([*CLI, "audit-run", str(retry_run / "traces.json"), "--scores", str(edited),
+                           "--cases-out", str(tmp_path / "c2.json"), "--out", str(tmp_path / "r2"), "--workers", "2"],
+                          capture_output=True, text=True, timeout=600)
     assert proc.returncode == 1, proc.stderr
+    assert f"row {edited_row}, faithfulness" in " ".join(proc.stdout.split())
+    doc = json.loads((tmp_path / "r2" / "audit-run.json").read_text(encoding="utf-8"))
     kinds = {(f["kind"], f["row"], f["metric"]) for f in doc["findings"]}
     assert kinds == {("not_reproduced", edited_row, "faithfulness"), ("table_differs", edited_row, "faithfulness")}
-    # the terminal names the row
-    proc2 = subprocess.run([*CLI, "audit-run", str(retry_run / "traces.json"), "--scores", str(edited),
-                            "--cases-out", str(tmp_path / "c2.json"), "--out", str(tmp_path / "r2"), "--workers", "2"],
-                           capture_output=True, text=True, timeout=600)
-    assert proc2.returncode == 1
-    assert f"row {edited_row}, faithfulness" in " ".join(proc2.stdout.split())
 
 
 # --------------------------------------------------------------------------- bad input (no Ragas needed)
