@@ -136,8 +136,30 @@ def test_run_at_80_columns_in_a_pipe(tmp_path: Path, tables, bundled_audit_of_th
     assert bundled_audit_of_the_session == [("default", True)]
 
 
+@pytest.fixture
+def one_audit_per_input(monkeypatch):
+    """Within the test, ``run``'s audit is made once per input (suite, expectations, Ragas, metrics) and
+    reused by command lines that differ only in what they print (``--format``): the printing is this
+    test's subject, not the probe run. Returns the audits made, one (suite name, metrics) per probe run."""
+    from ragas_compat.cli import run as cli_run
+
+    original, made, audits = cli_run.run_audit, [], []
+
+    def run_audit(suite, expectations, source, **kwargs):
+        key = (suite, expectations, source, kwargs.get("metrics"), kwargs.get("python"))
+        for seen, result in audits:
+            if seen == key:
+                return result
+        made.append((suite.name, kwargs.get("metrics")))
+        audits.append((key, original(suite, expectations, source, **kwargs)))
+        return audits[-1][1]
+
+    monkeypatch.setattr(cli_run, "run_audit", run_audit)
+    return made
+
+
 @pytest.mark.slow
-def test_run_piped_quiet_and_formats(tmp_path: Path):
+def test_run_piped_quiet_and_formats(tmp_path: Path, one_audit_per_input):
     # --quiet is the one-line result: the verdict line (wrapped at 80 columns at most once), without the notes
     # under it (what the verdict means, a recorded suite's replay accounting), which the other formats and
     # every report show
@@ -148,13 +170,20 @@ def test_run_piped_quiet_and_formats(tmp_path: Path):
     assert quiet.stdout.count("\n") == 1 or len(quiet.stdout.splitlines()) <= 2, quiet.stdout
     assert quiet.stdout.startswith("Verdict: expected:")
     assert " ".join(quiet.stdout.split()).endswith("unexplained errors."), quiet.stdout
-    doc = json.loads(piped("run", "--format", "json", "--out", str(tmp_path / "j"),
-                           "--metric", "id-context-precision").stdout)
+    # the two formats in process (not a terminal either), from one audit of the same input
+    runner = CliRunner()
+    json_run = runner.invoke(app, ["run", "--format", "json", "--out", str(tmp_path / "j"),
+                                   "--metric", "id-context-precision"], env={"COLUMNS": "80"})
+    assert json_run.exit_code == 0, json_run.output
+    doc = json.loads(json_run.stdout)
     assert doc["verdict"]["status"] == "expected" and doc["findings"]
     assert set(doc["by_metric"]) == {"id_context_precision"}
-    md = piped("run", "--format", "md", "--out", str(tmp_path / "m"), "--metric", "id_context_precision")
+    md = runner.invoke(app, ["run", "--format", "md", "--out", str(tmp_path / "m"), "--metric", "id_context_precision"],
+                       env={"COLUMNS": "80"})
+    assert md.exit_code == 0, md.output
     assert md.stdout.startswith("**Verdict: expected:") and "| metric | rows | classifications |" in md.stdout
     assert "expected means every difference is a known, named Ragas behaviour" in md.stdout
+    assert [metrics for _, metrics in one_audit_per_input] == [("id_context_precision",)]  # one probe run for both
     assert (tmp_path / "q" / "report.md").read_text(encoding="utf-8").count("expected means every difference") == 1
 
 
