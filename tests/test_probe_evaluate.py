@@ -27,8 +27,9 @@ PARSE_FAILURE = "edge-judge-reply-unparseable"
 LEGACY_TARGETS = registry_targets("legacy")
 LEGACY = [t.name for t in LEGACY_TARGETS]
 # evaluate() takes metric instances: a legacy function target (a function of a dataset) is not one, nor a class
-# given its LLM per call (NumericMetric: ascore(llm=..., **inputs), not a Metric evaluate() runs)
-LEGACY_CLASSES = [t.name for t in LEGACY_TARGETS if t.function is None and not t.llm_per_call]
+# given its LLM per call (NumericMetric: ascore(llm=..., **inputs), not a Metric evaluate() runs), nor one built
+# on a case's frozen classifier (FaithfulnesswithHHEM)
+LEGACY_CLASSES = [t.name for t in LEGACY_TARGETS if t.function is None and not t.llm_per_call and t.classifier is None]
 METRIC_SETS = tuple((name, tuple(t.name for t in group)) for name, group in metric_sets(LEGACY_TARGETS))
 
 
@@ -141,7 +142,8 @@ def evaluated_targets(suite) -> set[str]:
     from ragas_compat.runner import request_targets
 
     targets = targets_from_request(request_targets(LEGACY, [c.raw for c in suite.cases]))
-    return {t.name for t in targets if t.api == "legacy" and t.function is None and not t.llm_per_call}
+    return {t.name for t in targets if t.api == "legacy" and t.function is None and not t.llm_per_call
+            and t.classifier is None}
 
 
 def test_rows_equal_single_turn_ascore(suite, concurrent):
@@ -178,10 +180,11 @@ def test_parse_failure_is_dropped_with_its_cause(suite, concurrent):
         # rows Ragas keeps as 0.0 (no relevant context) name the gap, the epsilon only adds to it
         assert agg.classification.name == "empty_as_zero" and agg.mean_recomputed_exactly
     faithfulness = by_target["legacy:Faithfulness"]
-    [legit] = faithfulness.dropped_rows
-    assert legit.case_id == "edge-zero-response-claims" and legit.evaluate_error is None
-    assert faithfulness.policy.undefined == {"zero_claims": 1}
-    assert math.isnan(legit.evaluate_value)
+    # the bundled cases with zero response claims (hhem-no-statements: FaithfulnesswithHHEM's, scored by Faithfulness too)
+    dropped = {row.case_id: row for row in faithfulness.dropped_rows}
+    assert set(dropped) == {"edge-zero-response-claims", "hhem-no-statements"}
+    assert all(row.evaluate_error is None and math.isnan(row.evaluate_value) for row in dropped.values())
+    assert faithfulness.policy.undefined == {"zero_claims": 2}
 
 
 def sentence_of(agg) -> str:

@@ -119,7 +119,8 @@ def test_new_result_has_exactly_the_required_keys_in_output_order():
     assert set(result) == ProbeResult.__required_keys__
     assert list(result)[:4] == ["case_id", "target", "api", "metric"]
     assert ProbeResult.__optional_keys__ == {"exported", "required_columns", "fields_accepted", "fields_dropped",
-                                             "fields_renamed", "prompt_hashes", "telemetry_events"}
+                                             "fields_renamed", "prompt_hashes", "telemetry_events",
+                                             "classifier"}
     assert result["fields_read"] == ["a", "b"] and result["value"] is None and result["prompts"] == 0
 
 

@@ -391,6 +391,7 @@ def _semantic_problems(obj: Any) -> list[tuple[tuple[Any, ...], str]]:
                 elif key not in LABEL_LIST_VERDICTS:
                     found.append((("cases", i, "judge_replies", key), unknown_key_message(key, LABEL_LIST_VERDICTS)))
         found += _judge_call_problems(i, case)
+        found += _hhem_score_problems(i, case)
         found += _message_problems(i, case)
         if isinstance(replies, dict) and isinstance(contexts, list):
             for key, by_index in replies.items():
@@ -417,6 +418,34 @@ def _message_problems(i: int, case: dict[str, Any]) -> list[tuple[tuple[Any, ...
         if isinstance(message, dict) and "tool_calls" in message and message.get("type") in ("human", "tool"):
             found.append((("cases", i, "user_input", j, "tool_calls"),
                           f"only ai messages make tool calls; this is a {message['type']} message"))
+    return found
+
+
+HHEM_STATEMENTS = "faithfulness"  # the verdict key whose statements hhem_scores scores
+
+
+def _hhem_score_problems(i: int, case: dict[str, Any]) -> list[tuple[tuple[Any, ...], str]]:
+    """``hhem_scores`` (FaithfulnesswithHHEM's frozen classifier) without the statements it scores
+    (``verdicts.faithfulness``), a statement without its score, a score for no statement."""
+    scores, verdicts = case.get("hhem_scores"), case.get("verdicts")
+    if not isinstance(scores, dict):
+        return []
+    claims = verdicts.get(HHEM_STATEMENTS) if isinstance(verdicts, dict) else None
+    if claims is None:
+        return [(("cases", i, "hhem_scores"), f"HHEM scores without the statements they score (verdicts."
+                 f"{HHEM_STATEMENTS}: the judge's statements of the response); give them too")]
+    if not isinstance(claims, list):
+        return []  # the schema says what it should be
+    statements = [c["statement"] for c in claims if isinstance(c, dict) and isinstance(c.get("statement"), str)]
+    found: list[tuple[tuple[Any, ...], str]] = []
+    for j, statement in enumerate(statements):
+        if statement not in scores:
+            found.append((("cases", i, "hhem_scores"), f"no score for statement {j} of verdicts.{HHEM_STATEMENTS} "
+                          f"({_short(statement)}): the frozen classifier scores every statement"))
+    for key in scores:
+        if key not in statements:
+            found.append((("cases", i, "hhem_scores", key), f"a score for a statement verdicts.{HHEM_STATEMENTS} "
+                          "does not have (statements are matched by their exact text)"))
     return found
 
 
@@ -528,6 +557,7 @@ def _build_case(raw: dict[str, Any], suite_targets: Any = None) -> Case:
         embeddings=None if raw.get("embeddings") is None else MappingProxyType(
             {text: tuple(vector) for text, vector in raw["embeddings"].items()}),
         rubrics=None if raw.get("rubrics") is None else MappingProxyType(dict(raw["rubrics"])),
+        hhem_scores=None if raw.get("hhem_scores") is None else MappingProxyType(dict(raw["hhem_scores"])),
         verdicts=MappingProxyType(frozen_verdicts),
         judge_replies=MappingProxyType({key: MappingProxyType({int(i): text for i, text in by_index.items()})
                                         for key, by_index in raw.get("judge_replies", {}).items()}),

@@ -62,6 +62,8 @@ class Case:
     table_metrics: bool | None = None
     # True: QuotedSpansAlignment scores the response's quoted spans (case key "quoted_spans")
     quoted_spans: bool | None = None
+    # FaithfulnesswithHHEM's frozen classifier scores (case key "hhem_scores": statement -> probability), or None
+    hhem_scores: Mapping[str, float] | None = None
     # the case's own rubric (case key "rubrics": "scoreN_description" -> text) for InstanceRubrics, or None
     rubrics: Mapping[str, str] | None = None
     # verdict key -> tuple of labels (label lists) or tuple of claim dicts (claim lists), as given:

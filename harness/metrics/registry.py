@@ -27,6 +27,7 @@ from ragas_compat.metrics import (
     discrete_ranking,
     factual_correctness,
     faithfulness,
+    faithfulness_hhem,
     id_overlap,
     judge_audit,
     multimodal,
@@ -46,7 +47,7 @@ from ragas_compat.metrics.spec import MetricSpec
 from ragas_compat.probe.protocol import TargetSpec, spec_name
 from ragas_compat.vocabulary import TargetId
 
-FAMILIES = (context_precision, context_recall, id_overlap, faithfulness, judge_audit, factual_correctness, context_entity_recall, noise_sensitivity, text_similarity, semantic_similarity, criteria_votes, rubrics_score, nvidia_ratings, answer_correctness, answer_relevancy, datacompy_score, quoted_spans, tool_calls, agent_goal, topic_adherence, summarization, sql_equivalence, multimodal, numeric_metric, discrete_ranking)
+FAMILIES = (context_precision, context_recall, id_overlap, faithfulness, judge_audit, factual_correctness, context_entity_recall, noise_sensitivity, text_similarity, semantic_similarity, criteria_votes, rubrics_score, nvidia_ratings, answer_correctness, answer_relevancy, datacompy_score, quoted_spans, tool_calls, agent_goal, topic_adherence, summarization, sql_equivalence, multimodal, numeric_metric, discrete_ranking, faithfulness_hhem)
 
 _REGISTRY: dict[str, MetricSpec] = {}
 _BY_TARGET: dict[TargetId, tuple[MetricSpec, ...]] = {}  # metrics_for_target's answers; emptied on (un)register

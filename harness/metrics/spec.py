@@ -158,6 +158,9 @@ class RagasTargets:
         """(first release, first release without it, successor class or "") of a class of ``releases``."""
         return next(((first, below, successor) for name, first, below, successor in self.releases
                      if name == target_name(api, ragas_class)), None)
+    # the legacy entries are constructed with a frozen classifier stub (probe protocol CLASSIFIERS: "hhem" for
+    # FaithfulnesswithHHEM, whose constructor loads a Hugging Face model); not an evaluate() metric
+    classifier: str | None = None
 
     def ids(self) -> tuple[TargetId, ...]:
         """The targets' names: the legacy classes, then the collections classes."""
@@ -273,6 +276,8 @@ class MetricSpec:
                 spec["sample_names"] = [list(pair) for pair in ragas.sample_names]
             if ragas.value_kind is not None:
                 spec["value_kind"] = ragas.value_kind
+            if ragas.classifier is not None and target.api is Api.LEGACY:
+                spec["classifier"] = ragas.classifier
             specs.append(spec)
         return tuple(specs)
 

@@ -43,8 +43,10 @@ def metric_sets(targets: t.Sequence[Target]) -> MetricSets:
     way in evaluate() (_metrics_with_judges), so names stay unique."""
     by_metric: dict[str, list[Target]] = {}
     for target in targets:
-        # a function, or a class given its LLM per call, is not an evaluate() metric
-        if target.api == API_LEGACY and target.function is None and not target.llm_per_call:
+        # a function, a class given its LLM per call, or one built on a frozen classifier for one case (its
+        # scores are the case's: FaithfulnesswithHHEM) is not an evaluate() metric
+        if target.api == API_LEGACY and target.function is None and not target.llm_per_call \
+                and target.classifier is None:
             by_metric.setdefault(target.metric, []).append(target)
     llm = [group for group in by_metric.values() if group[0].needs_judge]
     return (("legacy_llm", tuple(group[0] for group in llm)),

@@ -169,9 +169,13 @@ class TargetSpec(_TargetSpecRequired, total=False):
                              # lacks the class, the target makes no row (a class of some releases only)
     sample_names: list[list[str]]  # [case field, name]: passed under that name where this Ragas's
                                    # SingleTurnSample lacks the field and declares the name (``rubric``)
+    classifier: str          # a legacy class constructed with a frozen classifier stub, by name (CLASSIFIERS)
 
 
 TARGET_SPEC_KEYS = frozenset(_TargetSpecRequired.__annotations__)
+# The frozen classifiers a legacy class may be constructed with (TargetSpec "classifier"): name -> the probe
+# stub module providing it while the class is constructed (FaithfulnesswithHHEM's HHEM model)
+CLASSIFIERS = {"hhem": "stubs.hhem_classifier"}
 
 
 def _strings(value: object) -> bool:
@@ -215,6 +219,7 @@ def target_problem(raw: object) -> str | None:
         "releases": "releases" not in raw or (_strings(raw["releases"]) and len(raw["releases"]) == 2),
         "sample_names": "sample_names" not in raw or (raw["api"] == API_LEGACY and isinstance(raw["sample_names"], list)
                                                       and all(_strings(p) and len(p) == 2 for p in raw["sample_names"])),
+        "classifier": "classifier" not in raw or (raw["api"] == API_LEGACY and raw["classifier"] in CLASSIFIERS),
     }
     bad = [key for key, ok in checks.items() if not ok]
     return f"target {raw.get('ragas_class')!r}: malformed {bad}" if bad else None
@@ -381,6 +386,7 @@ class ProbeResult(_ProbeResultRequired, total=False):
     fields_renamed: dict[str, str]  # case field -> the name this Ragas's sample declares it under (sample_names)
     prompt_hashes: dict[str, str]  # prompt kind -> digest of the templates the judge was shown (prompt_hash)
     telemetry_events: list[dict[str, t.Any]]  # events the row queued for Ragas's analytics (telemetry_events)
+    classifier: dict[str, t.Any]  # what the class asked its frozen classifier stub (model, kwargs, devices, batches)
 
 
 class _ProbeOutputRequired(t.TypedDict):

@@ -16,6 +16,7 @@ Ragas; running a target does, so set RAGAS_DO_NOT_TRACK before that.
 
 from __future__ import annotations
 
+import contextlib
 import enum
 import functools
 import importlib
@@ -31,6 +32,7 @@ from .judge.prompt_book import PromptBook, StubMismatch
 from .protocol import (
     API_COLLECTIONS,
     API_LEGACY,
+    CLASSIFIERS,
     HARNESS_ORIGIN,
     VALUE_LABEL,
     EncodedScore,
@@ -231,6 +233,15 @@ def frozen_embeddings(case: dict) -> t.Any:
         return _probe_module("stubs.legacy_embeddings").LegacyFrozenEmbeddings(vectors)
 
 
+def frozen_classifier(target: Target, cls: type, case: dict, record: dict) -> t.ContextManager[t.Any]:
+    """For the class's construction: the frozen classifier stub its constructor loads (``Target.classifier``,
+    ``protocol.CLASSIFIERS``: FaithfulnesswithHHEM's HHEM model, ``stubs.hhem_classifier``), built on the case's
+    frozen scores; ``record`` collects what the class asked it. Nothing for any other target."""
+    if target.classifier is None:
+        return contextlib.nullcontext()
+    return _probe_module(CLASSIFIERS[target.classifier]).provided(case, cls.__module__, record)
+
+
 def constructor_options(cls: type, options: dict) -> dict:
     """The row's options as the class takes them: a string given for a parameter whose default is
     an Enum member becomes that Enum's member (``distance_measure="jaro"`` ->
@@ -313,8 +324,12 @@ async def run_legacy_target(target: Target, case: dict) -> ProbeResult:
             options = constructor_options(cls, target.options)
             if target.embeddings:
                 options["embeddings"] = frozen_embeddings(case)
-            metric = instantiate(cls, llm=judge_cls(book), **options) if target.needs_judge else instantiate(
-                cls, **options)
+            classifier: dict = {}
+            with frozen_classifier(target, cls, case, classifier):
+                metric = instantiate(cls, llm=judge_cls(book), **options) if target.needs_judge else instantiate(
+                    cls, **options)
+            if target.classifier is not None:
+                result["classifier"] = classifier  # filled further while the class predicts
             if target.embeddings and target.needs_judge:
                 # as evaluate() does: AnswerCorrectness builds its AnswerSimilarity only in init(); scored
                 # without it, it raises "AnswerSimilarity must be set" (ragas#1336)

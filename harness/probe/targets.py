@@ -69,6 +69,7 @@ class Target:
     value_kind: str | None = None  # protocol.VALUE_LABEL / VALUE_RANKING: it returns a category / a list
     releases: tuple[str, str] | None = None  # (first release with the class, first without): no row where absent
     sample_names: tuple[tuple[str, str], ...] = ()  # (case field, the name an earlier sample declares it under)
+    classifier: str | None = None  # constructed with this frozen classifier stub (protocol.CLASSIFIERS)
 
     @classmethod
     def from_spec(cls, spec: TargetSpec) -> Target:
@@ -83,7 +84,8 @@ class Target:
                    tuple(requires["fields"]), tuple(requires["flags"]),
                    frozenset(spec["cases"]) if "cases" in spec else None,
                    (tuple((p, f) for p, f in spec["function"]["arguments"]), spec["function"]["value"])
-                   if "function" in spec else None, bool(spec.get("llm_per_call")), spec.get("value_kind"))
+                   if "function" in spec else None, bool(spec.get("llm_per_call")), spec.get("value_kind"),
+                   classifier=spec.get("classifier"))
         if "releases" not in spec and "sample_names" not in spec:
             return target
         first, below = spec["releases"] if "releases" in spec else (None, None)

@@ -68,7 +68,10 @@ async def score_pair(target: Target, case: dict) -> object:
         options = constructor_options(cls, target.options)
         if target.embeddings:
             options["embeddings"] = frozen_embeddings(case)
-        metric = cls(llm=legacy_judge_class()(book), **options) if target.needs_judge else cls(**options)
+        from ..scoring import frozen_classifier
+
+        with frozen_classifier(target, cls, case, {}):  # FaithfulnesswithHHEM's frozen classifier, as the probe
+            metric = cls(llm=legacy_judge_class()(book), **options) if target.needs_judge else cls(**options)
         if target.embeddings and target.needs_judge:
             from ..stubs.legacy_llm import NO_RETRY
 

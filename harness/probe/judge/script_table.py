@@ -13,6 +13,7 @@ from .agents import goal_script, topic_adherence_script
 from .answers import answer_correctness_script, answer_relevancy_script
 from .criteria import rubrics_script, votes_script
 from .generic import numeric_script
+from .hhem import hhem_statements_script
 from .multimodal import image_text_script
 from .ratings import rating_script
 from .scripts import (
@@ -74,4 +75,6 @@ SCRIPTS: dict[str, t.Callable[[ScriptInputs], Script]] = {
     # a user's DiscreteMetric / RankingMetric: the same, the reply's value a label / a list as given
     "discrete_metric": lambda target: numeric_script(str(target.verdict_key)),
     "ranking_metric": lambda target: numeric_script(str(target.verdict_key)),
+    # FaithfulnesswithHHEM: the statement generation alone (its classifier is the probe's frozen stub)
+    "faithfulness_hhem": lambda target: hhem_statements_script(str(target.verdict_key)),
 }

@@ -268,6 +268,9 @@ def generate_case(seed: int, index: int, metrics: Sequence[str] | None = None) -
         if _judge_reads_one_text_twice(spec.fields_read, case):
             for key in (r.removeprefix("verdicts.") for r in spec.requires if r.startswith("verdicts.")):
                 verdicts.pop(key, None)
+            for key in spec.requires:  # a case input only for the verdicts' judge (hhem_scores) goes with them
+                if key in JUDGED_INPUTS:
+                    case.pop(key, None)
     if tables:
         case["embeddings"] = embedding_table(tables, case)
     if verdicts:
@@ -288,6 +291,11 @@ TEXT_FIELDS = frozenset({"reference", "response"})
 # a comparison of nothing the generator meant), QuotedSpansAlignment a response quoting the retrieved
 # contexts. Where another family owns the texts they are left out, so those metrics are not scored there.
 OWN_TEXTS_ONLY = frozenset({"table_metrics", "quoted_spans"})
+
+
+# Case inputs that score the judge's verdicts (FaithfulnesswithHHEM's frozen classifier scores the statements of
+# verdicts.faithfulness): the loader refuses one without its verdicts, so it sits out with them.
+JUDGED_INPUTS = frozenset({"hhem_scores"})
 
 
 def _judge_reads_one_text_twice(fields_read: Sequence[str], case: dict[str, Any]) -> bool:
