@@ -15,6 +15,7 @@ import asyncio
 import json
 import os
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -213,3 +214,10 @@ def test_an_early_probe_is_taken_only_when_it_was_started_for_the_same_request(t
     assert got == [["s0", "s1"], ["s2", "s3"], ["s4"]]
     assert probe_stream._EARLY == [] and early.process is None and not early_folder.exists()
     assert early_process.proc is not None and early_process.proc.returncode is not None  # ended and reaped
+
+
+def test_an_early_probe_that_cannot_start_leaves_nothing(tmp_path, monkeypatch):
+    monkeypatch.setattr(probe_stream, "_EARLY", [])
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    probe_stream.start_early(["d.jsonl", "--python", str(tmp_path / "no-such-python")])
+    assert probe_stream._EARLY == [] and list(tmp_path.iterdir()) == []

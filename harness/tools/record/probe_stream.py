@@ -74,10 +74,15 @@ class EarlyProbe:
         self.folder = Path(self._tmp.name)
         self.request = self.folder / "request.json"
         start = self.folder / "start.json"
-        start.write_text(json.dumps({"early": True, "allow": allow, "sys_path": sys_path,
-                                     "request": str(self.request)}), encoding="utf-8")
-        self.process: GroupProcess | None = GroupProcess(probe_command(self.python, ENTRY_RECORD, str(start)),
-                                                         folder=self.folder, cwd=self.folder, env=probe_env())
+        self.process: GroupProcess | None = None
+        try:
+            start.write_text(json.dumps({"early": True, "allow": allow, "sys_path": sys_path,
+                                         "request": str(self.request)}), encoding="utf-8")
+            self.process = GroupProcess(probe_command(self.python, ENTRY_RECORD, str(start)), folder=self.folder,
+                                        cwd=self.folder, env=probe_env())
+        except OSError:
+            self.close()  # its folder too
+            raise
 
     def matches(self, python: str, request: dict[str, Any]) -> bool:
         return (self.process is not None and not self.process.exited() and resolve_executable(python) == self.python
