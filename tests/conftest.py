@@ -9,8 +9,12 @@ makes its own.
 
 from __future__ import annotations
 
+import fcntl
+import os
 import sys
+from collections.abc import Callable
 from functools import cached_property
+from pathlib import Path
 
 import pytest
 
@@ -40,3 +44,24 @@ def default_audit_run() -> DefaultAuditRun:
 
     source = resolve_ragas_source(python=sys.executable)
     return DefaultAuditRun(run_audit(load_suite([]), load_run_expectations(None), source, python=sys.executable))
+
+
+def built_once(tmp_path_factory, name: str, build: Callable[[Path], None]) -> Path:
+    """A folder ``build`` fills once per test run: under pytest-xdist its workers share it (the first
+    builds it under a lock, the others wait and reuse it: a wheel is built once, not once per worker);
+    without xdist it is a fresh folder of this session."""
+    run_id = os.environ.get("PYTEST_XDIST_TESTRUNUID")
+    if not run_id:
+        folder = tmp_path_factory.mktemp(name)
+        build(folder)
+        return folder
+    root = tmp_path_factory.getbasetemp().parent / f"shared-{run_id}"
+    root.mkdir(exist_ok=True)
+    folder, done = root / name, root / f"{name}.done"
+    with open(root / f"{name}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not done.exists():
+            folder.mkdir(exist_ok=True)
+            build(folder)
+            done.touch()
+    return folder

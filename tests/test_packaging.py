@@ -28,6 +28,7 @@ import zipfile
 from pathlib import Path
 
 import pytest
+from conftest import built_once
 from user_cases import JUDGE_SAID_TWO, write_suite
 
 from ragas_compat.report.json_report import result_rows
@@ -48,38 +49,45 @@ def test_the_explicit_package_list_matches_the_packages_on_disk():
     assert config["package-dir"] == {"ragas_compat": "harness", "ragas_compat.pinned": "pinned"}
 
 
-@pytest.fixture(scope="session")
-def wheel(tmp_path_factory) -> Path:
-    source = tmp_path_factory.mktemp("wheel-source")
+def _build_wheel(out: Path) -> None:
+    source = out / "source"
+    source.mkdir()
     for item in SOURCE_ITEMS:
         origin = CHECKOUT_ROOT / item
         if origin.is_dir():
             shutil.copytree(origin, source / item, ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
         else:
             shutil.copy2(origin, source / item)
-    out = tmp_path_factory.mktemp("wheel")
     subprocess.run([sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "-w", str(out), str(source)],
                    check=True, capture_output=True, text=True)
-    [built] = out.glob("ragas_compat-*.whl")
+
+
+@pytest.fixture(scope="session")
+def wheel(tmp_path_factory) -> Path:
+    """The wheel, built once per test run (shared by pytest-xdist's workers: conftest.built_once)."""
+    [built] = built_once(tmp_path_factory, "wheel", _build_wheel).glob("ragas_compat-*.whl")
     return built
 
 
 @pytest.fixture(scope="session")
 def installed(wheel, tmp_path_factory) -> Path:
-    """A fresh virtualenv with the wheel installed non-editable; returns its bin/ folder."""
-    env = tmp_path_factory.mktemp("wheel-env") / "venv"
-    subprocess.run([sys.executable, "-m", "venv", str(env)], check=True)
-    python = env / "bin" / "python"
-    if FULL_INSTALL:
-        constraints = CHECKOUT_ROOT / "pinned" / "constraints.txt"
-        subprocess.run([str(python), "-m", "pip", "install", "-q", "-c", str(constraints), f"{wheel}[ragas,test]"],
-                       check=True)
-    else:
-        purelib = subprocess.run([str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
-                                 check=True, capture_output=True, text=True).stdout.strip()
-        Path(purelib, "outer-environment.pth").write_text(sysconfig.get_paths()["purelib"] + "\n")
-        subprocess.run([str(python), "-m", "pip", "install", "-q", "--no-deps", str(wheel)], check=True)
-    return env / "bin"
+    """A fresh virtualenv with the wheel installed non-editable (once per test run); its bin/ folder."""
+
+    def install(folder: Path) -> None:
+        env = folder / "venv"
+        subprocess.run([sys.executable, "-m", "venv", str(env)], check=True)
+        python = env / "bin" / "python"
+        if FULL_INSTALL:
+            constraints = CHECKOUT_ROOT / "pinned" / "constraints.txt"
+            subprocess.run([str(python), "-m", "pip", "install", "-q", "-c", str(constraints),
+                            f"{wheel}[ragas,test]"], check=True)
+        else:
+            purelib = subprocess.run([str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+                                     check=True, capture_output=True, text=True).stdout.strip()
+            Path(purelib, "outer-environment.pth").write_text(sysconfig.get_paths()["purelib"] + "\n")
+            subprocess.run([str(python), "-m", "pip", "install", "-q", "--no-deps", str(wheel)], check=True)
+
+    return built_once(tmp_path_factory, "wheel-env", install) / "venv" / "bin"
 
 
 @pytest.fixture
