@@ -122,7 +122,8 @@ class RagasTargets:
 
     Each class of ``legacy`` and ``collections`` is one target, named ``target_name(api, class,
     options)`` (``legacy:FactualCorrectness[mode=precision]``); all of them read the metric's
-    ``fields_read``, apply when its ``requires`` are present and are asked the same prompts."""
+    ``fields_read`` (a class that reads fewer: ``class_fields``), apply when its ``requires`` are present
+    and are asked the same prompts."""
 
     legacy: tuple[str, ...] = ()         # ragas.metrics classes (scored with single_turn_ascore)
     collections: tuple[str, ...] = ()    # ragas.metrics.collections classes (scored with ascore(**inputs))
@@ -153,6 +154,16 @@ class RagasTargets:
     # passes the field under that name where this Ragas's SingleTurnSample lacks the field and declares
     # the name (Ragas 0.2.0-0.2.5: ``rubric`` for ``rubrics``), and records it (``fields_renamed``)
     sample_names: tuple[tuple[str, str], ...] = ()
+    # classes that read fewer of the case's fields than the metric's ``fields_read``: (API:class, the fields it
+    # reads), e.g. ("legacy:RubricsScoreWithoutReference", ("user_input", "response", "retrieved_contexts")).
+    # Its target's ``fields_read`` (TargetSpec): the probe neither passes nor records a field the class never
+    # reads, so Ragas's column filter dropping it is no input Ragas scored otherwise (no ``coercion``)
+    class_fields: tuple[tuple[str, tuple[str, ...]], ...] = ()
+
+    def fields_of(self, api: str, ragas_class: str, metric_fields: tuple[str, ...]) -> tuple[str, ...]:
+        """The fields the class reads: its ``class_fields`` entry, else the metric's ``fields_read``."""
+        return next((fields for name, fields in self.class_fields if name == target_name(api, ragas_class)),
+                    metric_fields)
 
     def release_bounds(self, api: str, ragas_class: str) -> tuple[str, str, str] | None:
         """(first release, first release without it, successor class or "") of a class of ``releases``."""
@@ -262,7 +273,8 @@ class MetricSpec:
                                 "module": ragas.legacy_module if target.api is Api.LEGACY else "",
                                 "options": [list(pair) for pair in ragas.options],
                                 "settings": [list(pair) for pair in ragas.settings],
-                                "metric": self.name, "fields_read": list(self.fields_read), "judge": ragas.judge,
+                                "metric": self.name, "judge": ragas.judge,
+                                "fields_read": list(ragas.fields_of(target.api.value, ragas_class, self.fields_read)),
                                 "verdict_key": self.verdicts.key if self.verdicts is not None else None,
                                 "embeddings": ragas.embeddings, "requires": requires}  # type: ignore[typeddict-item]
             if ragas.function is not None and target.api is Api.LEGACY:
