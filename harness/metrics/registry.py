@@ -12,6 +12,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from packaging.version import Version
+
 from ragas_compat.cases.configurations import TargetConfig, overridden
 from ragas_compat.cases.model import Case
 from ragas_compat.errors import HarnessInputError
@@ -108,6 +110,13 @@ def release_bounds(target: str) -> tuple[str, str, str] | None:
         if bounds is not None:
             return bounds
     return None
+
+
+def in_release(target: str, version: str) -> bool:
+    """Does Ragas ``version`` have ``target``'s class? False only for a class of ``RagasTargets.releases``
+    outside its releases (its target makes no row there)."""
+    bounds = release_bounds(target)
+    return bounds is None or Version(bounds[0]) <= Version(version) < Version(bounds[1])
 
 
 _CONFIGURED: dict[tuple[TargetConfig, tuple[str, ...]], tuple[MetricSpec, ...]] = {}
