@@ -6,7 +6,8 @@ sample's ``reference``; 0.2.2-0.2.5's column filter drops it. While every target
 and labelled the rows ``coercion`` (the harness's own mislabel: Ragas scored the inputs the class reads as the
 case gave them), and the rename to RubricsScore showed an unexplained ``coercion -> identical``. The registry
 now declares what those classes read, the probe receives it as the target's ``fields_read`` (data), and
-neither passes nor records a field outside it. A field the class does read and Ragas drops (0.2.2-0.2.3's
+neither passes nor records a field outside it. Legacy AspectCritic, whose single-turn score reads the reference
+from 0.2.6 on only, is declared the same way below that release (``fields_read_before``). A field the class does read and Ragas drops (0.2.2-0.2.3's
 filter drops ``retrieved_contexts``, which the classes read with ``row.get``) stays ``coercion``.
 
 The end-to-end test (``matrix_e2e``, slow) runs the matrix over the cached 0.2.3, 0.2.5 and 0.2.6 environments.
@@ -23,7 +24,7 @@ from ragas_compat.cases import Suite, load_default_suite
 from ragas_compat.metrics.registry import all_metrics, metric, probe_targets
 from ragas_compat.metrics.spec import RagasTargets, target_name
 from ragas_compat.probe.protocol import target_problem
-from ragas_compat.probe.targets import Target
+from ragas_compat.probe.targets import Target, release_number
 
 CASES = ("criteria-unanimous", "criteria-empty-inputs", "rubric-out-of-scale")
 REFERENCE_FREE = ("legacy:RubricsScoreWithoutReference", "legacy:InstanceRubricsScoreWithoutReference")
@@ -56,20 +57,48 @@ def test_class_fields_name_a_target_of_the_metric_and_read_fewer_of_its_fields()
         classes = {target_name(api, c) for api, classes in (("legacy", spec.ragas.legacy),
                                                              ("collections", spec.ragas.collections))
                    for c in classes}
-        for name, fields in spec.ragas.class_fields:
+        for name, fields, until in spec.ragas.class_fields:
             declared += 1
             assert name in classes, (spec.name, name)
             assert set(fields) < set(spec.fields_read), (spec.name, name, fields)
             assert len(set(fields)) == len(fields)
-    assert declared >= 2
+            assert until == "" or release_number(until) is not None
+    assert declared >= 5  # the two reference-free rubric classes, AspectCritic at strictness 1, 2, 3
+
+
+def test_aspect_critic_reads_no_reference_below_0_2_6():
+    sent = probe_targets()
+    for name in ("legacy:AspectCritic", "legacy:AspectCritic[strictness=3]"):
+        assert target_problem(sent[name]) is None
+        assert sent[name]["fields_read"] == list(metric("aspect_critic").fields_read)  # 0.2.6 on: the reference too
+        assert sent[name]["fields_read_before"] == ["0.2.6", ["user_input", "response", "retrieved_contexts"]]
+        target = Target.from_spec(sent[name])
+        for version in ("0.1.21", "0.2.2", "0.2.5"):
+            assert target.for_release(version).fields_read == ("user_input", "response", "retrieved_contexts")
+        for version in ("0.2.6", "0.4.3", None, "unknown"):  # at and after the release, or no release number
+            assert target.for_release(version) == target
+    assert "fields_read_before" not in sent["legacy:SimpleCriteriaScore"]  # it reads the reference in 0.2.x
+    plain = Target.from_spec(sent["legacy:RubricsScore"])
+    assert plain.for_release("0.2.0") is plain
+
+
+@pytest.mark.parametrize("value", [["0.2.6"], "0.2.6", [6, ["user_input"]], ["0.2.6", "user_input"],
+                                   ["0.2.6", [1]]])
+def test_a_malformed_fields_read_before_is_refused(value):
+    raw = {**probe_targets()["legacy:AspectCritic"], "fields_read_before": value}
+    assert "fields_read_before" in (target_problem(raw) or "")
 
 
 def test_fields_of_falls_back_to_the_metric_fields():
-    targets = RagasTargets(("A", "B"), ("A",), class_fields=(("legacy:A", ("user_input",)),))
-    metric_fields = ("user_input", "reference")
+    targets = RagasTargets(("A", "B", "C"), ("A",), class_fields=(("legacy:A", ("user_input",), ""),
+                                                                   ("legacy:C", ("response",), "0.2.6")))
+    metric_fields = ("user_input", "response", "reference")
     assert targets.fields_of("legacy", "A", metric_fields) == ("user_input",)
     assert targets.fields_of("legacy", "B", metric_fields) == metric_fields
     assert targets.fields_of("collections", "A", metric_fields) == metric_fields  # the API is named
+    assert targets.fields_of("legacy", "C", metric_fields) == metric_fields  # narrower in earlier releases only
+    assert targets.fields_before("legacy", "C") == ("0.2.6", ("response",))
+    assert targets.fields_before("legacy", "A") is None and targets.fields_before("legacy", "B") is None
 
 
 # ---------------------------------------------------------------- end to end: the cached 0.2.3, 0.2.5, 0.2.6
@@ -99,7 +128,9 @@ def test_the_matrix_shows_no_coercion_for_a_reference_the_class_never_reads():
         assert with_reference[1].classification == "identical"
         # 0.2.3: the filter also drops the retrieved contexts, which both classes read: coercion, honestly
         assert without[0].classification == with_reference[0].classification == "coercion"
-    # at the rename the old reference-free class and its successor are both identical: no classification change
-    for drift in matrix.drifts:
-        if drift.kind == "classification_changed" and (drift.before, drift.after) == ("0.2.5", "0.2.6"):
-            assert not {target for _, target in drift.rows} & set(REFERENCE_FREE), drift
+        critic = rows[(case_id, "legacy:AspectCritic")].cells  # reads the reference from 0.2.6 only
+        assert [c.classification for c in critic] == ["coercion", "identical", "identical"]
+        assert "reference" not in critic[1].received and critic[2].received["reference"] is not None
+    # at the rename the old reference-free class, its successor and AspectCritic are identical: no change
+    assert not [d for d in matrix.drifts
+                if d.kind == "classification_changed" and (d.before, d.after) == ("0.2.5", "0.2.6")]

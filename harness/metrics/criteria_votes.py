@@ -64,6 +64,7 @@ MODULES = {ASPECT_CRITIC: "ragas.metrics._aspect_critic", SIMPLE_CRITERIA: "raga
 # the criterion the AspectCritic / SimpleCriteriaScore instances judge (their prompt's instruction names it;
 # the frozen votes stand for the judge's answers, so the reference does not read it)
 CRITERIA_DEFINITION = "Is the response supported by the retrieved contexts and free of errors?"
+FIELDS_BEFORE_0_2_6 = ("user_input", "response", "retrieved_contexts")  # AspectCritic's single-turn reads below 0.2.6
 
 
 def odd_strictness(strictness: int) -> int:
@@ -196,7 +197,11 @@ def _spec(key: str, strictness: int) -> MetricSpec:
     # configuration names another strictness
     ragas = RagasTargets((FAMILY[key][0],), (), MODULES[key], (("strictness", strictness),) if strictness != 1 else (),
                          settings=(("name", key), ("definition", CRITERIA_DEFINITION), ("strictness", 1)),
-                         judge="votes")
+                         judge="votes",
+                         # single-turn AspectCritic reads the reference from 0.2.6 on (ragas#1666); before it
+                         # never does (0.2.2-0.2.5's column filter drops it): not passed, not recorded there
+                         class_fields=((f"legacy:{FAMILY[key][0]}", FIELDS_BEFORE_0_2_6, "0.2.6"),)
+                         if key == ASPECT_CRITIC else ())
     k = odd_strictness(strictness)
     return MetricSpec(
         name=name,

@@ -196,7 +196,7 @@ def _spec(metric: str) -> MetricSpec:
                          sample_names=(("rubrics", "rubric"),) if metric == INSTANCE_RUBRICS else (),
                          # the reference-free classes never read the case's reference (0.2.2-0.2.5's column
                          # filter drops it): not passed, not recorded
-                         class_fields=((f"legacy:{earlier[1]}", tuple(f for f in fields if f != "reference")),))
+                         class_fields=((f"legacy:{earlier[1]}", tuple(f for f in fields if f != "reference"), ""),))
     return MetricSpec(
         name=metric,
         reference_on=f"verdicts.{metric} (the judge's score on {scale})",

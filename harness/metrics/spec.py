@@ -155,15 +155,23 @@ class RagasTargets:
     # the name (Ragas 0.2.0-0.2.5: ``rubric`` for ``rubrics``), and records it (``fields_renamed``)
     sample_names: tuple[tuple[str, str], ...] = ()
     # classes that read fewer of the case's fields than the metric's ``fields_read``: (API:class, the fields it
-    # reads), e.g. ("legacy:RubricsScoreWithoutReference", ("user_input", "response", "retrieved_contexts")).
-    # Its target's ``fields_read`` (TargetSpec): the probe neither passes nor records a field the class never
-    # reads, so Ragas's column filter dropping it is no input Ragas scored otherwise (no ``coercion``)
-    class_fields: tuple[tuple[str, tuple[str, ...]], ...] = ()
+    # reads, the first release where it reads the metric's fields or "" for none), e.g.
+    # ("legacy:RubricsScoreWithoutReference", ("user_input", "response", "retrieved_contexts"), ""). Its
+    # target's ``fields_read`` (TargetSpec; with a release: ``fields_read_before``, the probe's Ragas below
+    # it): the probe neither passes nor records a field the class never reads, so Ragas's column filter
+    # dropping it is no input Ragas scored otherwise (no ``coercion``)
+    class_fields: tuple[tuple[str, tuple[str, ...], str], ...] = ()
 
     def fields_of(self, api: str, ragas_class: str, metric_fields: tuple[str, ...]) -> tuple[str, ...]:
-        """The fields the class reads: its ``class_fields`` entry, else the metric's ``fields_read``."""
-        return next((fields for name, fields in self.class_fields if name == target_name(api, ragas_class)),
-                    metric_fields)
+        """The fields the class reads in every release: its ``class_fields`` entry without a release, else
+        the metric's ``fields_read``."""
+        return next((fields for name, fields, until in self.class_fields
+                     if name == target_name(api, ragas_class) and not until), metric_fields)
+
+    def fields_before(self, api: str, ragas_class: str) -> tuple[str, tuple[str, ...]] | None:
+        """(release, the fields the class reads below it) of a ``class_fields`` entry with a release."""
+        return next(((until, fields) for name, fields, until in self.class_fields
+                     if name == target_name(api, ragas_class) and until), None)
 
     def release_bounds(self, api: str, ragas_class: str) -> tuple[str, str, str] | None:
         """(first release, first release without it, successor class or "") of a class of ``releases``."""
@@ -284,6 +292,9 @@ class MetricSpec:
             bounds = ragas.release_bounds(target.api.value, ragas_class)
             if bounds is not None:
                 spec["releases"] = [bounds[0], bounds[1]]
+            before = ragas.fields_before(target.api.value, ragas_class)
+            if before is not None:
+                spec["fields_read_before"] = [before[0], list(before[1])]
             if ragas.sample_names and target.api is Api.LEGACY:
                 spec["sample_names"] = [list(pair) for pair in ragas.sample_names]
             if ragas.value_kind is not None:

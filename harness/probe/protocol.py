@@ -170,6 +170,7 @@ class TargetSpec(_TargetSpecRequired, total=False):
     sample_names: list[list[str]]  # [case field, name]: passed under that name where this Ragas's
                                    # SingleTurnSample lacks the field and declares the name (``rubric``)
     classifier: str          # a legacy class constructed with a frozen classifier stub, by name (CLASSIFIERS)
+    fields_read_before: list  # [release, [fields]]: below that release the class reads only those fields
 
 
 TARGET_SPEC_KEYS = frozenset(_TargetSpecRequired.__annotations__)
@@ -220,6 +221,9 @@ def target_problem(raw: object) -> str | None:
         "sample_names": "sample_names" not in raw or (raw["api"] == API_LEGACY and isinstance(raw["sample_names"], list)
                                                       and all(_strings(p) and len(p) == 2 for p in raw["sample_names"])),
         "classifier": "classifier" not in raw or (raw["api"] == API_LEGACY and raw["classifier"] in CLASSIFIERS),
+        "fields_read_before": "fields_read_before" not in raw or (
+            isinstance(raw["fields_read_before"], list) and len(raw["fields_read_before"]) == 2
+            and isinstance(raw["fields_read_before"][0], str) and _strings(raw["fields_read_before"][1])),
     }
     bad = [key for key, ok in checks.items() if not ok]
     return f"target {raw.get('ragas_class')!r}: malformed {bad}" if bad else None

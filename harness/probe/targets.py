@@ -70,6 +70,8 @@ class Target:
     releases: tuple[str, str] | None = None  # (first release with the class, first without): no row where absent
     sample_names: tuple[tuple[str, str], ...] = ()  # (case field, the name an earlier sample declares it under)
     classifier: str | None = None  # constructed with this frozen classifier stub (protocol.CLASSIFIERS)
+    # (release, fields): below that release the class reads only those fields (``for_release``)
+    fields_read_before: tuple[str, tuple[str, ...]] | None = None
 
     @classmethod
     def from_spec(cls, spec: TargetSpec) -> Target:
@@ -86,6 +88,9 @@ class Target:
                    (tuple((p, f) for p, f in spec["function"]["arguments"]), spec["function"]["value"])
                    if "function" in spec else None, bool(spec.get("llm_per_call")), spec.get("value_kind"),
                    classifier=spec.get("classifier"))
+        if "fields_read_before" in spec:
+            release, fields = spec["fields_read_before"]
+            target = dataclasses.replace(target, fields_read_before=(release, tuple(fields)))
         if "releases" not in spec and "sample_names" not in spec:
             return target
         first, below = spec["releases"] if "releases" in spec else (None, None)
@@ -123,6 +128,17 @@ class Target:
             return True
         found, first, below = (release_number(v) for v in (version, *self.releases))
         return found is None or first is None or below is None or first <= found < below
+
+    def for_release(self, version: str | None) -> Target:
+        """The target as this Ragas (``__version__``) runs it: below its ``fields_read_before`` release it
+        reads only those fields (the probe neither passes nor records the others); unchanged otherwise, and
+        where the version has no release number."""
+        if self.fields_read_before is None:
+            return self
+        found, below = release_number(version), release_number(self.fields_read_before[0])
+        if found is None or below is None or found >= below:
+            return self
+        return dataclasses.replace(self, fields_read=self.fields_read_before[1])
 
     @property
     def needs_judge(self) -> bool:
