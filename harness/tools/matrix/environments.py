@@ -23,7 +23,10 @@ Python is an axis: an environment is cached per (release, Python) in ``<cache>/<
 (``environment_dir``; ``<cache>/<version>/`` still holds one built before, for the Python its marker
 names), built from an interpreter of that Python (``find_python``: ``PATH``, pyenv, ``uv python find``),
 under ``<locks>/<version>@<MAJOR.MINOR>.txt`` when a lock was recorded for that Python, else
-``<locks>/<version>.txt`` (a failure under a lock recorded on another Python says so).
+``<locks>/<version>.txt`` (a failure under a lock recorded on another Python says so). A per-Python
+lock may instead declare that the release has no environment on that Python (no set of distributions
+its own requirements allow installs from wheels there): the column is then unavailable with
+``no environment for Python X.Y: <why>`` and nothing is built (``no_environment_reason``).
 """
 
 from __future__ import annotations
@@ -417,6 +420,38 @@ def find_lock(lock_dir: Path | None, version: str, python_tag: str | None = None
     return None
 
 
+NO_ENVIRONMENT_HEADER = re.compile(r"# no environment for Python (\d+\.\d+): (\S.*)")
+
+
+def no_environment_reason(lock: Path | None, python_tag: str) -> str | None:
+    """When ``lock`` (what ``find_lock`` chose) declares that its release has no environment on
+    ``python_tag``, the column's reason: ``no environment for Python 3.13: <why>``; else None.
+
+    Such a declaration is a per-Python lock (``<version>@<tag>.txt``) whose first line is
+    ``# no environment for Python <tag>: <why>`` and which pins nothing (only ``#`` comments, the
+    evidence, follow): no set of distributions the release's own requirements allow installs from
+    wheels on that Python, so nothing is built. A declaration for another Python than its file name's,
+    or one that also pins distributions, is bad input (HarnessInputError naming the file)."""
+    if lock is None:
+        return None
+    text = read_bytes(lock, "matrix lock file", allow_stdin=False).decode("utf-8", errors="replace")
+    lines = text.splitlines()
+    found = NO_ENVIRONMENT_HEADER.fullmatch(lines[0].strip()) if lines else None
+    if found is None:
+        return None
+    where = source_name(lock)
+    if not lock.name.endswith(f"@{found.group(1)}.txt") or found.group(1) != python_tag:
+        raise HarnessInputError(f"{where}: declares no environment for Python {found.group(1)}, but the file is "
+                                f"the lock of {lock.stem} (write it as <version>@{found.group(1)}.txt)",
+                                field=where, value=lines[0])
+    pins = [line for line in lines[1:] if line.strip() and not line.lstrip().startswith("#")]
+    if pins:
+        raise HarnessInputError(f"{where}: declares no environment for Python {python_tag} but pins "
+                                f"{pins[0].strip()!r}; a declaration holds only # comments after its first line",
+                                field=where, value=pins[0])
+    return f"no environment for Python {python_tag}: {found.group(2).strip()}"
+
+
 def lock_python(lock: Path | None) -> str | None:
     """The Python a lock was recorded on, from its header line (None when it does not say)."""
     if lock is None:
@@ -544,6 +579,10 @@ def ensure_release(label: str, version: str, cache_dir: Path, rules: Sequence[Ve
     tag = python_tag or _python_tag()
     requirements = requirements_for(version, rules)
     lock = find_lock(lock_dir, version, tag)
+    declared = no_environment_reason(lock, tag)
+    if declared is not None:  # nothing to build: the lock for this Python says why (no_environment_reason)
+        return Environment(label, "release", version, None, (), "unavailable", declared, requirements,
+                           path=environment_dir(cache_dir, version, tag), python_tag=tag)
     with _Lock(cache_dir / f".{version}.lock"):
         env_dir = environment_dir(cache_dir, version, tag)
         key = env_dir.name
