@@ -18,10 +18,37 @@ pytestmark = pytest.mark.slow  # the module's fixtures run the real probe (Ragas
 ID_TARGETS = ["legacy:IDBasedContextPrecision", "legacy:IDBasedContextRecall"]
 
 
-def test_split_deals_indices_round_robin_and_never_more_lists_than_items():
-    assert probe_workers.split(5, 2) == [[0, 2, 4], [1, 3]]
-    assert probe_workers.split(1, 4) == [[0]]
-    assert probe_workers.split(0, 3) == [[]]
+def test_claims_hand_each_unit_out_once_to_whichever_forked_process_asks_first():
+    assert [unit for unit in iter(probe_workers.Claims(3, shared=False).next, None)] == [0, 1, 2]
+    claims = probe_workers.Claims(6, shared=True)
+    read, write = os.pipe()
+
+    def child():  # takes one unit, tells the parent, and stops
+        unit = claims.next()
+        os.write(write, b"x")
+        return [unit]
+
+    def parent():  # waits for the child's claim, then takes every unit left
+        os.read(read, 1)
+        return list(iter(claims.next, None))
+
+    try:
+        assert probe_workers.run_forked([parent, child]) == [[1, 2, 3, 4, 5], [0]]  # one counter for both
+    finally:
+        claims.close()
+        os.close(read)
+        os.close(write)
+
+
+def test_a_forked_result_goes_through_the_given_dump_and_load():
+    def dump(result, handle):
+        handle.write("\n".join(result) + "\n")
+
+    def load(handle):
+        return [line.rstrip("\n") for line in handle]
+
+    assert probe_workers.run_forked([lambda: ["a"], lambda: ["b\u2028c", "d\re"]], dump=dump, load=load) == \
+        [["a"], ["b\u2028c", "d\re"]]
 
 
 def test_forked_tasks_return_in_task_order_and_a_failing_child_is_named():

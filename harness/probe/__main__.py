@@ -70,7 +70,7 @@ from .protocol import (
     full_budget,
 )
 from .targets import BadTargets, Target, targets_from_request
-from .workers import WorkerFailed, run_forked, split
+from .workers import Claims, WorkerFailed, run_forked
 
 
 class BadRequest(Exception):
@@ -237,7 +237,10 @@ async def run_pairs(cases: list[dict], pairs: list[Pair], by_name: dict[str, Tar
 class Progress:
     """Worker ``index``'s (or the first uses') count of finished units (cases and evaluation runs) in
     ``<prefix><index>.txt`` ("done total", ``prefix`` from ``progress_prefix``), rewritten at most every
-    0.2 s and at the end; the host sums the request's files for its progress bar."""
+    0.2 s and at the end (``step`` reaching ``total``, or ``finish``); the host sums the request's files
+    for its progress bar. Workers that take units from a shared queue do not know their own total: the
+    first worker's file holds every queued unit as its total (written before the fork, ``write``) and
+    the others' hold 0, so the sums are right."""
 
     def __init__(self, prefix: str, index: str, total: int) -> None:
         self.path = f"{prefix}{index}.txt"
@@ -248,9 +251,45 @@ class Progress:
         now = time.monotonic()
         if now - self.written >= 0.2 or self.done == self.total:
             self.written = now
-            with open(self.path + ".partial", "w", encoding="utf-8") as handle:
-                handle.write(f"{self.done} {self.total}")
-            os.replace(self.path + ".partial", self.path)
+            self.write()
+
+    def finish(self) -> None:
+        """The count as it ends (unless ``step`` has just written it)."""
+        if self.done != self.total:
+            self.write()
+
+    def write(self) -> None:
+        with open(self.path + ".partial", "w", encoding="utf-8") as handle:
+            handle.write(f"{self.done} {self.total}")
+        os.replace(self.path + ".partial", self.path)
+
+
+class Encoded(str):
+    """One result already encoded as the output's line (``encode_result``)."""
+
+
+def encode_result(result: ProbeResult) -> Encoded:
+    """A result as ``write_document`` writes it: each worker encodes its own as it scores them, so the
+    parent neither decodes a child's results nor encodes them again after the workers."""
+    return Encoded(json.dumps(result, ensure_ascii=False, allow_nan=False))
+
+
+def dump_part(part: dict, handle: t.TextIO) -> None:
+    """A worker's part for the parent (``workers.run_forked``): a JSON line with its evaluation runs
+    and network attempts, then one line per scored pair: its place in the output, a tab, its
+    encoded result (JSON escapes every control character, so neither holds a tab or a line break)."""
+    handle.write(json.dumps({"runs": part["runs"], "attempts": part["attempts"]}, ensure_ascii=False) + "\n")
+    handle.writelines(f"{place}\t{line}\n" for place, line in part["pairs"])
+
+
+def load_part(handle: t.TextIO) -> dict:
+    """What ``dump_part`` wrote; the results stay encoded."""
+    part = json.loads(handle.readline())
+    pairs = []
+    for line in handle:
+        place, _, encoded = line.rstrip("\n").partition("\t")
+        pairs.append((int(place), Encoded(encoded)))
+    return {**part, "pairs": pairs}
 
 
 def score(document: ProbeOutput, request: ProbeRequest, attempts: list[dict], progress_files: str) -> None:
@@ -260,13 +299,14 @@ def score(document: ProbeOutput, request: ProbeRequest, attempts: list[dict], pr
     First, here, each target's first pair and the first evaluation run (``first_uses``): whatever
     Ragas does once per process (lazy imports, caches, warnings shown once) happens before the
     fork, on the rows where a serial run meets it, so the output does not depend on ``workers``
-    and the workers do not repeat it. The other pairs are dealt to the workers case by case."""
+    and the workers do not repeat it. The other cases (each with all its pairs), then the other
+    evaluation runs, are one queue the workers take from as each finishes a unit (``workers.Claims``).
+    Each worker encodes its results as it makes them (``encode_result``)."""
     from .scoring import present_here
 
     cases = request["cases"]
     # a target of a class some releases only have makes no row where this Ragas lacks it (Target.releases)
-    # and a class that reads fewer fields in earlier releases reads those here (Target.for_release)
-    targets = [target.for_release(document["ragas"].get("version")) for target in targets_from_request(request["targets"])
+    targets = [target for target in targets_from_request(request["targets"])
                if target.api == API_SELFTEST or present_here(target, document["ragas"].get("version"))]
     by_name = {target.name: target for target in targets}
     pairs = scored_pairs(cases, targets)
@@ -278,40 +318,63 @@ def score(document: ProbeOutput, request: ProbeRequest, attempts: list[dict], pr
     warm = first_uses(pairs)
     warm_runs = runs[:1]
     progress = Progress(progress_files, "first", len({i for i, _ in warm}) + len(warm_runs))
-    results: dict[Pair, ProbeResult] = dict(zip(warm, asyncio.run(run_pairs(cases, warm, by_name, progress.step))))
+    place = {pair: number for number, pair in enumerate(pairs)}
+    encoded: list[Encoded | None] = [None] * len(pairs)
+    for pair, result in zip(warm, asyncio.run(run_pairs(cases, warm, by_name, progress.step))):
+        encoded[place[pair]] = encode_result(result)
     by_run: dict[int, dict] = {}
     for j, run in enumerate(warm_runs):
         by_run[j] = run_planned(run, settings)
         progress.step()
-    rest = [pair for pair in pairs if pair not in results]
-    rest_cases = sorted({i for i, _ in rest})
-    workers = max(1, min(request.get("workers", 1), max(len(rest_cases), len(runs) - len(warm_runs), 1)))
-    case_slices = [[rest_cases[k] for k in part] for part in split(len(rest_cases), workers)]
-    run_slices = [[j + len(warm_runs) for j in part] for part in split(len(runs) - len(warm_runs), workers)]
-    case_slices += [[]] * (workers - len(case_slices))
-    run_slices += [[]] * (workers - len(run_slices))
+    warmed = set(warm)
+    rest: dict[int, list[Pair]] = {}  # case -> its pairs still to score, cases in output order
+    for pair in pairs:
+        if pair not in warmed:
+            rest.setdefault(pair[0], []).append(pair)
+    units: list[tuple[str, int]] = [("case", i) for i in rest] + [("run", j) for j in range(len(warm_runs), len(runs))]
+    workers = max(1, min(request.get("workers", 1), len(units)))
+    claims = Claims(len(units), shared=workers > 1)
+    first_progress = Progress(progress_files, "0", len(units))
+    first_progress.write()  # before the fork: the queue's total is in this file before any worker counts
     seen_attempts = len(attempts)
 
-    def work(index: int, case_indices: list[int], run_indices: list[int]) -> dict:
-        progress = Progress(progress_files, str(index), len(case_indices) + len(run_indices))
-        mine = set(case_indices)
-        chosen = [pair for pair in rest if pair[0] in mine]
-        scored = asyncio.run(run_pairs(cases, chosen, by_name, progress.step)) if chosen else []
-        done = []
-        for j in run_indices:
-            done.append(run_planned(runs[j], settings))
-            progress.step()
-        return {"pairs": [[i, name, result] for (i, name), result in zip(chosen, scored)],
-                "runs": list(zip(run_indices, done)), "attempts": attempts[seen_attempts:]}
+    def work(index: int) -> dict:
+        progress = first_progress if index == 0 else Progress(progress_files, str(index), 0)
+        scored: list[tuple[int, Encoded]] = []
+        claimed: list[int | None] = []
 
-    parts = run_forked([lambda i=i, c=c, r=r: work(i, c, r)
-                        for i, (c, r) in enumerate(zip(case_slices, run_slices))])
+        async def score_cases() -> None:  # cases until the queue is out of them (a claimed run is left over)
+            while (unit := claims.next()) is not None and units[unit][0] == "case":
+                chosen = rest[units[unit][1]]
+                results = await run_pairs(cases, chosen, by_name)
+                scored.extend((place[pair], encode_result(result)) for pair, result in zip(chosen, results))
+                progress.step()
+            claimed.append(unit)
+
+        asyncio.run(score_cases())
+        done = []
+        unit = claimed[0]
+        while unit is not None:
+            j = units[unit][1]
+            done.append((j, run_planned(runs[j], settings)))
+            progress.step()
+            unit = claims.next()
+        progress.finish()
+        return {"pairs": scored, "runs": done, "attempts": attempts[seen_attempts:]}
+
+    try:
+        parts = run_forked([lambda i=i: work(i) for i in range(workers)], dump=dump_part, load=load_part)
+    finally:
+        claims.close()
     for number, part in enumerate(parts):
-        results.update(((int(i), name), result) for i, name, result in part["pairs"])
+        for at, line in part["pairs"]:
+            encoded[at] = line
         by_run.update((int(j), record) for j, record in part["runs"])
         if number:  # the first part ran here: its attempts are in ``attempts`` already
             attempts.extend(part["attempts"])
-    document["results"] = [results[pair] for pair in pairs]
+    if any(line is None for line in encoded):  # every pair was a unit of one worker: a bug of ours otherwise
+        raise RuntimeError("probe: a scored pair has no result after the workers")
+    document["results"] = encoded  # type: ignore[typeddict-item]  (written as they are: write_document)
     if settings is not None:
         document["evaluate"] = {"settings": settings, "runs": merge_batches([by_run[j] for j in range(len(runs))])}
 
@@ -347,7 +410,8 @@ def write_document(document: ProbeOutput, handle: t.TextIO) -> None:
                       indent=1, ensure_ascii=False, allow_nan=False)
     handle.write(head.removesuffix("\n}") + ",\n" + RESULTS_LINE)
     for index, result in enumerate(document.get("results", [])):
-        handle.write(("\n" if index == 0 else ",\n") + json.dumps(result, ensure_ascii=False, allow_nan=False))
+        line = result if isinstance(result, Encoded) else json.dumps(result, ensure_ascii=False, allow_nan=False)
+        handle.write(("\n" if index == 0 else ",\n") + line)
     handle.write("\n ]\n}\n")
 
 
