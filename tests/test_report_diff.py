@@ -1,7 +1,7 @@
 """report.json diffs: adding one case to a suite changes a bounded number of lines of report.json.
 
 No Ragas runs here: the probe's answers are made up from the references (Ragas "returns" the
-reference's float, NaN where it is undefined), which gives every target of the bundled suite a row
+reference's float, NaN where it is undefined, or its label / ranking as it is), which gives every target of the bundled suite a row
 and every legacy row its collections pair. The audit of the bundled suite and of the same suite with
 one case inserted in its middle are rendered, and the ``difflib`` line diff between the two
 report.json files is measured.
@@ -38,7 +38,7 @@ from ragas_compat.compare.audit import build_audit
 from ragas_compat.metrics.registry import all_metrics
 from ragas_compat.pipeline import load_run_expectations
 from ragas_compat.report.json_report import render_json, row_key
-from ragas_compat.values import encode_ragas_value
+from ragas_compat.values import NON_NUMERIC, RagasValue, encode_ragas_value
 
 CASE_LINES = 4  # "id": {, "category", "received", }
 TOTALS = 40
@@ -50,14 +50,20 @@ def bundled_document() -> dict:
 
 def made_up_output(suite) -> dict:
     """A probe output in which every target scores every case its metric applies to with the reference's
-    float (NaN when undefined or refused)."""
+    float (NaN when undefined or refused), or its label / ranking as it is (never through float())."""
     results = []
     for case in suite.cases:
         for spec in all_metrics():
             if not spec.ragas_targets or not spec.applies_to(case):
                 continue
             outcome = spec.outcome(case)
-            value = math.nan if outcome.value is None or outcome.refused is not None else float(outcome.value)
+            value: RagasValue
+            if outcome.value is None or outcome.refused is not None:
+                value = math.nan
+            elif isinstance(outcome.value, NON_NUMERIC):
+                value = outcome.value  # DiscreteMetric's label, RankingMetric's list: exact, never a float
+            else:
+                value = float(outcome.value)
             results += [{"case_id": case.id, "target": str(target), "metric": spec.name, "ragas_class": str(target),
                          "fields_read": list(spec.fields_read), "received": None,
                          "value": encode_ragas_value(value), "warnings": []} for target in spec.ragas_targets]
