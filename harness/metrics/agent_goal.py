@@ -127,7 +127,7 @@ def _explain_inputs(metric: str) -> Callable[[ExplainInput], dict[str, Any]]:
 
 def _quantities(reference: ReferenceOutcome, given: ExplainInput) -> tuple[list[Quantity], list[str]]:
     d = reference.details
-    quantities = [Quantity(f"{reference.metric} (exact)", reference.value), Quantity("verdict as given", None,
+    quantities = [Quantity(f"{reference.metric} (exact)", reference.number), Quantity("verdict as given", None,
                                                                                      repr(d["verdict"]))]
     formulas = [f"{d['compared']}: desired {d['desired_outcome']!r}, arrived {d['arrived_outcome']!r}",
                 f"value = the judge's verdict = {d['verdict']!r}" + (f" (refused: {reference.refused})"

@@ -311,7 +311,7 @@ def _explain_inputs(given: ExplainInput) -> dict[str, Any]:
 
 def _quantities(reference: ReferenceOutcome, given: ExplainInput) -> tuple[list[Quantity], list[str]]:
     d = reference.details
-    quantities = [Quantity("value (exact)", reference.value)]
+    quantities = [Quantity("value (exact)", reference.number)]
     for name in ("tp", "fp", "fn"):
         if name in d:
             quantities.append(Quantity(name.upper(), int(d[name])))  # type: ignore[call-overload]

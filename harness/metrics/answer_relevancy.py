@@ -242,7 +242,7 @@ def _explain_inputs(given: ExplainInput) -> dict[str, Any]:
 
 def _quantities(reference: ReferenceOutcome, given: ExplainInput) -> tuple[list[Quantity], list[str]]:
     d = reference.details
-    quantities = [Quantity("value (exact)", reference.value),
+    quantities = [Quantity("value (exact)", reference.number),
                   Quantity("mean cosine", d.get("mean_cosine")),  # type: ignore[arg-type]
                   Quantity("questions kept (N)", d.get("kept"))]  # type: ignore[arg-type]
     quantities += [Quantity(k, v if v is None or isinstance(v, Fraction) else float(v))

@@ -132,7 +132,7 @@ def claim_quantities(reference: ReferenceOutcome, symbol: str, claims_word: str)
     else:
         formula = (f"{symbol} = {supported}/{total}: undefined (zero_claims): no {claims_word} claim to support; "
                    "never 0 and never 1")
-    return [Quantity(f"{symbol} (exact)", reference.value),
+    return [Quantity(f"{symbol} (exact)", reference.number),
             Quantity(f"supported {claims_word} claims", supported),
             Quantity(f"{claims_word} claims", total)], [formula]
 

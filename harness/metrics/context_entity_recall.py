@@ -127,7 +127,7 @@ def _quantities(reference: ReferenceOutcome, given: ExplainInput) -> tuple[list[
     matched, total = int(d["matched"]), int(d["reference_entity_set"])  # type: ignore[call-overload]
     formula = (f"CER = |CN ∩ GN| / |GN| = {matched}/{total}" if total
                else "CER = 0/0: undefined (no_reference_entities)")
-    return ([Quantity("CER (exact)", reference.value), Quantity("matched entities", matched),
+    return ([Quantity("CER (exact)", reference.number), Quantity("matched entities", matched),
              Quantity("reference entities (set)", total),
              Quantity("reference entities (as listed)", int(d["reference_entities_listed"]))],  # type: ignore[call-overload]
             [formula, "Ragas: denominator + 1e-8; legacy counts the reference entities as listed"])

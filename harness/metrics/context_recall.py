@@ -52,7 +52,7 @@ def _string_recall_quantities(reference: ReferenceOutcome, given: ExplainInput) 
     """explain: reference contexts found verbatim / reference contexts."""
     d = reference.details
     found, total = int(d["found"]), int(d["reference_contexts"])
-    return ([Quantity("recall (exact)", reference.value), Quantity("reference contexts found", found),
+    return ([Quantity("recall (exact)", reference.number), Quantity("reference contexts found", found),
              Quantity("reference contexts", total)],
             [f"found labels {list(d['found_labels'])}: {d['label_rule']} (Ragas: Levenshtein similarity > 0.5)",
              f"recall = found / reference contexts = {ratio_text(found, total, 'empty_reference_contexts')}"])

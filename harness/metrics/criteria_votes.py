@@ -171,8 +171,8 @@ def _quantities(reference: ReferenceOutcome, given: ExplainInput) -> tuple[list[
         return [Quantity("value", None, reference.refused)], [f"the reference refuses the votes: {reference.refused}"]
     votes = d["votes"]
     first = reference.alternatives.get("variant:first_sample")
-    ragas = first if first is not None else reference.value
-    return ([Quantity("vote (exact)", reference.value, reference.undefined_reason or ""),
+    ragas = first if first is not None else reference.number
+    return ([Quantity("vote (exact)", reference.number, reference.undefined_reason or ""),
              Quantity("samples used k", int(d["samples_used"])),  # type: ignore[call-overload]
              Quantity("Ragas 0.4.3 (first sample)", ragas)],
             [f"majority of {list(votes)} (counts {d.get('counts')})"  # type: ignore[call-overload]

@@ -321,7 +321,7 @@ def explain_tables(given: ExplainInput) -> dict[str, Any]:
 
 
 def _quantities(reference: ReferenceOutcome, given: ExplainInput) -> tuple[list[Quantity], list[str]]:
-    quantities = [Quantity(reference.metric, reference.value)]
+    quantities = [Quantity(reference.metric, reference.number)]
     formulas = [f"{reference.metric} = {reference.value if reference.value is not None else 'undefined'}"
                 f" ({reference.undefined_reason or reference.denominator})"]
     if "matched" in reference.details:

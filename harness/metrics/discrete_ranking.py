@@ -109,8 +109,8 @@ def _fuzz_ranking(draw: FuzzDraw) -> dict[str, Any]:
 
 def _discrete_explain_inputs(given: ExplainInput) -> dict[str, Any]:
     label = given.labels[0] if given.labels else 1
-    value = {1: "pass", 0: "fail"}.get(label, f"label-{label}") if not isinstance(label, bool) else (
-        "pass" if label else "fail")
+    names: dict[object, str] = {1: "pass", 0: "fail"}  # LABELS are parsed values (object): looked up as given
+    value = names.get(label, f"label-{label}") if not isinstance(label, bool) else ("pass" if label else "fail")
     return {"user_input": "What is the capital of France?", "response": "Paris.",
             "verdicts": {DISCRETE: [{"value": value}]}}
 

@@ -269,7 +269,7 @@ def _quantities(reference: ReferenceOutcome, given: ExplainInput) -> tuple[list[
     formula = {"precision": f"P = TP / (TP + FP) = {tp}/{tp + fp}",
                "recall": f"R = TP / (TP + FN) = {tp}/{tp + fn}",
                "f1": f"F(beta={beta}) = (1 + b^2) TP / ((1 + b^2) TP + b^2 FN + FP) with TP={tp}, FN={fn}, FP={fp}"}
-    return ([Quantity("value (exact)", reference.value), Quantity("TP", tp), Quantity("FP", fp), Quantity("FN", fn),
+    return ([Quantity("value (exact)", reference.number), Quantity("TP", tp), Quantity("FP", fp), Quantity("FN", fn),
              Quantity("Ragas's rounded value", reference.alternatives.get("epsilon",
                                                                           reference.alternatives.get("rounding")))],
             [formula[str(mode)] + ("" if reference.value is not None else ": undefined (zero_claims)"),

@@ -113,7 +113,7 @@ def _quantities(reference: ReferenceOutcome, given: ExplainInput) -> tuple[list[
                 f"{d['scores_at_threshold']} at exactly 0.5 (rounded to the even 0: unsupported)",
                 f"Ragas: sum(predict(pairs).cpu().detach().round().tolist()) / len, in {d['batches']} batch(es) of "
                 f"at most {BATCH_SIZE}"]
-    return ([Quantity("HHEM (exact)", reference.value), Quantity("supported statements", supported_count),
+    return ([Quantity("HHEM (exact)", reference.number), Quantity("supported statements", supported_count),
              Quantity("response statements", total), Quantity("scores at exactly 0.5", int(d["scores_at_threshold"]))],
             formulas)
 

@@ -108,7 +108,7 @@ def _explain_inputs(metric: str) -> Callable[[ExplainInput], dict[str, Any]]:
 
 def _quantities(reference: ReferenceOutcome, given: ExplainInput) -> tuple[list[Quantity], list[str]]:
     d: dict[str, Any] = dict(reference.details)
-    return ([Quantity(f"{reference.metric} (exact)", reference.value), Quantity("image contexts", d["image_contexts"]),
+    return ([Quantity(f"{reference.metric} (exact)", reference.number), Quantity("image contexts", d["image_contexts"]),
              Quantity("text contexts", d["text_contexts"])],
             ["value = the judge's verdict" + (f" (refused: {reference.refused})" if reference.refused else ""),
              "Ragas: float(bool reply)"])

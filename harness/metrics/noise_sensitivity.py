@@ -229,7 +229,7 @@ def _quantities(reference: ReferenceOutcome, given: ExplainInput) -> tuple[list[
     formula = (f"NS_{d['mode']} = incorrect response statements supported by "
                f"{'relevant' if d['mode'] == 'relevant' else 'only irrelevant'} contexts / response statements = "
                + (f"{numerator}/{total}" if total else "0/0: undefined (zero_claims)"))
-    return ([Quantity("NS (exact)", reference.value), Quantity("numerator", numerator),
+    return ([Quantity("NS (exact)", reference.number), Quantity("numerator", numerator),
              Quantity("response statements", total),
              Quantity("relevant contexts", len(d["relevant_contexts"]))],  # type: ignore[arg-type]
             [formula])

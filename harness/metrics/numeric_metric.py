@@ -96,7 +96,7 @@ def _explain_inputs(given: ExplainInput) -> dict[str, Any]:
 
 def _quantities(reference: ReferenceOutcome, given: ExplainInput) -> tuple[list[Quantity], list[str]]:
     d = reference.details
-    return ([Quantity(f"{KEY} (exact)", reference.value), Quantity("judge's value as given", None, repr(d["value"]))],
+    return ([Quantity(f"{KEY} (exact)", reference.number), Quantity("judge's value as given", None, repr(d["value"]))],
             [f"value = the judge's value, within allowed_values {d['allowed_values']}"
              + (f" (refused: {reference.refused})" if reference.refused else ""),
              "Ragas: float(value) as the reply model parses it, the range unchecked"])

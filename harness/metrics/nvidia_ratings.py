@@ -276,7 +276,7 @@ def _quantities(reference: ReferenceOutcome, given: ExplainInput) -> tuple[list[
     terms = " + ".join(f"{r}/{top}" for r in valid.values())
     formula = (f"score = ({terms}) / {len(valid)}" if valid
                else f"0/0: undefined ({NO_VALID_RATING}: neither template gave a rating on the scale)")
-    quantities = [Quantity("score (exact)", reference.value)]
+    quantities = [Quantity("score (exact)", reference.number)]
     quantities += [Quantity(f"{name} rating", r, "" if r is not None else "no valid rating in 5 attempts")
                    for name, r in ratings.items()]
     quantities.append(Quantity("valid templates", len(valid)))

@@ -32,6 +32,15 @@ class ReferenceOutcome:
     details: dict[str, object]
     denominator: str
 
+    @property
+    def number(self) -> Fraction | None:
+        """``value`` of a metric whose value is a number (every metric but DiscreteMetric's and
+        RankingMetric's): the exact rational, or None. A label or a ranking here is the harness's
+        own error (a numeric metric's code read a non-numeric reference): TypeError, never a float."""
+        if isinstance(self.value, (Label, Ranking)):
+            raise TypeError(f"{self.metric}: the reference's value is a {type(self.value).__name__}, not a number")
+        return self.value
+
 
 JUDGE_REPLY_UNPARSEABLE = "judge_reply_unparseable"
 

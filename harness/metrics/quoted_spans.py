@@ -243,7 +243,7 @@ def explain_quotes(given: ExplainInput) -> dict[str, Any]:
 def _quantities(reference: ReferenceOutcome, given: ExplainInput) -> tuple[list[Quantity], list[str]]:
     spans = reference.details.get("spans", [])
     found = reference.details.get("aligned", [])
-    quantities = [Quantity(reference.metric, reference.value)]
+    quantities = [Quantity(reference.metric, reference.number)]
     quantities += [Quantity(k, v) for k, v in reference.alternatives.items()]  # type: ignore[arg-type]
     formula = (f"{len(found)}/{len(spans)} spans found in one retrieved context: {found!r} of {spans!r}" if spans
                else f"no quoted span of at least {MIN_SPAN_WORDS} words: undefined ({NO_SPANS}); Ragas returns 1.0")

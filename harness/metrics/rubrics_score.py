@@ -159,7 +159,7 @@ def _quantities(reference: ReferenceOutcome, given: ExplainInput) -> tuple[list[
     d = reference.details
     levels = d["levels"]
     note = reference.refused or reference.undefined_reason or ""
-    return ([Quantity("score (exact)", reference.value, note), Quantity("judge's score", d["score"]
+    return ([Quantity("score (exact)", reference.number, note), Quantity("judge's score", d["score"]
                                                                          if isinstance(d["score"], (int, float)) else None),
              Quantity("rubric levels", len(levels))],  # type: ignore[arg-type]
             [f"value = the judge's level, one of {list(levels)}",  # type: ignore[call-overload]

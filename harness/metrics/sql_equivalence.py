@@ -105,7 +105,7 @@ def _explain_inputs(given: ExplainInput) -> dict[str, Any]:
 
 def _quantities(reference: ReferenceOutcome, given: ExplainInput) -> tuple[list[Quantity], list[str]]:
     d = reference.details
-    quantities = [Quantity(f"{KEY} (exact)", reference.value), Quantity("verdict as given", None, repr(d["verdict"]))]
+    quantities = [Quantity(f"{KEY} (exact)", reference.number), Quantity("verdict as given", None, repr(d["verdict"]))]
     formulas = ["value = the judge's equivalence verdict" + (f" (refused: {reference.refused})"
                                                              if reference.refused else ""),
                 "Ragas: legacy int(equivalence), collections 1.0 if equivalent else 0.0"]

@@ -209,7 +209,7 @@ def _explain_inputs(given: ExplainInput) -> dict[str, Any]:
 
 def _quantities(reference: ReferenceOutcome, given: ExplainInput) -> tuple[list[Quantity], list[str]]:
     d: dict[str, Any] = dict(reference.details)
-    quantities = [Quantity(f"{reference.metric} (exact)", reference.value),
+    quantities = [Quantity(f"{reference.metric} (exact)", reference.number),
                   Quantity("questions", len(d["questions"])), Quantity("answered (1)", d["answered"]),
                   Quantity("text length", d["text_length"]), Quantity("summary length", d["summary_length"]),
                   Quantity("Ragas float", d.get("ragas_float"))]

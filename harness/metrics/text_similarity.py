@@ -327,7 +327,7 @@ def explain_texts(given: ExplainInput) -> dict[str, Any]:
 
 
 def _quantities(reference: ReferenceOutcome, given: ExplainInput) -> tuple[list[Quantity], list[str]]:
-    quantities = [Quantity(reference.metric, reference.value)]
+    quantities = [Quantity(reference.metric, reference.number)]
     oracle = reference.details.get("oracle")
     formulas = [f"{reference.metric} = {reference.value if reference.value is not None else 'undefined'}"
                 f" ({reference.denominator})"]

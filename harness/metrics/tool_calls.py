@@ -348,7 +348,7 @@ def _explain_inputs(given: ExplainInput) -> dict[str, Any]:
 def _quantities(reference: ReferenceOutcome, given: ExplainInput) -> tuple[list[Quantity], list[str]]:
     d = reference.details
     name = reference.metric
-    quantities = [Quantity(f"{name} (exact)", reference.value),
+    quantities = [Quantity(f"{name} (exact)", reference.number),
                   Quantity("predicted calls", d.get("predicted_calls")), Quantity("reference calls", d.get("reference_calls"))]
     formulas = []
     if name == F1:

@@ -163,7 +163,7 @@ def _explain_inputs(given: ExplainInput) -> dict[str, Any]:
 def _quantities(reference: ReferenceOutcome, given: ExplainInput) -> tuple[list[Quantity], list[str]]:
     d = reference.details
     mode = d["mode"]
-    quantities = [Quantity(f"{reference.metric} (exact)", reference.value), Quantity("topics", len(d["topics"]))]
+    quantities = [Quantity(f"{reference.metric} (exact)", reference.number), Quantity("topics", len(d["topics"]))]
     if reference.refused is not None:
         return quantities, [f"the reference refuses the verdicts: {reference.refused}"]
     tp, fp, fn = d["tp"], d["fp"], d["fn"]
