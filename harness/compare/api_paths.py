@@ -38,7 +38,7 @@ from ragas_compat.compare.classify import FLOAT_TOLERANCE, Diagnosis, classify, 
 from ragas_compat.compare.expectations import IDENTICAL, Expectation, Expectations
 from ragas_compat.compare.rows import AuditRow
 from ragas_compat.metrics.outcome import ReferenceOutcome
-from ragas_compat.values import RagasError
+from ragas_compat.values import NON_NUMERIC, RagasError
 from ragas_compat.vocabulary import Api, Classification, TargetId
 
 
@@ -81,9 +81,12 @@ def _as_given_value(row: AuditRow) -> float | None:
 def _epsilon_counterpart(legacy_value: float, reference: ReferenceOutcome) -> float | None:
     """The AP value on the other side of the 1e-10 from the legacy value, if it is on one side."""
     eps = reference.alternatives.get("epsilon")
-    if eps is None or reference.value is None:
+    if eps is None:
         return None
-    exact, eps = float(reference.value), float(eps)
+    number = reference.number  # only the AP metrics (numbers) have an epsilon alternative
+    if number is None:
+        return None
+    exact, eps = float(number), float(eps)
     if same_float(exact, eps):
         return None
     if same_float(legacy_value, eps):
@@ -106,6 +109,8 @@ def legacy_as_reference(legacy: AuditRow) -> ReferenceOutcome:
                                 refused=(f"the harness raised {value.type} on the legacy path: {value.message}"
                                          if value.raised_by_harness
                                          else f"the legacy path raised {value.type}: {value.message}"), **base)
+    if isinstance(value, NON_NUMERIC):  # a label or a ranking: the reference as it is, compared exactly
+        return ReferenceOutcome(value=value, undefined_reason=None, refused=None, alternatives={}, **base)
     if math.isnan(value):
         return ReferenceOutcome(value=None, undefined_reason="legacy path returned NaN", refused=None,
                                 alternatives={}, **base)
@@ -138,7 +143,8 @@ def classify_paths(legacy: AuditRow, collections: AuditRow) -> Diagnosis:
             name = Classification.IDENTICAL if right.type == left.type else Classification.ERROR
         else:
             name = Classification.DIVERGENCE
-    elif isinstance(right, float) and (same_float(left, right) or (math.isnan(left) and math.isnan(right))):
+    elif isinstance(left, float) and isinstance(right, float) and (
+            same_float(left, right) or (math.isnan(left) and math.isnan(right))):
         name = Classification.IDENTICAL
     else:
         name = classify(right, legacy_as_reference(legacy)).name

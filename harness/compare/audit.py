@@ -26,7 +26,7 @@ from ragas_compat.compare.verdict import Verdict, verdict
 from ragas_compat.metrics.outcome import ReferenceOutcome
 from ragas_compat.metrics.registry import all_metrics, metric, metrics_for_target
 from ragas_compat.metrics.spec import MetricSpec
-from ragas_compat.values import decode_ragas_value
+from ragas_compat.values import NON_NUMERIC, decode_ragas_value
 
 __all__ = ["Audit", "AuditRow", "ReferenceOnlyRow", "build_audit", "judged", "metric_entries"]
 
@@ -114,7 +114,8 @@ def with_received_inputs(spec: MetricSpec, case: Case, reference: ReferenceOutco
         # only the declared columns: ToolCallAccuracy lost reference_tool_calls): nothing to recompute
         return dataclasses.replace(reference, details={**reference.details, "ragas_received": changed})
     recomputed = spec.outcome(received_case)
-    if recomputed.refused is not None:
+    if recomputed.refused is not None or isinstance(recomputed.value, NON_NUMERIC):
+        # refused; or a label / ranking, compared exactly (no numeric alternative explains it)
         return dataclasses.replace(reference, details={**reference.details, "ragas_received": changed})
     ragas_semantics = next((recomputed.alternatives[key] for key in ("dedup", "epsilon")
                             if recomputed.alternatives.get(key) is not None), recomputed.value)

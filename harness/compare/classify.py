@@ -114,7 +114,7 @@ def ordered_bits(x: float) -> int:
     return bits if bits >= 0 else -(bits & 0x7FFF_FFFF_FFFF_FFFF)
 
 
-def ulps_between(a: float, b: float) -> int:
+def ulps_between(a: float | Label | Ranking, b: float | Label | Ranking) -> int:
     """Number of representable doubles between ``a`` and ``b`` (0 when bit-equal; a label or a ranking on
     either side: 0 when equal, else infinitely far)."""
     if isinstance(a, NON_NUMERIC) or isinstance(b, NON_NUMERIC):
@@ -124,7 +124,7 @@ def ulps_between(a: float, b: float) -> int:
     return abs(ordered_bits(a) - ordered_bits(b))
 
 
-def same_float(a: float, b: float) -> bool:
+def same_float(a: float | Label | Ranking, b: float | Label | Ranking) -> bool:
     """Bit-equal, with 0.0 and -0.0 kept apart and NaN equal to NaN; a label or a ranking (either side) is
     the same only as an equal one (never as a number)."""
     if isinstance(a, NON_NUMERIC) or isinstance(b, NON_NUMERIC):

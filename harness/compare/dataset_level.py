@@ -38,7 +38,7 @@ from fractions import Fraction
 from ragas_compat.compare.classify import VARIANT_PREFIX, Diagnosis, classify, matching_variant, same_float
 from ragas_compat.metrics.outcome import ReferenceOutcome
 from ragas_compat.metrics.registry import metric_names
-from ragas_compat.values import RagasError, RagasValue, decode_ragas_value
+from ragas_compat.values import NON_NUMERIC, RagasError, RagasValue, decode_ragas_value
 
 POLICY = ("A row is defined (the reference has a value), undefined (empty denominator; by reason) or an error "
           "(the judge's reply is not a verdict, or the reference refuses an input; by reason). The reference "
@@ -152,7 +152,8 @@ class AggregationRow:
 def explained_row_value(row: AggregationRow) -> float:
     """The row's value recomputed from the reference under the semantics its classification names."""
     ref, name = row.reference, row.row_classification
-    exact = math.nan if ref.value is None else float(ref.value)
+    number = ref.number  # evaluate() aggregates numbers: a label or a ranking never has an aggregation row
+    exact = math.nan if number is None else float(number)
     if name in ("epsilon", "dedup", "coercion"):
         alternative = ref.alternatives.get(name)
         return math.nan if alternative is None else float(alternative)
@@ -315,6 +316,8 @@ class DatasetLevel:
 
 def _decode(raw: object) -> float:
     value = decode_ragas_value(raw)
+    if isinstance(value, NON_NUMERIC):  # evaluate() runs legacy targets; DiscreteMetric / RankingMetric are not
+        raise TypeError(f"evaluate() gave {value!r}, not a number: a label or a ranking is never aggregated")
     return math.nan if isinstance(value, RagasError) else value
 
 

@@ -55,7 +55,7 @@ from ragas_compat.compare.dataset_level import row_status
 from ragas_compat.compare.findings import value_range
 from ragas_compat.compare.rows import AuditRow
 from ragas_compat.compare.rows import reference_text as row_reference_text
-from ragas_compat.values import RagasError
+from ragas_compat.values import Label, RagasError, Ranking
 from ragas_compat.vocabulary import Classification, TargetId
 
 Audit = Any  # ragas_compat.compare.audit.Audit (which imports this module): rows, pairs, findings, dataset_level
@@ -117,8 +117,9 @@ def long_fraction(value: Fraction) -> bool:
     return len(str(abs(value.numerator))) + len(str(value.denominator)) > EXACT_DIGITS
 
 
-def exact_text(value: Fraction | float | None) -> str:
-    """``5/6 = 0.8333333333333334``; ``4``; a long fraction as ``0.859... (exact value in report.json)``."""
+def exact_text(value: Fraction | float | Label | Ranking | None) -> str:
+    """``5/6 = 0.8333333333333334``; ``4``; a long fraction as ``0.859... (exact value in report.json)``; a label
+    or a ranking as its repr (``'pass'``, ``['b', 'a']``)."""
     if value is None:
         return "undefined"
     if isinstance(value, Fraction):

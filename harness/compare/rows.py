@@ -12,7 +12,7 @@ from ragas_compat.compare.classify import Diagnosis
 from ragas_compat.compare.expectations import Expectation
 from ragas_compat.metrics.outcome import ReferenceOutcome
 from ragas_compat.metrics.spec import MetricSpec
-from ragas_compat.values import RagasValue
+from ragas_compat.values import Label, RagasValue, Ranking
 
 
 @dataclass(frozen=True)
@@ -47,7 +47,7 @@ class ReferenceOnlyRow:
     reference: ReferenceOutcome
 
 
-def reference_text(row: AuditRow | ReferenceOnlyRow, exact: Callable[[Fraction], str] = str) -> str:
+def reference_text(row: AuditRow | ReferenceOnlyRow, exact: Callable[[Fraction | Label | Ranking], str] = str) -> str:
     """The row's reference value in words: ``refused (why)``, ``undefined (reason)`` or ``exact(value)``."""
     ref = row.reference
     if ref.refused is not None:
