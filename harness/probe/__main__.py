@@ -306,7 +306,8 @@ def score(document: ProbeOutput, request: ProbeRequest, attempts: list[dict], pr
 
     cases = request["cases"]
     # a target of a class some releases only have makes no row where this Ragas lacks it (Target.releases)
-    targets = [target for target in targets_from_request(request["targets"])
+    # and a class that reads fewer fields in earlier releases reads those here (Target.for_release)
+    targets = [target.for_release(document["ragas"].get("version")) for target in targets_from_request(request["targets"])
                if target.api == API_SELFTEST or present_here(target, document["ragas"].get("version"))]
     by_name = {target.name: target for target in targets}
     pairs = scored_pairs(cases, targets)
