@@ -28,6 +28,7 @@ from types import SimpleNamespace
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
+from packaging.version import Version
 from pydantic import BaseModel
 
 from ragas_compat.probe.judge import scripts as scripts
@@ -671,6 +672,22 @@ def cached_environment(version: str) -> Path | None:
 # the one case whose judge has nothing to say (no votes): the judge cannot answer there in every release
 NOTHING_TO_ANSWER = {"criteria-no-votes"}
 
+# The harness's one listed limit here (docs/metrics.md, FaithfulnesswithHHEM): below 0.2.9 Ragas iterates the
+# classifier's score tensor (``scores += batch_scores``, 0-d tensors summed and divided), which the frozen
+# classifier does not model (stubs/hhem_classifier.py TensorNotModelled). Exempt there only, and only while
+# it is still so: the test fails once those cells score, so the exemption goes.
+# (0.1.x spells the class FaithulnesswithHHEM: not there under this name)
+TENSOR_NOT_MODELLED = ("legacy:FaithfulnesswithHHEM", "0.2.0", "0.2.9", "harness: own error (TensorNotModelled)")
+
+
+def _not_modelled_here(version: str) -> bool:
+    _, first, below, _ = TENSOR_NOT_MODELLED
+    return Version(first) <= Version(version) < Version(below)
+
+
+def _not_modelled(version: str, target: str, text: str) -> bool:
+    return target == TENSOR_NOT_MODELLED[0] and _not_modelled_here(version) and text == TENSOR_NOT_MODELLED[3]
+
 
 def run_column(version: str):
     from ragas_compat.cases import load_default_suite
@@ -698,7 +715,10 @@ def test_every_judged_cell_of_a_release_is_driven_by_the_frozen_verdicts(version
     # optional library) is the environment's, not the judge's
     limits = [(r.case_id, r.target, r.cells[0].text) for r in matrix.rows
               if r.cells[0].harness_limit not in (None, "dependency_missing") and r.case_id not in NOTHING_TO_ANSWER]
-    assert limits == []
+    exempt = [limit for limit in limits if _not_modelled(version, limit[1], limit[2])]
+    assert [limit for limit in limits if limit not in exempt] == []
+    if _not_modelled_here(version):  # still needed, else remove it
+        assert exempt, f"{version}: FaithfulnesswithHHEM scores now; remove TENSOR_NOT_MODELLED"
     values = {(r.case_id, r.target): r.cells[0] for r in matrix.rows}
     assert values[("cp-worked-example", "legacy:ContextPrecision")].value == pytest.approx(5 / 6)
     if version == "0.3.9":  # the collections classes of 0.3.x score the same verdicts
