@@ -570,10 +570,6 @@ def main(argv: list[str]) -> int:
 
 
 if __name__ == "__main__":
-    exit_code = main(sys.argv)
-    if sys.getprofile() is None and sys.gettrace() is None:  # not under a profiler or coverage
-        # the output is written: skip the interpreter's teardown with Ragas loaded (as the scoring probe)
-        sys.stdout.flush()
-        sys.stderr.flush()
-        os._exit(exit_code)
-    sys.exit(exit_code)
+    from ..budget import exit_without_teardown
+
+    exit_without_teardown(main(sys.argv))
