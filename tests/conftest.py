@@ -37,6 +37,15 @@ class DefaultAuditRun:
         return render_reports(self.audit)
 
 
+def pytest_collection_modifyitems(items) -> None:
+    """The modules that hold slow tests first (each module kept whole, its fixtures made once), so that
+    on several workers (pytest-xdist) the long tests start early and the quick ones fill the gaps,
+    instead of one long test running alone at the end."""
+    slow_modules = {item.path for item in items if item.get_closest_marker("slow")}
+    order = {id(item): index for index, item in enumerate(items)}
+    items.sort(key=lambda item: (item.path not in slow_modules, order[id(item)]))
+
+
 @pytest.fixture(scope="session")
 def default_audit_run() -> DefaultAuditRun:
     from ragas_compat.pin import resolve_ragas_source
