@@ -11,6 +11,7 @@ import json
 import os
 import subprocess
 import sys
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -152,6 +153,7 @@ def test_a_bad_declaration_is_bad_input_naming_the_file(tmp_path, name, tag, ext
 # ---------------------------------------------------------------- the real thing (matrix_e2e)
 
 def _compile(uv: str, requirement: str, python: str, tmp_path: Path) -> subprocess.CompletedProcess:
+    tmp_path.mkdir(exist_ok=True)
     wanted = tmp_path / "in.txt"
     wanted.write_text(requirement + "\n")
     return subprocess.run([uv, "--no-progress", "--color", "never", "pip", "compile", "--no-python-downloads",
@@ -171,8 +173,10 @@ def test_each_declaration_still_holds_on_the_index(declaration, tmp_path):
     if uv is None:
         pytest.skip("no uv binary (pip install uv, or the matrix extra)")
     version, tag = declaration.stem.split("@")
-    refused = _compile(uv, f"ragas=={version}", tag, tmp_path)
-    accepted = _compile(uv, f"ragas=={version}", "3.12", tmp_path)
+    with ThreadPoolExecutor(2) as pool:  # two resolutions that wait on the index: at once
+        refusing = pool.submit(_compile, uv, f"ragas=={version}", tag, tmp_path / "declared")
+        accepting = pool.submit(_compile, uv, f"ragas=={version}", "3.12", tmp_path / "3.12")
+        refused, accepted = refusing.result(), accepting.result()
     if accepted.returncode != 0 and "unsatisfiable" not in accepted.stderr:
         pytest.skip(f"the package index did not answer: {accepted.stderr.strip().splitlines()[-1:]}")
     assert accepted.returncode == 0, accepted.stderr
