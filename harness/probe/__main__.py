@@ -302,13 +302,12 @@ def score(document: ProbeOutput, request: ProbeRequest, attempts: list[dict], pr
     and the workers do not repeat it. The other cases (each with all its pairs), then the other
     evaluation runs, are one queue the workers take from as each finishes a unit (``workers.Claims``).
     Each worker encodes its results as it makes them (``encode_result``)."""
-    from .scoring import present_here
+    from .scoring import targets_here
 
     cases = request["cases"]
     # a target of a class some releases only have makes no row where this Ragas lacks it (Target.releases)
     # and a class that reads fewer fields in earlier releases reads those here (Target.for_release)
-    targets = [target.for_release(document["ragas"].get("version")) for target in targets_from_request(request["targets"])
-               if target.api == API_SELFTEST or present_here(target, document["ragas"].get("version"))]
+    targets = targets_here(targets_from_request(request["targets"]), document["ragas"].get("version"))
     by_name = {target.name: target for target in targets}
     pairs = scored_pairs(cases, targets)
     settings, runs = None, []

@@ -32,6 +32,7 @@ from .judge.prompt_book import PromptBook, StubMismatch
 from .protocol import (
     API_COLLECTIONS,
     API_LEGACY,
+    API_SELFTEST,
     CLASSIFIERS,
     HARNESS_ORIGIN,
     VALUE_LABEL,
@@ -210,6 +211,14 @@ def present_here(target: Target, version: str | None) -> bool:
         except TargetUnavailable:
             return False
     return True
+
+
+def targets_here(targets: t.Iterable[Target], version: str | None) -> list[Target]:
+    """The targets that make rows in this Ragas (``present_here``; selftest targets always), each reading
+    the fields its class reads in this release (``Target.for_release``): the scoring probe and floor.py
+    select alike."""
+    return [target.for_release(version) for target in targets
+            if target.api == API_SELFTEST or present_here(target, version)]
 
 
 def declared_columns(metric: t.Any) -> list[str]:

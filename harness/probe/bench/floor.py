@@ -120,12 +120,10 @@ def main(argv: list[str]) -> int:
         import ragas.metrics
         import ragas.metrics.collections
 
-        from ..scoring import present_here
+        from ..scoring import targets_here
 
         # the probe's own selection: a class some releases only have makes no row where this Ragas lacks it
-        version = getattr(ragas, "__version__", None)
-        targets = [target.for_release(version) for target in targets_from_request(request["targets"])
-                   if present_here(target, version)]
+        targets = targets_here(targets_from_request(request["targets"]), getattr(ragas, "__version__", None))
         pairs, errors = asyncio.run(score_all(request["cases"], targets))
         runs = 0
         if "--evaluate" in argv[2:]:
