@@ -68,7 +68,7 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
-from functools import lru_cache
+from functools import cached_property, lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -273,6 +273,16 @@ class Expectations:
         """A copy matching versioned rules as Ragas ``version`` when the run's Ragas reports no version."""
         return replace(self, release_position=version)
 
+    @cached_property
+    def _rules_here(self) -> tuple[Rule, ...]:
+        """``rules`` that apply to ``ragas_version``, in order: asked once, not once per row."""
+        return tuple(rule for rule in self.rules if rule.applies_to_version(self.ragas_version))
+
+    @cached_property
+    def _path_rules_here(self) -> tuple[Rule, ...]:
+        """``path_rules`` that apply to ``ragas_version``, in order."""
+        return tuple(rule for rule in self.path_rules if rule.applies_to_version(self.ragas_version))
+
     def applies_versioned_rules(self) -> bool:
         """False when rules with a ``ragas`` range cannot apply: no usable version is bound."""
         return _is_version(self.ragas_version)
@@ -310,8 +320,8 @@ class Expectations:
         if found:
             return found[0].expectation()
         if classification != "identical":
-            for rule in self.rules:
-                if rule.applies_to_version(self.ragas_version) and rule.explains(classification, target, subject):
+            for rule in self._rules_here:
+                if rule.explains(classification, target, subject):
                     return rule.expectation()
         return IDENTICAL
 
@@ -360,9 +370,8 @@ class Expectations:
             return found[0].expectation()
         if str(classification) != "identical":
             subject = subject_of_pair(legacy_row, collections_row)
-            for rule in self.path_rules:
-                if (rule.applies_to_version(self.ragas_version)
-                        and rule.explains_pair(str(classification), legacy, collections, subject)):
+            for rule in self._path_rules_here:
+                if rule.explains_pair(str(classification), legacy, collections, subject):
                     return rule.expectation()
         return IDENTICAL
 

@@ -53,6 +53,7 @@ FAMILIES = (context_precision, context_recall, id_overlap, faithfulness, judge_a
 
 _REGISTRY: dict[str, MetricSpec] = {}
 _BY_TARGET: dict[TargetId, tuple[MetricSpec, ...]] = {}  # metrics_for_target's answers; emptied on (un)register
+_BUILTIN: list[tuple[str, str, str, MetricSpec]] = []  # _builtin_targets' answer; emptied on (un)register
 
 
 def register(spec: MetricSpec) -> MetricSpec:
@@ -61,12 +62,14 @@ def register(spec: MetricSpec) -> MetricSpec:
         raise ValueError(f"metric {spec.name!r} is already registered")
     _REGISTRY[spec.name] = spec
     _BY_TARGET.clear()
+    _BUILTIN.clear()
     return spec
 
 
 def unregister(name: str) -> None:
     del _REGISTRY[name]
     _BY_TARGET.clear()
+    _BUILTIN.clear()
 
 
 def all_metrics() -> tuple[MetricSpec, ...]:
@@ -137,10 +140,14 @@ def configured_specs(config: TargetConfig) -> tuple[MetricSpec, ...]:
 
 
 def _builtin_targets() -> list[tuple[str, str, str, MetricSpec]]:
-    """(target name, api, class, metric) of every built-in target, in registration order."""
-    return [(str(target), target.api.value, ragas_class, spec) for spec in _REGISTRY.values() if spec.ragas is not None
-            for target, ragas_class in zip(spec.ragas_targets, (*spec.ragas.legacy, *spec.ragas.collections),
-                                           strict=True)]
+    """(target name, api, class, metric) of every built-in target, in registration order (built once per
+    registry: ``case_targets`` asks for it on every result row of a case that configures targets)."""
+    if not _BUILTIN:
+        _BUILTIN.extend((str(target), target.api.value, ragas_class, spec) for spec in _REGISTRY.values()
+                        if spec.ragas is not None
+                        for target, ragas_class in zip(spec.ragas_targets, (*spec.ragas.legacy, *spec.ragas.collections),
+                                                       strict=True))
+    return _BUILTIN
 
 
 def case_targets(case: Case) -> dict[str, tuple[MetricSpec, ...]]:

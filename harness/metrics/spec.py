@@ -26,6 +26,7 @@ Traits:
 from __future__ import annotations
 
 import dataclasses
+import functools
 import random
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -183,6 +184,12 @@ class RagasTargets:
 
     def ids(self) -> tuple[TargetId, ...]:
         """The targets' names: the legacy classes, then the collections classes."""
+        return self._ids
+
+    @functools.cached_property
+    def _ids(self) -> tuple[TargetId, ...]:
+        # made once per instance (the fields are frozen; ``dataclasses.replace`` makes a new one): the audit
+        # asks for a metric's targets on every row
         return tuple(TargetId(target_name(api.value, ragas_class, self.options))
                      for api, classes in ((Api.LEGACY, self.legacy), (Api.COLLECTIONS, self.collections))
                      for ragas_class in classes)
