@@ -76,26 +76,35 @@ def load_suite(case_files: list[Path]) -> Suite:
                  tuple(case for suite in suites for case in suite.cases))
 
 
+def host_provenance() -> dict[str, Any]:
+    """The provenance that does not depend on the probe (this machine, the pin, the oracle libraries):
+    ``run_audit`` computes it while the probe works (``platform.platform()`` and reading the pin take
+    tens of milliseconds)."""
+    return {"platform": platform.platform(),  # `diff` shows it when two runs differ in OS, libc or machine
+            "pin": load_pin().to_provenance(), "oracles": oracle_status()}
+
+
 def provenance(probe: ProbeRun, source: RagasSource, suite: Suite, expectations: Expectations,
-               metrics: Collection[str] | None = None) -> dict[str, Any]:
+               metrics: Collection[str] | None = None, *, host: dict[str, Any] | None = None) -> dict[str, Any]:
     """Everything a reviewer needs to know which Ragas ran, on what, and how (``metrics``: the run
-    was limited to these with ``--metric``; recorded live scores of other metrics are unchecked)."""
+    was limited to these with ``--metric``; recorded live scores of other metrics are unchecked;
+    ``host``: ``host_provenance()`` computed before, else now)."""
     output = probe.output
-    pin = load_pin()
+    host = host if host is not None else host_provenance()
     ragas = {**source.to_provenance(), "imported_version": output["ragas"].get("version")}
     python = output.get("python", {})
     return {
         "harness_version": ragas_compat.__version__,
         "python": {"version": python.get("version", platform.python_version()),
                    "implementation": python.get("implementation", platform.python_implementation())},
-        "platform": platform.platform(),  # `diff` shows it when two runs differ in OS, libc or machine
+        "platform": host["platform"],
         "ragas_version": output["ragas"].get("version"),
         "ragas": ragas,
-        "pin": pin.to_provenance(),
+        "pin": host["pin"],
         "suite": {"name": suite.name, "source": suite.source, "cases": len(suite.cases)},
         "expectations": expectations.source,
         **network_provenance(output),
-        "oracles": oracle_status(),
+        "oracles": host["oracles"],
         **({"metrics": sorted(metrics)} if metrics else {}),
     }
 
@@ -155,11 +164,13 @@ def run_audit(suite: Suite, expectations: Expectations, source: RagasSource, *, 
     with started or StartedProbe(python=python, sys_path_prefix=source.sys_path_prefix, timeout=timeout) as own:
         own.submit(cases, targets=targets_of(metrics), evaluate=True if evaluate else None, workers=workers)
         references.fill(suite, metrics)  # here, while the probe imports Ragas and scores
+        host = host_provenance()  # and this (the oracles are imported by now)
         probe = own.result(on_progress, streamed=not keep_output)
         if not probe.ok:
             raise RagasUnavailable(probe.error or "the Ragas probe failed")
         expectations = expectations.at_release_position(source.rules_version)  # a checkout's release position
-        audit = build_audit(suite, probe.output, expectations, provenance(probe, source, suite, expectations, metrics),
+        audit = build_audit(suite, probe.output, expectations,
+                            provenance(probe, source, suite, expectations, metrics, host=host),
                             metrics=metrics, references=references)  # before the probe's folder goes
     if not keep_output:
         probe = dataclasses.replace(probe, output={**probe.output, "results": []})
