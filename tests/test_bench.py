@@ -114,12 +114,57 @@ def _row(data: dict, row_id: str) -> dict:
     return next(row for row in data["rows"] if row["id"] == row_id)
 
 
+def _fake_python(folder: Path, *, failing_floor: str | None = None) -> tuple[Path, Path]:
+    """An executable standing in for ``python`` in the run-vs-floor commands: it appends what it was asked
+    to do (run, import or audit_imports) to a log and exits 0, or 3 for ``failing_floor``."""
+    log, fake = folder / "calls.log", folder / "python"
+    fake.write_text(f"#!{sys.executable}\nimport sys\n"
+                    "kind = 'run' if sys.argv[1:3] == ['-m', 'ragas_compat'] else "
+                    "'audit_imports' if 'rapidfuzz' in sys.argv[-1] else 'import'\n"
+                    f"open({str(log)!r}, 'a').write(kind + '\\n')\n"
+                    f"sys.exit(3 if kind == {failing_floor!r} else 0)\n", encoding="utf-8")
+    fake.chmod(0o755)
+    return fake, log
+
+
+def test_rows_sharing_a_run_time_it_once_per_repetition_against_each_floor(tmp_path):
+    from ragas_compat.tools.bench import measure_run_vs_floors
+
+    fake, log = _fake_python(tmp_path)
+    rows = measure_run_vs_floors(2, ("import", "audit_imports"), python=str(fake), warm_up=False)
+    assert log.read_text().split() == ["run", "import", "audit_imports", "audit_imports", "import", "run"]
+    assert [row.id for row in rows] == ["run_vs_floor", "run_vs_import_floor"]
+    assert rows[0].samples == rows[1].samples and len(rows[0].samples) == 2
+    assert all(len(row.baseline) == len(row.ratios) == 2 and row.measured for row in rows)
+    assert "shared with the rows run_vs_import_floor" in rows[0].notes[-1]
+
+    (tmp_path / "failing").mkdir()
+    failing, failing_log = _fake_python(tmp_path / "failing", failing_floor="audit_imports")
+    import_row, audit_row = measure_run_vs_floors(2, ("import", "audit_imports"), python=str(failing), warm_up=False)
+    assert import_row.measured and len(import_row.samples) == 2
+    assert not audit_row.measured and "the floor (import ragas.metrics) failed" in audit_row.reason
+    assert failing_log.read_text().split() == ["run", "import", "audit_imports", "import", "run"]  # not retried
+
+
+def test_a_quick_bench_row_of_a_shared_run_measures_only_the_floors_asked_for(monkeypatch):
+    from ragas_compat.tools import bench
+
+    asked: list[tuple] = []
+    monkeypatch.setattr(bench, "measure_run_vs_floors",
+                        lambda repetitions, floors, **_: asked.append(tuple(floors)) or [])
+    assert bench.run_bench(True, only=["run_vs_ragas_floor", "run_vs_floor"]) == []
+    assert asked == [("import", "ragas_work")]
+
+
 @pytest.mark.slow
 def test_bench_quick_prints_every_row_and_writes_json(quick_bench):
     """Checks rows, not times."""
     proc, data = quick_bench
     assert data["quick"] is True
     assert [row["id"] for row in data["rows"]] == list(ROW_IDS)
+    assert data["plan"]["share_run"] is True  # the three rows of run vs a floor time one run together
+    shared = [_row(data, row_id)["samples"] for row_id in ("run_vs_floor", "run_vs_import_floor", "run_vs_ragas_floor")]
+    assert shared[0] == shared[1] == shared[2] and len(shared[0]) == 1
     for row in data["rows"]:
         assert row["measurement"] in proc.stdout, row["measurement"]
         if row["status"] == "not measured":

@@ -12,7 +12,8 @@ Ragas is never imported here: whatever touches Ragas runs in a subprocess of ``p
                      can score every class: the floor this machine allows); and ``run`` /
                      harness/probe/bench/floor.py, Ragas's own work: every (case, target) pair of the
                      bundled suite scored through Ragas with the probe's frozen judge in one process,
-                     nothing else (target <= 1.1).
+                     nothing else (target <= 1.1). With ``--quick`` the rows against the three
+                     floors share one run per repetition (``BenchPlan.share_run``).
 2. probe overhead    harness/probe/bench/benchmark.py: probe ms per scored context / a minimal
                      hand-written stub loop on the same Ragas class and verdicts (ratio of the
                      median round of each invocation; target <= 1.1).
@@ -158,34 +159,50 @@ def floor_request(path: Path) -> Path:
     return path
 
 
-def measure_run_vs_floor(repetitions: int, *, python: str = sys.executable, warm_up: bool = True,
-                         metric: str | None = None, audit_imports: bool = False,
-                         ragas_work: bool = False) -> BenchRow:
+FLOORS = ("import", "audit_imports", "ragas_work")  # the floors a run is timed against (rows below)
+
+
+def _floor_row(floor: str, metric: str | None) -> BenchRow:
+    """The (empty) row of ``run`` (only ``metric`` when given) against ``floor`` (one of FLOORS)."""
+    if floor == "ragas_work":
+        return BenchRow("run_vs_ragas_floor", "run vs Ragas's own work (floor.py)", target=RAGAS_WORK_TARGET,
+                        notes=["the floor imports ragas.metrics and its collections and scores every (case, target) "
+                               "pair of the bundled suite in one process, each through Ragas with the probe's frozen "
+                               "judge; no evaluate() pass, reference, classification or report (run: default "
+                               "--workers, one per core)"])
+    if floor == "audit_imports":
+        return BenchRow("run_vs_import_floor", "run vs the audit's imports",
+                        notes=["the floor imports " + ", ".join(AUDIT_IMPORTS) + " in one process (no target: "
+                               "what the default audit cannot go below on this machine)"])
+    if floor != "import":
+        raise ValueError(f"unknown floor {floor!r}; floors: {', '.join(FLOORS)}")
+    if metric is None:
+        return BenchRow("run_vs_floor", "run vs floor (import ragas.metrics)", target=RUN_TARGET)
+    return BenchRow("run_one_metric_vs_floor", f"run --metric {metric} vs floor", target=RUN_TARGET)
+
+
+def measure_run_vs_floors(repetitions: int, floors: Sequence[str], *, python: str = sys.executable,
+                          warm_up: bool = True, metric: str | None = None) -> list[BenchRow]:
     """Wall time of ``ragas-compat run`` (bundled suite, --out to a temp folder; only ``metric`` when
-    given) vs the floor ``python -c "import ragas.metrics"`` (with ``audit_imports``: every module of
-    AUDIT_IMPORTS, a floor without target; with ``ragas_work``: harness/probe/bench/floor.py, every
-    (case, target) pair of the bundled suite scored by Ragas with the same stub judge and nothing else,
-    target RAGAS_WORK_TARGET), alternated pair by pair (the order flips every pair)."""
-    if ragas_work:
-        row = BenchRow("run_vs_ragas_floor", "run vs Ragas's own work (floor.py)", target=RAGAS_WORK_TARGET,
-                       notes=["the floor imports ragas.metrics and its collections and scores every (case, target) "
-                              "pair of the bundled suite in one process, each through Ragas with the probe's frozen "
-                              "judge; no evaluate() pass, reference, classification or report (run: default "
-                              "--workers, one per core)"])
-    elif audit_imports:
-        row = BenchRow("run_vs_import_floor", "run vs the audit's imports",
-                       notes=["the floor imports " + ", ".join(AUDIT_IMPORTS) + " in one process (no target: "
-                              "what the default audit cannot go below on this machine)"])
-    elif metric is None:
-        row = BenchRow("run_vs_floor", "run vs floor (import ragas.metrics)", target=RUN_TARGET)
-    else:
-        row = BenchRow("run_one_metric_vs_floor", f"run --metric {metric} vs floor", target=RUN_TARGET)
-    floor_command = import_command(python, AUDIT_IMPORTS if audit_imports else ("ragas.metrics",))
+    given) against each of ``floors``, one row each, in the order given: ``import`` is
+    ``python -c "import ragas.metrics"``; ``audit_imports`` imports every module of AUDIT_IMPORTS (a
+    floor without target); ``ragas_work`` is harness/probe/bench/floor.py, every (case, target) pair of
+    the bundled suite scored by Ragas with the same stub judge and nothing else (target
+    RAGAS_WORK_TARGET). Each repetition times one run and each floor once, the run first in even
+    repetitions and last in odd ones (floors reversed), so with one floor the pair alternates as a
+    pair; with several, the rows share each repetition's run (``bench --quick``: one run instead of
+    one per row). ``warm_up`` runs each floor once untimed first. A floor that fails makes its own row
+    "not measured"; a run that fails, every row."""
+    rows = {floor: _floor_row(floor, metric) for floor in floors}
     only = ["--metric", metric] if metric else []
     floor_reports: list[dict] = []
+    failed: dict[str, str] = {}
     with tempfile.TemporaryDirectory(prefix="ragas-compat-bench-") as tmp:
-        if ragas_work:
-            floor_command = probe_command(python, ENTRY_FLOOR, str(floor_request(Path(tmp) / "floor-request.json")))
+        commands = {floor: import_command(python, AUDIT_IMPORTS if floor == "audit_imports" else ("ragas.metrics",))
+                    for floor in floors}
+        if "ragas_work" in commands:
+            commands["ragas_work"] = probe_command(python, ENTRY_FLOOR,
+                                                   str(floor_request(Path(tmp) / "floor-request.json")))
 
         def run_once(index: int) -> float:
             seconds, proc = _timed([python, "-m", "ragas_compat", "run", "--out", str(Path(tmp) / f"run-{index}"), *only])
@@ -193,34 +210,60 @@ def measure_run_vs_floor(repetitions: int, *, python: str = sys.executable, warm
                 raise RuntimeError(f"ragas-compat run exited {proc.returncode}: {_tail(proc.stderr)}")
             return seconds
 
-        def floor_once() -> float:
-            seconds, proc = _timed(floor_command)
-            if proc.returncode != 0:
-                label = "floor.py" if ragas_work else floor_command[2].splitlines()[0]
-                raise RuntimeError(f"the floor ({label}) failed: {_tail(proc.stderr)}")
-            if ragas_work:
-                floor_reports.append(json.loads(proc.stdout.strip().splitlines()[-1]))
-            return seconds
+        def floors_once(order: Sequence[str]) -> dict[str, float]:
+            measured = {}
+            for floor in order:
+                if floor in failed:
+                    continue
+                try:
+                    seconds, proc = _timed(commands[floor])
+                except (subprocess.TimeoutExpired, OSError) as exc:
+                    failed[floor] = str(exc)
+                    continue
+                if proc.returncode != 0:
+                    label = "floor.py" if floor == "ragas_work" else commands[floor][2].splitlines()[0]
+                    failed[floor] = f"the floor ({label}) failed: {_tail(proc.stderr)}"
+                    continue
+                if floor == "ragas_work":
+                    floor_reports.append(json.loads(proc.stdout.strip().splitlines()[-1]))
+                measured[floor] = seconds
+            return measured
 
         try:
             if warm_up:
-                floor_once()
+                floors_once(floors)
             for index in range(repetitions):
                 if index % 2 == 0:
-                    run_seconds, floor_seconds = run_once(index), floor_once()
-                else:
-                    floor_seconds = floor_once()
                     run_seconds = run_once(index)
-                row.samples.append(run_seconds)
-                row.baseline.append(floor_seconds)
-                row.ratios.append(run_seconds / floor_seconds)
+                    floor_seconds = floors_once(floors)
+                else:
+                    floor_seconds = floors_once(floors[::-1])
+                    run_seconds = run_once(index)
+                for floor, seconds in floor_seconds.items():
+                    rows[floor].samples.append(run_seconds)
+                    rows[floor].baseline.append(seconds)
+                    rows[floor].ratios.append(run_seconds / seconds)
         except (RuntimeError, subprocess.TimeoutExpired, OSError) as exc:
-            return BenchRow(row.id, row.measurement, reason=str(exc))
+            return [BenchRow(row.id, row.measurement, reason=str(exc)) for row in rows.values()]
     if floor_reports:
         last = floor_reports[-1]
-        row.extra["floor"] = last
-        row.notes.append(f"the floor scored {last['pairs']} pairs ({last['errors']} raised)")
-    return row
+        rows["ragas_work"].extra["floor"] = last
+        rows["ragas_work"].notes.append(f"the floor scored {last['pairs']} pairs ({last['errors']} raised)")
+    if len(rows) > 1:
+        for row in rows.values():
+            row.notes.append("each repetition's run is shared with the rows " + ", ".join(
+                other.id for other in rows.values() if other is not row))
+    return [BenchRow(row.id, row.measurement, reason=failed[floor]) if floor in failed else row
+            for floor, row in rows.items()]
+
+
+def measure_run_vs_floor(repetitions: int, *, python: str = sys.executable, warm_up: bool = True,
+                         metric: str | None = None, audit_imports: bool = False,
+                         ragas_work: bool = False) -> BenchRow:
+    """``measure_run_vs_floors`` against one floor: ``import`` (default), or AUDIT_IMPORTS with
+    ``audit_imports``, or floor.py with ``ragas_work``."""
+    floor = "ragas_work" if ragas_work else "audit_imports" if audit_imports else "import"
+    return measure_run_vs_floors(repetitions, (floor,), python=python, warm_up=warm_up, metric=metric)[0]
 
 
 # ---------------------------------------------------------------- 2. probe overhead
@@ -480,6 +523,9 @@ class BenchPlan:
     warm_up: bool
     scale_cases: int
     scale_repetitions: int
+    share_run: bool = False  # the three rows of ``run`` vs a floor time one run per repetition together
+    scale_workers: int = 2  # --workers of the scale rows' runs
+
 
     @classmethod
     def for_mode(cls, quick: bool) -> BenchPlan:
@@ -487,7 +533,8 @@ class BenchPlan:
             return cls(run_pairs=1, probe_invocations=1, probe_cases=8, probe_rounds=3,
                        ragas_ks=(10, 100, 1_000), reference_ks=(10, 100, 1_000),
                        reference_large_ks=(10, 100, 1_000, 10_000), scaling_repetitions=3,
-                       min_seconds=0.01, matrix_repetitions=0, warm_up=False, scale_cases=200, scale_repetitions=1)
+                       min_seconds=0.01, matrix_repetitions=0, warm_up=False, scale_cases=200, scale_repetitions=1,
+                       share_run=True, scale_workers=1)
         return cls(run_pairs=5, probe_invocations=3, probe_cases=40, probe_rounds=5,
                    ragas_ks=(10, 100, 1_000, 10_000), reference_ks=(10, 100, 1_000, 10_000, 100_000),
                    reference_large_ks=(10, 100, 1_000, 10_000, 100_000, 1_000_000), scaling_repetitions=5,
@@ -535,13 +582,22 @@ def run_bench(quick: bool, *, python: str = sys.executable,
 
         return [measure_record_vs_evaluate(1 if quick else 5, samples=16 if quick else 96, python=python)]
 
+    floor_rows = dict(zip(FLOORS, ("run_vs_floor", "run_vs_import_floor", "run_vs_ragas_floor"), strict=True))
+    if plan.share_run:  # one run per repetition, timed against every floor that makes a requested row
+        wanted = tuple(floor for floor, row_id in floor_rows.items() if only is None or row_id in only)
+        run_steps = [(tuple(floor_rows.values()), "run vs floor, the audit's own imports and Ragas's own work (floor.py)",
+                      lambda: measure_run_vs_floors(plan.run_pairs, wanted, python=python, warm_up=plan.warm_up))]
+    else:
+        run_steps = [
+            (("run_vs_floor",), "run vs floor",
+             lambda: [measure_run_vs_floor(plan.run_pairs, python=python, warm_up=plan.warm_up)]),
+            (("run_vs_import_floor",), "run vs the audit's own imports",
+             lambda: [measure_run_vs_floor(plan.run_pairs, python=python, warm_up=False, audit_imports=True)]),
+            (("run_vs_ragas_floor",), "run vs Ragas's own work (floor.py)",
+             lambda: [measure_run_vs_floor(plan.run_pairs, python=python, warm_up=False, ragas_work=True)]),
+        ]
     steps: list[tuple[tuple[str, ...], str, Callable[[], list[BenchRow]]]] = [
-        (("run_vs_floor",), "run vs floor",
-         lambda: [measure_run_vs_floor(plan.run_pairs, python=python, warm_up=plan.warm_up)]),
-        (("run_vs_import_floor",), "run vs the audit's own imports",
-         lambda: [measure_run_vs_floor(plan.run_pairs, python=python, warm_up=False, audit_imports=True)]),
-        (("run_vs_ragas_floor",), "run vs Ragas's own work (floor.py)",
-         lambda: [measure_run_vs_floor(plan.run_pairs, python=python, warm_up=False, ragas_work=True)]),
+        *run_steps,
         (("run_one_metric_vs_floor",), f"run --metric {ONE_METRIC} vs floor",
          lambda: [measure_run_vs_floor(plan.run_pairs, python=python, warm_up=False, metric=ONE_METRIC)]),
         (("probe_overhead",), "probe overhead",
@@ -563,7 +619,8 @@ def run_bench(quick: bool, *, python: str = sys.executable,
              skip="--quick skips the matrix (each repetition is several full audits)" if quick else None)]),
         (("scale_marginal_time", "scale_peak_memory", "report_size"),
          f"scale: {plan.scale_cases:,} cases vs the bundled suite",
-         lambda: measure_scale(plan.scale_cases, plan.scale_repetitions, python=python)),
+         lambda: measure_scale(plan.scale_cases, plan.scale_repetitions, workers=plan.scale_workers,
+                               python=python)),
         (("fuzz_per_process", "fuzz_two_workers"),
          f"fuzz: {FUZZ_QUICK_CASES if quick else FUZZ_CASES} cases, 1 and 2 workers vs the minimal stub loop", fuzz),
         (("record_vs_evaluate",), "record vs Ragas's evaluate() against a loopback judge", record),
