@@ -12,9 +12,14 @@ import random
 
 import pytest
 
-metrics = pytest.importorskip("sklearn.metrics")
+from ragas_compat.metrics.judge_audit import judge_audit
 
-from ragas_compat.metrics.judge_audit import judge_audit  # noqa: E402
+
+@pytest.fixture(scope="module")
+def metrics():
+    """scikit-learn's metrics, imported when a test here runs, not when the module is collected (about 2 s of
+    every pytest process's collection, xdist's workers included)."""
+    return pytest.importorskip("sklearn.metrics")
 
 
 def _random_audit(rng: random.Random) -> tuple[dict[str, object], dict[str, object]]:
@@ -30,7 +35,7 @@ def _random_audit(rng: random.Random) -> tuple[dict[str, object], dict[str, obje
 
 
 @pytest.mark.parametrize("seed", range(3))
-def test_confusion_counts_and_rates_match_sklearn(seed):
+def test_confusion_counts_and_rates_match_sklearn(seed, metrics):
     rng = random.Random(seed)
     for _ in range(60):
         human, judge = _random_audit(rng)
@@ -53,7 +58,7 @@ def test_confusion_counts_and_rates_match_sklearn(seed):
                                                        abs=1e-15)
 
 
-def test_position_alignment_would_be_wrong():
+def test_position_alignment_would_be_wrong(metrics):
     """Same claims, judge map in reversed order: sklearn on ID-aligned lists agrees with the audit."""
     human = {"a": 1, "b": 0, "c": 0}
     judge = {"c": 1, "b": 0, "a": 1}

@@ -19,7 +19,6 @@ from hypothesis import strategies as st
 from ragas_compat.metrics import text_reference as tr
 
 sacrebleu = pytest.importorskip("sacrebleu")
-rouge_scorer = pytest.importorskip("rouge_score.rouge_scorer")
 distance = pytest.importorskip("rapidfuzz.distance")
 
 WORDS = ["the", "cat", "Cat", "cats", "sat", "on", "a", "mat", "mat.", "42", "4.5", "9:30", "x-y", "(hi)",
@@ -71,10 +70,16 @@ def test_chrf_matches_sacrebleu_corpus_chrf(pair):
     assert (oracle == 0.0) if value is None else close(value, oracle), (value, oracle)
 
 
+@pytest.fixture(scope="module")
+def rouge_scorer():
+    """rouge-score, imported when a test here runs, not at collection (it imports nltk: about 0.5 s a process)."""
+    return pytest.importorskip("rouge_score.rouge_scorer")
+
+
 @pytest.mark.parametrize("rouge_type", ["rouge1", "rougeL"])
 @settings(max_examples=300, deadline=None)
 @given(pair=pairs())
-def test_rouge_matches_rouge_score_without_stemming(rouge_type, pair):
+def test_rouge_matches_rouge_score_without_stemming(rouge_type, pair, rouge_scorer):
     reference, response = pair
     scores = rouge_scorer.RougeScorer([rouge_type], use_stemmer=False).score(reference, response)[rouge_type]
     counts = tr.rouge_counts(rouge_type, tr.rouge_tokens(reference), tr.rouge_tokens(response))

@@ -7,7 +7,6 @@ from __future__ import annotations
 from fractions import Fraction
 
 import pytest
-from rouge_score import rouge_scorer
 
 from ragas_compat.cases import parse_suite
 from ragas_compat.compare.classify import classify
@@ -25,6 +24,8 @@ def case(reference: str, response: str):
 
 
 def rouge(reference: str, response: str, rouge_type: str, mode: str) -> float:
+    from rouge_score import rouge_scorer  # here, not at collection: it imports nltk (about 0.5 s a pytest process)
+
     return getattr(rouge_scorer.RougeScorer([rouge_type], use_stemmer=False).score(reference, response)[rouge_type],
                    mode)
 
