@@ -194,7 +194,7 @@ def write_reports(audit: Audit, out: Path, *, golden: bool = False) -> list[Path
     ``ragas_compat.report.golden``), so that git diffs them line by line."""
     if golden:
         return write_golden_files(out, report_chunks(audit))
-    return write_reports_atomically(out, report_chunks(audit))
+    return write_reports_atomically(out, report_chunks(audit), first_apart=True)  # report.json beside the rest
 
 
 def pin_expectations() -> Expectations:

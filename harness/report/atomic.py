@@ -34,6 +34,7 @@ one, and no staging folder, link or lock file. Any failure removes what this cal
 from __future__ import annotations
 
 import fcntl
+import gc
 import hashlib
 import os
 import secrets
@@ -63,9 +64,11 @@ def set_name(names: list[str] | tuple[str, ...]) -> str:
 
 
 def write_reports_atomically(folder: Path, files: Mapping[str, str | Iterable[str]], *,
-                             name: str | None = None) -> list[Path]:
+                             name: str | None = None, first_apart: bool = False) -> list[Path]:
     """Publish ``files`` (file name -> text, or the text's chunks in order, written as they come; UTF-8)
-    as one set in ``folder`` and return their paths there.
+    as one set in ``folder`` and return their paths there. ``first_apart``: the first file is made and
+    written by a forked child while this process writes the others (``_Apart``; two cores render a
+    report set in the time of its largest file), where a fork is safe (POSIX, no other thread).
     HarnessInputError (exit 2) when the folder cannot be created or written, something is in the way,
     or another process holds the folder's lock for too long; the previous set is then left as it was."""
     folder = Path(folder)
@@ -75,7 +78,7 @@ def write_reports_atomically(folder: Path, files: Mapping[str, str | Iterable[st
     name = name or set_name(names)
     _make_folder(folder)
     with _signals_held() as pending, _locked(folder, f".{name}-set.lock", pending):
-        _Publication(folder, name, files).run()
+        _Publication(folder, name, files, first_apart=first_apart).run()
     return [folder / n for n in names]
 
 
@@ -216,9 +219,11 @@ def _locked(folder: Path, lock_name: str, pending: list[int]) -> Iterator[None]:
 class _Publication:
     """One call of ``write_reports_atomically``, under the lock, signals held."""
 
-    def __init__(self, folder: Path, name: str, files: Mapping[str, str | Iterable[str]]) -> None:
+    def __init__(self, folder: Path, name: str, files: Mapping[str, str | Iterable[str]], *,
+                 first_apart: bool = False) -> None:
         self.folder = folder
         self.files = files
+        self.first_apart = first_apart
         self.pointer = f".{name}-set"
         self.prefix = f".{name}-set."
         self.lock = f".{name}-set.lock"
@@ -249,8 +254,15 @@ class _Publication:
         try:
             staging.mkdir()
             self.created.append(staging)
-            for file, text in sorted(self.files.items()):
-                _write_text(staging / file, text)
+            items = list(self.files.items())
+            apart = _Apart.start(staging / items[0][0], items[0][1]) \
+                if self.first_apart and len(items) > 1 and _Apart.safe() else None
+            try:
+                for file, text in sorted(items[1:] if apart else items):
+                    _write_text(staging / file, text)
+            finally:
+                if apart is not None:
+                    apart.wait()  # raises what the child met (an OSError as one)
             self.generation = self.prefix + _set_digest(staging, sorted(self.files))[:16]
             target = self.folder / self.generation
             if self._target() == self.generation and target.is_dir():
@@ -315,6 +327,70 @@ def _write_text(path: Path, text: str | Iterable[str]) -> None:
             handle.write(text)
         else:
             handle.writelines(text)
+
+
+class _Apart:
+    """One file made and written by a forked child (``write_reports_atomically(first_apart=True)``).
+    The child shares nothing back but its exit status and, on failure, what it met: an OSError as
+    ``errno`` and message (the parent raises it again: "cannot write the reports", exit 2), anything else
+    as its traceback (the parent raises RuntimeError with it: an internal error)."""
+
+    def __init__(self, pid: int, reader: int, path: Path) -> None:
+        self.pid, self.reader, self.path = pid, reader, path
+
+    @staticmethod
+    def safe() -> bool:
+        """Can this process fork here without risk: POSIX, and no other thread (a lock another thread
+        holds would stay held in the child)."""
+        return hasattr(os, "fork") and threading.active_count() == 1
+
+    @classmethod
+    def start(cls, path: Path, text: str | Iterable[str]) -> _Apart:
+        reader, writer = os.pipe()
+        pid = os.fork()
+        if pid == 0:  # the child: write, say how it went, end without the parent's exit handlers
+            status = 0
+            try:
+                os.close(reader)
+                gc.disable()  # a short life: a collection would touch (and so copy) every page it shares
+                _write_text(path, text)
+            except OSError as exc:
+                status = 1
+                _send(writer, f"OSError\t{exc.errno or 0}\t{exc.strerror or exc}")
+            except BaseException:  # reported to the parent, which raises it
+                import traceback
+
+                status = 1
+                _send(writer, "error\t" + traceback.format_exc())
+            finally:
+                os._exit(status)
+        os.close(writer)
+        return cls(pid, reader, path)
+
+    def wait(self) -> None:
+        chunks = []
+        while block := os.read(self.reader, 1 << 16):
+            chunks.append(block)
+        os.close(self.reader)
+        _, status = os.waitpid(self.pid, 0)
+        if status == 0:
+            return
+        kind, _, detail = b"".join(chunks).decode("utf-8", errors="replace").partition("\t")
+        if kind == "OSError":
+            number, _, message = detail.partition("\t")
+            raise OSError(int(number) if number.isdigit() else 0, message)
+        raise RuntimeError(f"writing {self.path.name} in a child process failed "
+                           f"(exit status {os.waitstatus_to_exitcode(status)}): "
+                           f"{detail or 'no report'}")
+
+
+def _send(fd: int, text: str) -> None:
+    data = text.encode("utf-8", errors="replace")
+    try:
+        while data:
+            data = data[os.write(fd, data):]
+    except OSError:
+        pass
 
 
 def _set_digest(folder: Path, files: list[str]) -> str:
