@@ -44,6 +44,7 @@ import gc
 import json
 import platform
 import sys
+import tempfile
 import time
 import typing as t
 import warnings
@@ -69,7 +70,7 @@ from .protocol import (
     encode_warnings,
     full_budget,
 )
-from .targets import BadTargets, Target, targets_from_request
+from .targets import BadTargets, Target, case_list_sharer, targets_from_request
 from .workers import Claims, WorkerFailed, run_forked
 
 
@@ -83,7 +84,8 @@ EXIT_WORKER_CRASHED = 70  # a forked worker failed: reported by the host as a cr
 def read_request(path: str) -> ProbeRequest:
     try:
         with open(path, encoding="utf-8") as handle:
-            request = json.load(handle)
+            # the targets' case lists, parsed apart, were most of a large request's memory
+            request = json.load(handle, object_hook=case_list_sharer())
     except (OSError, json.JSONDecodeError) as exc:
         raise BadRequest(f"cannot read request {path}: {exc}") from None
     if not isinstance(request, dict) or not isinstance(request.get("cases"), list):
@@ -274,22 +276,46 @@ def encode_result(result: ProbeResult) -> Encoded:
     return Encoded(json.dumps(result, ensure_ascii=False, allow_nan=False))
 
 
-def dump_part(part: dict, handle: t.TextIO) -> None:
-    """A worker's part for the parent (``workers.run_forked``): a JSON line with its evaluation runs
-    and network attempts, then one line per scored pair: its place in the output, a tab, its
-    encoded result (JSON escapes every control character, so neither holds a tab or a line break)."""
-    handle.write(json.dumps({"runs": part["runs"], "attempts": part["attempts"]}, ensure_ascii=False) + "\n")
-    handle.writelines(f"{place}\t{line}\n" for place, line in part["pairs"])
+class SpooledResults:
+    """The output's results, in output order, read from the files the workers wrote them to as they
+    scored (``<folder>/results-<worker>.txt``: one line per scored pair, its place in the output, a tab,
+    its encoded result; JSON escapes every control character, so neither holds a tab or a line break)
+    and merged by place with the pairs scored before the fork (``early``). Each worker takes its
+    cases in output order, so each file is in place order: the merge holds one line per file, and no
+    process holds every result (a 50,000-case run's results are about 400 MB encoded). Iterating checks
+    that every place from 0 to ``total - 1`` comes exactly once (a bug of ours otherwise); ``discard``
+    removes the files."""
 
+    def __init__(self, folder: str, early: dict[int, Encoded], total: int) -> None:
+        self.folder, self.early, self.total = folder, early, total
 
-def load_part(handle: t.TextIO) -> dict:
-    """What ``dump_part`` wrote; the results stay encoded."""
-    part = json.loads(handle.readline())
-    pairs = []
-    for line in handle:
-        place, _, encoded = line.rstrip("\n").partition("\t")
-        pairs.append((int(place), Encoded(encoded)))
-    return {**part, "pairs": pairs}
+    def path(self, worker: int) -> str:
+        return os.path.join(self.folder, f"results-{worker}.txt")
+
+    def _lines(self, path: str) -> t.Iterator[tuple[int, str]]:
+        with open(path, encoding="utf-8", newline="\n") as handle:
+            for line in handle:
+                place, _, encoded = line.rstrip("\n").partition("\t")
+                yield int(place), encoded
+
+    def __iter__(self) -> t.Iterator[Encoded]:
+        import heapq
+
+        files = sorted(name for name in os.listdir(self.folder) if name.startswith("results-"))
+        streams = [iter(sorted(self.early.items())), *(self._lines(os.path.join(self.folder, f)) for f in files)]
+        expected = 0
+        for place, encoded in heapq.merge(*streams, key=lambda item: item[0]):
+            if place != expected:
+                raise RuntimeError(f"probe: result {expected} of {self.total} is missing or repeated (got {place})")
+            expected += 1
+            yield Encoded(encoded)
+        if expected != self.total:
+            raise RuntimeError(f"probe: {self.total - expected} of {self.total} scored pairs have no result")
+
+    def discard(self) -> None:
+        import shutil
+
+        shutil.rmtree(self.folder, ignore_errors=True)
 
 
 def score(document: ProbeOutput, request: ProbeRequest, attempts: list[dict], progress_files: str) -> None:
@@ -319,9 +345,8 @@ def score(document: ProbeOutput, request: ProbeRequest, attempts: list[dict], pr
     warm_runs = runs[:1]
     progress = Progress(progress_files, "first", len({i for i, _ in warm}) + len(warm_runs))
     place = {pair: number for number, pair in enumerate(pairs)}
-    encoded: list[Encoded | None] = [None] * len(pairs)
-    for pair, result in zip(warm, asyncio.run(run_pairs(cases, warm, by_name, progress.step))):
-        encoded[place[pair]] = encode_result(result)
+    early = {place[pair]: encode_result(result)
+             for pair, result in zip(warm, asyncio.run(run_pairs(cases, warm, by_name, progress.step)))}
     by_run: dict[int, dict] = {}
     for j, run in enumerate(warm_runs):
         by_run[j] = run_planned(run, settings)
@@ -338,20 +363,22 @@ def score(document: ProbeOutput, request: ProbeRequest, attempts: list[dict], pr
     first_progress.write()  # before the fork: the queue's total is in this file before any worker counts
     seen_attempts = len(attempts)
 
+    spooled = SpooledResults(tempfile.mkdtemp(prefix="ragas-compat-results-"), early, len(pairs))
+
     def work(index: int) -> dict:
         progress = first_progress if index == 0 else Progress(progress_files, str(index), 0)
-        scored: list[tuple[int, Encoded]] = []
         claimed: list[int | None] = []
 
-        async def score_cases() -> None:  # cases until the queue is out of them (a claimed run is left over)
+        async def score_cases(out: t.TextIO) -> None:  # cases until the queue is out of them (a claimed run is left over)
             while (unit := claims.next()) is not None and units[unit][0] == "case":
                 chosen = rest[units[unit][1]]
                 results = await run_pairs(cases, chosen, by_name)
-                scored.extend((place[pair], encode_result(result)) for pair, result in zip(chosen, results))
+                out.writelines(f"{place[pair]}\t{encode_result(result)}\n" for pair, result in zip(chosen, results))
                 progress.step()
             claimed.append(unit)
 
-        asyncio.run(score_cases())
+        with open(spooled.path(index), "w", encoding="utf-8", newline="\n") as out:
+            asyncio.run(score_cases(out))
         done = []
         unit = claimed[0]
         while unit is not None:
@@ -360,21 +387,21 @@ def score(document: ProbeOutput, request: ProbeRequest, attempts: list[dict], pr
             progress.step()
             unit = claims.next()
         progress.finish()
-        return {"pairs": scored, "runs": done, "attempts": attempts[seen_attempts:]}
+        return {"runs": done, "attempts": attempts[seen_attempts:]}
 
     try:
-        parts = run_forked([lambda i=i: work(i) for i in range(workers)], dump=dump_part, load=load_part)
+        parts = run_forked([lambda i=i: work(i) for i in range(workers)])
+    except BaseException:
+        spooled.discard()
+        raise
     finally:
         claims.close()
     for number, part in enumerate(parts):
-        for at, line in part["pairs"]:
-            encoded[at] = line
         by_run.update((int(j), record) for j, record in part["runs"])
         if number:  # the first part ran here: its attempts are in ``attempts`` already
             attempts.extend(part["attempts"])
-    if any(line is None for line in encoded):  # every pair was a unit of one worker: a bug of ours otherwise
-        raise RuntimeError("probe: a scored pair has no result after the workers")
-    document["results"] = encoded  # type: ignore[typeddict-item]  (written as they are: write_document)
+    # written as they are read back, in order (write_document); main discards the files once written
+    document["results"] = spooled  # type: ignore[typeddict-item]
     if settings is not None:
         document["evaluate"] = {"settings": settings, "runs": merge_batches([by_run[j] for j in range(len(runs))])}
 
@@ -479,7 +506,11 @@ def main(argv: list[str]) -> int:
             return EXIT_WORKER_CRASHED
         flush_telemetry()
         document["telemetry"] = telemetry_state()
-        write(document, request.get("output"))
+        try:
+            write(document, request.get("output"))
+        finally:
+            if isinstance(document["results"], SpooledResults):
+                document["results"].discard()
         request_path = request.get("next_request")
         if request_path is None:
             return EXIT_OK
