@@ -102,9 +102,8 @@ def test_nan_undefined_error_and_rows_on_one_side(real_report, tmp_path):
     edited["results"]["data"][first][col["ragas_value"]] = None
     edited["results"]["data"][second][col["ragas_value"]] = {"error": {"type": "ValueError", "message": "x"}}
     dropped = next(k for k in data if k not in (first, second))
-    row = edited["results"]["data"].pop(dropped)
-    row[col["case_id"]] = "new-case"
-    edited["results"]["data"]["new-case|" + row[col["ragas_target"]]] = row
+    row = edited["results"]["data"].pop(dropped)  # the key holds the case and the target (format 5)
+    edited["results"]["data"]["new-case|" + dropped.rpartition("|")[2]] = row
     edited["provenance"]["python"]["version"] = "3.13.0"
     b = _write(tmp_path / "b.json", edited)
 
@@ -114,7 +113,7 @@ def test_nan_undefined_error_and_rows_on_one_side(real_report, tmp_path):
     assert (by_key[first].a.value, by_key[first].b.value) == ("NaN", None)
     assert by_key[second].ulps is None and by_key[second].value_changed
     assert [r.key for r in diff.only_in_a] == [dropped]
-    assert [r.key for r in diff.only_in_b] == ["new-case|" + row[col["ragas_target"]]]
+    assert [r.key for r in diff.only_in_b] == ["new-case|" + dropped.rpartition("|")[2]]
     [python] = [p for p in diff.provenance if p.field == "Python"]
     assert (python.a, python.b) == (report["provenance"]["python"]["version"], "3.13.0")
     result = _diff(a, b, "--format", "md")

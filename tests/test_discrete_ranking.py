@@ -15,6 +15,7 @@ from ragas_compat.compare.classify import classify
 from ragas_compat.metrics.outcome import ReferenceOutcome
 from ragas_compat.metrics.registry import metric, probe_targets
 from ragas_compat.probe import protocol
+from ragas_compat.report.json_report import keyed_rows
 from ragas_compat.values import Label, RagasError, Ranking, decode_ragas_value, encode_ragas_value
 from ragas_compat.vocabulary import Classification
 
@@ -170,8 +171,7 @@ def test_bundled_discrete_and_ranking_cases_through_the_real_probe(tmp_path):
     assert result.exit_code == 0, result.output
     report = json.loads((out / "report.json").read_text())
     jsonschema.validate(report, json.loads(package_text(REPORT_SCHEMA)))
-    rows = {key.split("|")[0]: dict(zip(report["results"]["columns"], row, strict=True))
-            for key, row in report["results"]["data"].items()}
+    rows = {key.split("|")[0]: row for key, row in keyed_rows(report["results"]).items()}
     assert not [key for key, row in rows.items() if row["unexpected"]]
     assert rows["dm-in-range"]["ragas_value"] == {"label": "pass"} and rows["dm-in-range"]["ragas_repr"] == "'pass'"
     assert rows["dm-in-range"]["classification"] == "identical"

@@ -20,6 +20,7 @@ import pytest
 from test_probe_prompt_book import CP_INSTRUCTION, cp_input, render
 
 from ragas_compat.probe.judge.prompt_book import PromptBook, StubMismatch
+from ragas_compat.report.json_report import result_rows
 from ragas_compat.tools.record.cases import repeated_prompt_warnings
 from ragas_compat.tools.record.importer import import_labels
 from ragas_compat.values import decode_ragas_value
@@ -229,7 +230,6 @@ def test_record_with_a_judge_answering_1_then_0_warns_and_replays_bit_for_bit(tm
     assert run.returncode == 0, run.stderr
     audit = json.loads((report / "report.json").read_text(encoding="utf-8"))
     assert not [f for f in audit["drift"] if f["kind"] in ("replay_mismatch", "harness_error")]
-    columns = audit["results"]["columns"]
-    rows = [dict(zip(columns, row, strict=True)) for row in audit["results"]["data"].values()]
+    rows = result_rows(audit)
     replayed = [r for r in rows if r["ragas_target"] == "legacy:LLMContextPrecisionWithReference"]
     assert [r["ragas_repr"] for r in replayed] == [repr(ragas_float_ap(LABELS))]

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from itertools import chain, groupby
@@ -55,13 +56,39 @@ from ragas_compat.values import (
 # 3: rows, pairs and evaluate() rows as tables ({"columns", "data"}); pairs refer to rows by index;
 # 4: rows and pairs keyed ("<case>|<target>"), pairs name their rows by key, texts keyed by a content hash,
 #    the dataset-level section laid out one key and one evaluate() row per line
-REPORT_FORMAT = 4
+# 5: what a keyed table's key holds is not repeated in its rows: a results row has no case_id or ragas_target
+#    column, a pair no legacy_row or collections_row (the table's "key" names its layout; ``table_rows``
+#    puts the columns back). At 50,000 cases they were about a seventh of report.json.
+REPORT_FORMAT = 5
+READABLE_FORMATS = (4, 5)  # ``table_rows`` and ``ragas-compat diff`` read both
 
 RESULT_COLUMNS = ("case_id", "metric", "ragas_target", "ragas_value", "ragas_repr", "classification", "explanation",
                   "expected_classification", "explained_by", "unexpected", "drift", "received", "prompts",
                   "expected_prompts", "warnings")
 PAIR_COLUMNS = ("legacy_row", "collections_row", "classification", "explanation", "expected_classification",
                 "explained_by", "unexpected", "drift")
+# a keyed table's "key": the layout of its keys, and the columns each key holds (``key_columns``)
+RESULT_KEY = "<case_id>|<ragas_target>"
+PAIR_KEY = "<case_id>|<legacy_target> vs <collections_target>"
+_REPEAT = re.compile(r"#[0-9]+$")  # ``KeyedTable``'s suffix of a key given again ("<key>#2")
+
+
+def key_columns(layout: str, key: str) -> dict[str, str]:
+    """The columns a key of a keyed table with the "key" ``layout`` holds: ``case_id`` and ``ragas_target``
+    of a results row, ``legacy_row`` and ``collections_row`` (the rows' keys) of a pair. A case id may
+    hold "|" (the key is split at its last one); a target holds neither "|", " vs " nor "#"."""
+    case_id, _, rest = key.rpartition("|")
+    rest = _REPEAT.sub("", rest)
+    if layout == RESULT_KEY:
+        return {"case_id": case_id, "ragas_target": rest}
+    if layout == PAIR_KEY:
+        legacy, _, collections = rest.partition(" vs ")
+        return {"legacy_row": row_key(case_id, legacy), "collections_row": row_key(case_id, collections)}
+    raise ValueError(f"unknown keyed table layout {layout!r}")
+
+
+_KEYED_COLUMNS = {RESULT_KEY: ("case_id", "ragas_target"), PAIR_KEY: ("legacy_row", "collections_row")}
+
 EVALUATE_ROW_COLUMNS = ("case_id", "reference_status", "reference_reason", "row_classification", "evaluate_value",
                         "single_turn_value", "explained_value", "evaluate_error")
 
@@ -86,15 +113,19 @@ class KeyedTable:
     """A ``Table`` whose rows are keyed: ``{"columns": [...], "data": {"<key>": [...], ...}}``, one row per
     line under a key that names it (pandas: ``DataFrame.from_dict(t["data"], orient="index",
     columns=t["columns"])``). ``rows`` gives (key, row) pairs in order; a key given twice (a probe that
-    answered twice for one case and target) is kept apart as ``"<key>#2"``, ``"<key>#3"``.
+    answered twice for one case and target) is kept apart as ``"<key>#2"``, ``"<key>#3"``. With a
+    ``key`` layout (``RESULT_KEY``, ``PAIR_KEY``) the table is ``{"key": layout, "columns", "data"}`` and
+    the columns the key holds (``key_columns``) are left out of ``columns`` and of every row.
 
     Keys are ``"<case id>|..."`` (``row_key``, ``pair_key``) and come case by case, as an audit's rows and
     pairs do (``build_audit`` sorts the rows by the suite's case order; ``_by_case`` relies on it too), so
     a key can repeat only within its case's run: the keys seen are remembered for the current case only,
     and writing holds no state per row."""
 
-    def __init__(self, columns: Sequence[str], rows: Callable[[], Iterable[tuple[str, dict[str, Any]]]]) -> None:
-        self.columns = list(columns)
+    def __init__(self, columns: Sequence[str], rows: Callable[[], Iterable[tuple[str, dict[str, Any]]]],
+                 key: str | None = None) -> None:
+        self.key = key
+        self.columns = [column for column in columns if column not in _KEYED_COLUMNS.get(key or "", ())]
         self._rows = rows
 
     def data(self) -> Iterator[tuple[str, list[Any]]]:
@@ -107,8 +138,12 @@ class KeyedTable:
             seen[key] += 1
             yield (key if seen[key] == 1 else f"{key}#{seen[key]}"), [row[column] for column in self.columns]
 
+    def head(self) -> list[tuple[str, Any]]:
+        """The table's members before ``data``."""
+        return ([("key", self.key)] if self.key is not None else []) + [("columns", self.columns)]
+
     def to_json(self) -> dict[str, Any]:
-        return {"columns": self.columns, "data": dict(self.data())}
+        return {**dict(self.head()), "data": dict(self.data())}
 
 
 class Block(dict):
@@ -127,10 +162,28 @@ class Items:
 
 
 def table_rows(section: dict[str, Any]) -> list[dict[str, Any]]:
-    """A parsed ``table`` (a ``Table`` or a ``KeyedTable``) back as one dict per row, in order."""
-    columns = section["columns"]
+    """A parsed ``table`` (a ``Table`` or a ``KeyedTable``) back as one dict per row, in order, a keyed
+    table's rows with the columns their key holds put back (``key_columns``; format 4 wrote them)."""
     data = section["data"]
-    return [dict(zip(columns, values, strict=True)) for values in (data.values() if isinstance(data, dict) else data)]
+    if "key" not in section:
+        columns = section["columns"]
+        return [dict(zip(columns, values, strict=True)) for values in (data.values() if isinstance(data, dict) else data)]
+    return list(keyed_rows(section).values())
+
+
+def keyed_rows(section: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    """A parsed ``KeyedTable`` as one dict per row under its key, in order (``table_rows``)."""
+    columns, layout = section["columns"], section.get("key")
+    if layout is None:
+        return {key: dict(zip(columns, values, strict=True)) for key, values in section["data"].items()}
+    order = {RESULT_KEY: RESULT_COLUMNS, PAIR_KEY: PAIR_COLUMNS}.get(layout)
+    if order is None:
+        raise ValueError(f"unknown keyed table layout {layout!r}")
+    rows = {}
+    for key, values in section["data"].items():
+        row = {**key_columns(layout, key), **dict(zip(columns, values, strict=True))}
+        rows[key] = {column: row[column] for column in order}
+    return rows
 
 
 def row_key(case_id: str, target: str) -> str:
@@ -431,7 +484,7 @@ def api_paths_section(audit: Audit, texts: _Texts | None = None) -> dict[str, An
               "expected_classification": p.expected.classification, "explained_by": p.expected.label,
               "unexpected": p.unexpected,
               "drift": [finding.kind for finding in found]})
-            for p, found in audit.pairs_with_findings())),
+            for p, found in audit.pairs_with_findings()), key=PAIR_KEY),
     }
 
 
@@ -451,7 +504,7 @@ def json_sections(audit: Audit) -> dict[str, Any]:
         "cases": Items(lambda: case_entries(audit)),
         "references": Items(lambda: reference_entries(audit)),
         "targets": targets_json(audit),
-        "results": KeyedTable(RESULT_COLUMNS, lambda: result_entries(audit, texts)),
+        "results": KeyedTable(RESULT_COLUMNS, lambda: result_entries(audit, texts), key=RESULT_KEY),
         "reference_only": [reference_only_json(row) for row in audit.reference_only],
         "judge_audit_summary": judge_audit_summary_json(judge_audit_summary_of(audit)),
         "dataset_level": dataset_level_section(audit),
@@ -514,7 +567,7 @@ def _layout(value: Any, depth: int) -> Iterator[str]:
     elif isinstance(value, Table):
         yield from _members(iter([("columns", value.columns), ("data", _Rows(value.data()))]), depth)
     elif isinstance(value, KeyedTable):
-        yield from _members(iter([("columns", value.columns), ("data", _Keyed(value.data()))]), depth)
+        yield from _members(iter([*value.head(), ("data", _Keyed(value.data()))]), depth)
     elif isinstance(value, _Keyed):
         yield from _members(iter(value.items), depth, compact=True)
     elif isinstance(value, Items):
@@ -588,11 +641,10 @@ def result_rows(report: dict[str, Any]) -> list[dict[str, Any]]:
 def pair_rows(report: dict[str, Any]) -> list[dict[str, Any]]:
     """The legacy-vs-collections pairs of a parsed report.json, each with its rows joined in: ``case_id``,
     ``metric``, ``legacy_target``, ``collections_target``, ``legacy_value``, ``collections_value``."""
-    rows = report["results"]["data"]
-    columns = {name: i for i, name in enumerate(report["results"]["columns"])}
+    rows = keyed_rows(report["results"])
 
     def cell(row: str, name: str) -> Any:
-        return rows[row][columns[name]]
+        return rows[row][name]
 
     return [{"case_id": cell(pair["legacy_row"], "case_id"), "metric": cell(pair["legacy_row"], "metric"),
              "legacy_target": cell(pair["legacy_row"], "ragas_target"),
@@ -603,7 +655,7 @@ def pair_rows(report: dict[str, Any]) -> list[dict[str, Any]]:
 
 
 def expanded_row(report: dict[str, Any], row: dict[str, Any]) -> dict[str, Any]:
-    """A ``results`` row (``result_rows``) of a parsed report.json (format 4) with what is stored once
+    """A ``results`` row (``result_rows``) of a parsed report.json (format 4 or 5) with what is stored once
     joined back in: the case's ``category``, the reference (``reference_*``, ``oracle``), ``ragas_class``
     and ``fields_read``, ``received`` in full, the rule's ``expected_reason`` and ``upstream``, and the
     explanation and warning texts."""

@@ -29,7 +29,7 @@ from typing import Any
 
 from ragas_compat.compare.classify import same_float, ulps_between
 from ragas_compat.errors import HarnessInputError
-from ragas_compat.report.json_report import REPORT_FORMAT, result_rows
+from ragas_compat.report.json_report import READABLE_FORMATS, result_rows
 
 DIFF_FORMAT = 1
 REPORT = "report.json"
@@ -157,7 +157,7 @@ def _bare_constant(name: str) -> Any:
 
 
 def load(path: str | Path) -> Loaded:
-    """A report.json (format ``REPORT_FORMAT``) or matrix.json, parsed; HarnessInputError naming ``path``."""
+    """A report.json (a format of ``READABLE_FORMATS``: the rows are read alike) or matrix.json, parsed; HarnessInputError naming ``path``."""
     name = str(path)
     try:
         text = Path(path).read_text(encoding="utf-8")
@@ -172,9 +172,10 @@ def load(path: str | Path) -> Loaded:
         raise HarnessInputError(f"{name}: not a report.json or matrix.json (a JSON {type(doc).__name__}, "
                                 f"not an object)", field="report", value=name)
     if "report_format" in doc:
-        if doc["report_format"] != REPORT_FORMAT:
-            raise HarnessInputError(f"{name}: report.json format {doc['report_format']!r}; diff reads format "
-                                    f"{REPORT_FORMAT} (run the audit again with this harness)",
+        if doc["report_format"] not in READABLE_FORMATS:
+            raise HarnessInputError(f"{name}: report.json format {doc['report_format']!r}; diff reads formats "
+                                    f"{', '.join(map(str, READABLE_FORMATS))} (run the audit again with this "
+                                    f"harness)",
                                     field="report_format", value=doc["report_format"])
         return Loaded(name, REPORT, doc)
     if "matrix_format" in doc:
