@@ -35,6 +35,7 @@ fails as above.
 
 from __future__ import annotations
 
+import functools
 import json
 import threading
 import typing as t
@@ -55,6 +56,11 @@ class StubMismatch(Exception):
 # one encoder each, built once (``json.dumps`` with options builds an encoder on every call)
 _canonical_text = json.JSONEncoder(sort_keys=True, ensure_ascii=False, separators=(",", ":")).encode
 _reply_text = json.JSONEncoder(ensure_ascii=False).encode  # = json.dumps(value, ensure_ascii=False)
+
+
+# a template's digest, once per distinct head: every asking of a prompt kind shares its head (instruction,
+# schema, examples), and hashing the head as a dict key costs a fraction of its SHA-256
+_head_digest = functools.lru_cache(maxsize=256)(template_digest)
 
 
 def canonical(obj: object) -> str:
@@ -358,7 +364,7 @@ class PromptBook:
                 self.asked.append({"kind": None, "input": None, "template": template_digest(prompt_text, WHOLE_TEXT)})
                 raise self._fail(str(exc)) from None
             kind = self._kind_of(head)
-            template = template_digest(head, layout.name)  # what the judge is shown, without the case's input
+            template = _head_digest(head, layout.name)  # what the judge is shown, without the case's input
             self.last_scripted = False
             scripted = self._scripted_reply(kind, data, n, template)
             if scripted is not None:
