@@ -15,14 +15,16 @@ loaded for the oracles, the teardown alone took about 0.45 s of a 6.7 s default 
 from __future__ import annotations
 
 import atexit
-import logging
 import os
 import sys
 import threading
-import typing as t
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from ragas_compat.runner import start_early_probe
+
+if TYPE_CHECKING:  # logging and typing's names are not imported before the probe starts: it waits for nothing
+    import typing as t
 
 NO_EARLY_START = ("--ragas-checkout", "--ragas-git", "--help", "--install-completion", "--show-completion")
 
@@ -73,7 +75,9 @@ def exit_now(code: object) -> t.NoReturn:
     run_exit_handlers = getattr(atexit, "_run_exitfuncs", None)
     if run_exit_handlers is not None:
         run_exit_handlers()
-    logging.shutdown()
+    logging = sys.modules.get("logging")  # loaded by now if anything logged
+    if logging is not None:
+        logging.shutdown()
     for stream in (sys.stdout, sys.stderr):
         try:
             stream.flush()
