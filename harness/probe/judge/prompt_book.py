@@ -412,6 +412,8 @@ class PromptBook:
     def _scripted_reply(self, kind: str | None, data: object, n: int, template: str | None = None) -> list[str] | None:
         """The ``n`` generations of this asking from ``kind``'s per-call script, None when no entry
         answers it (the asking is recorded here when one does)."""
+        if not self._calls:  # no per-call script in this book (most cases): nothing to search
+            return None
         label, calls = self._calls.get(kind or "", ("", []))
         index = next((i for i, call in enumerate(calls) if not call.used and call.matches(data)), None)
         if index is None:
