@@ -92,6 +92,15 @@ def test_a_ratio_row_without_target_is_neither_met_nor_missed():
     assert "missed" in _cells(missed)[-1] and "missed" not in "".join(bench_markdown([row], quick=True))
 
 
+def test_a_copied_suite_from_the_first_cases_copies_only_those():
+    from ragas_compat.tools.scale_bench import copied_suite
+
+    whole, first = copied_suite(0)["cases"], copied_suite(50, base_cases=20)["cases"]
+    assert len(first) == 50 and len({case["id"] for case in first}) == 50
+    assert {case["id"].partition("~")[0] for case in first} == {case["id"] for case in whole[:20]}
+    assert len(copied_suite(0, base_cases=20)["cases"]) == 20 and len(whole) > 20
+
+
 def test_quick_plan_is_smaller_than_the_full_plan():
     quick, full = BenchPlan.for_mode(True), BenchPlan.for_mode(False)
     assert quick.run_pairs < full.run_pairs and max(quick.ragas_ks) < max(full.ragas_ks)
@@ -165,6 +174,8 @@ def test_bench_quick_prints_every_row_and_writes_json(quick_bench):
     assert data["plan"]["share_run"] is True  # the three rows of run vs a floor time one run together
     shared = [_row(data, row_id)["samples"] for row_id in ("run_vs_floor", "run_vs_import_floor", "run_vs_ragas_floor")]
     assert shared[0] == shared[1] == shared[2] and len(shared[0]) == 1
+    scale = _row(data, "scale_marginal_time")
+    assert (scale["cases_small"], scale["cases_big"]) == (data["plan"]["scale_base_cases"], data["plan"]["scale_cases"])
     for row in data["rows"]:
         assert row["measurement"] in proc.stdout, row["measurement"]
         if row["status"] == "not measured":

@@ -524,8 +524,7 @@ class BenchPlan:
     scale_cases: int
     scale_repetitions: int
     share_run: bool = False  # the three rows of ``run`` vs a floor time one run per repetition together
-    scale_workers: int = 2  # --workers of the scale rows' runs
-
+    scale_base_cases: int | None = None  # the scale rows' small run: the bundled suite's first N cases (None: all)
 
     @classmethod
     def for_mode(cls, quick: bool) -> BenchPlan:
@@ -533,8 +532,8 @@ class BenchPlan:
             return cls(run_pairs=1, probe_invocations=1, probe_cases=8, probe_rounds=3,
                        ragas_ks=(10, 100, 1_000), reference_ks=(10, 100, 1_000),
                        reference_large_ks=(10, 100, 1_000, 10_000), scaling_repetitions=3,
-                       min_seconds=0.01, matrix_repetitions=0, warm_up=False, scale_cases=200, scale_repetitions=1,
-                       share_run=True, scale_workers=1)
+                       min_seconds=0.01, matrix_repetitions=0, warm_up=False, scale_cases=100, scale_repetitions=1,
+                       share_run=True, scale_base_cases=20)
         return cls(run_pairs=5, probe_invocations=3, probe_cases=40, probe_rounds=5,
                    ragas_ks=(10, 100, 1_000, 10_000), reference_ks=(10, 100, 1_000, 10_000, 100_000),
                    reference_large_ks=(10, 100, 1_000, 10_000, 100_000, 1_000_000), scaling_repetitions=5,
@@ -618,9 +617,10 @@ def run_bench(quick: bool, *, python: str = sys.executable,
              plan.matrix_repetitions, python=python,
              skip="--quick skips the matrix (each repetition is several full audits)" if quick else None)]),
         (("scale_marginal_time", "scale_peak_memory", "report_size"),
-         f"scale: {plan.scale_cases:,} cases vs the bundled suite",
-         lambda: measure_scale(plan.scale_cases, plan.scale_repetitions, workers=plan.scale_workers,
-                               python=python)),
+         f"scale: {plan.scale_cases:,} cases vs the bundled suite"
+         + ("" if plan.scale_base_cases is None else f"'s first {plan.scale_base_cases:,}"),
+         lambda: measure_scale(plan.scale_cases, plan.scale_repetitions, python=python,
+                               base_cases=plan.scale_base_cases)),
         (("fuzz_per_process", "fuzz_two_workers"),
          f"fuzz: {FUZZ_QUICK_CASES if quick else FUZZ_CASES} cases, 1 and 2 workers vs the minimal stub loop", fuzz),
         (("record_vs_evaluate",), "record vs Ragas's evaluate() against a loopback judge", record),
