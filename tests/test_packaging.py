@@ -2,7 +2,8 @@
 
 The wheel is built once per session (``pip wheel --no-deps`` with build isolation, from a clean copy
 of the source tree: pyproject.toml, README.md, harness/, pinned/) into a temporary folder and installed
-non-editable with ``pip install --no-deps`` into a fresh virtualenv made by this interpreter. Ragas and
+non-editable with ``pip install --no-deps`` (this interpreter's pip, ``--python`` the venv's) into a fresh
+virtualenv made by this interpreter without pip of its own. Ragas and
 the other dependencies come from the outer environment (this virtualenv) through a ``.pth`` file naming
 its site-packages: ``python -m venv --system-site-packages`` would expose the *base* interpreter's
 packages, not this virtualenv's, and installing Ragas itself takes minutes. Set
@@ -75,7 +76,9 @@ def installed(wheel, tmp_path_factory) -> Path:
 
     def install(folder: Path) -> None:
         env = folder / "venv"
-        subprocess.run([sys.executable, "-m", "venv", str(env)], check=True)
+        # without pip (ensurepip is most of a venv's creation) unless the venv's own pip installs the dependencies
+        subprocess.run([sys.executable, "-m", "venv", *(() if FULL_INSTALL else ("--without-pip",)), str(env)],
+                       check=True)
         python = env / "bin" / "python"
         if FULL_INSTALL:
             constraints = CHECKOUT_ROOT / "pinned" / "constraints.txt"
@@ -85,7 +88,10 @@ def installed(wheel, tmp_path_factory) -> Path:
             purelib = subprocess.run([str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
                                      check=True, capture_output=True, text=True).stdout.strip()
             Path(purelib, "outer-environment.pth").write_text(sysconfig.get_paths()["purelib"] + "\n")
-            subprocess.run([str(python), "-m", "pip", "install", "-q", "--no-deps", str(wheel)], check=True)
+            # this interpreter's pip installs into the venv (``pip --python``): the venv's console script and
+            # site-packages, as the venv's own pip would
+            subprocess.run([sys.executable, "-m", "pip", "--python", str(python), "install", "-q", "--no-deps",
+                            str(wheel)], check=True)
 
     return built_once(tmp_path_factory, "wheel-env", install) / "venv" / "bin"
 
