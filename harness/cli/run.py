@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import contextlib
 import sys
+from collections import Counter
 from pathlib import Path
 from typing import Optional
 
@@ -158,11 +159,12 @@ def print_summary(audit: Audit, out: Path, fail_on: frozenset[str] = frozenset(D
     if len(audit.headlines) > len(shown_findings):
         console.print(f"... and {len(audit.headlines) - len(shown_findings)} more findings (report.md lists every "
                       "one; --verbose prints them here)", highlight=False)
-    any_unexpected = bool(audit.unexpected)
+    unexpected_by_metric = Counter(row.spec.name for row in audit.unexpected)  # once, not once per metric
+    any_unexpected = bool(unexpected_by_metric)
     columns = [("metric", {"min_width": 10}), ("rows", {"justify": "right"}), ("classifications", {"min_width": 20})]
     table = narrow_table(*columns, *([("unexpected", {"justify": "right"})] if any_unexpected else []))
     for metric_name, counts in sorted(audit.counts(lambda r: r.spec.name).items()):
-        unexpected = sum(1 for r in audit.unexpected if r.spec.name == metric_name)
+        unexpected = unexpected_by_metric[metric_name]
         cells = [shown(short_label(metric_name)), str(sum(counts.values())), counts_text(counts)]
         table.add_row(*cells, *([str(unexpected)] if any_unexpected else []))
     console.print(pruned(table))
