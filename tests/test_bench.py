@@ -153,6 +153,10 @@ def test_rows_sharing_a_run_time_it_once_per_repetition_against_each_floor(tmp_p
     assert import_row.measured and len(import_row.samples) == 2
     assert not audit_row.measured and "the floor (import ragas.metrics) failed" in audit_row.reason
     assert failing_log.read_text().split() == ["run", "import", "audit_imports", "import", "run"]  # not retried
+    (tmp_path / "alone").mkdir()
+    alone, alone_log = _fake_python(tmp_path / "alone", failing_floor="import")
+    [row] = measure_run_vs_floors(3, ("import",), python=str(alone), warm_up=True)
+    assert not row.measured and alone_log.read_text().split() == ["import"]  # no run timed against nothing
 
 
 def test_a_quick_bench_row_of_a_shared_run_measures_only_the_floors_asked_for(monkeypatch):

@@ -233,6 +233,8 @@ def measure_run_vs_floors(repetitions: int, floors: Sequence[str], *, python: st
             if warm_up:
                 floors_once(floors)
             for index in range(repetitions):
+                if len(failed) == len(rows):  # no floor left to time the run against
+                    break
                 if index % 2 == 0:
                     run_seconds = run_once(index)
                     floor_seconds = floors_once(floors)
