@@ -29,7 +29,10 @@ import sys
 from pathlib import Path
 
 import pytest
+from click.testing import Result
+from typer.testing import CliRunner
 
+from ragas_compat.cli.app import app
 from ragas_compat.errors import HarnessInputError
 from ragas_compat.tools.audit_run.audit import plan_audit
 from ragas_compat.tools.audit_run.rebuild import LOSSY, REDERIVABLE, UNRECORDED
@@ -97,11 +100,14 @@ def bits(value: float) -> bytes:
     return struct.pack("<d", value)
 
 
-def audit(tmp: Path, traces: Path, *args: str) -> tuple[subprocess.CompletedProcess, dict | None]:
-    proc = subprocess.run([*CLI, "audit-run", str(traces), "--cases-out", str(tmp / "cases.json"), "--out",
-                           str(tmp / "report"), "--format", "json", "--workers", "2", *args],
-                          capture_output=True, text=True, timeout=900, cwd=tmp)
-    return proc, (json.loads(proc.stdout) if proc.returncode in (0, 1) else None)
+def audit(tmp: Path, traces: Path, *args: str) -> tuple[Result, dict | None]:
+    """``audit-run`` run in this process from ``tmp`` (the CLI's own command: a subprocess would only add an
+    interpreter start and the CLI's imports to each audit; the replay's probe is a subprocess either way)."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.chdir(tmp)
+        result = CliRunner().invoke(app, ["audit-run", str(traces), "--cases-out", str(tmp / "cases.json"), "--out",
+                                          str(tmp / "report"), "--format", "json", "--workers", "2", *args])
+    return result, (json.loads(result.stdout) if result.exit_code in (0, 1) else None)
 
 
 def table(path: Path) -> list[dict[str, str]]:
@@ -171,11 +177,10 @@ def test_other_judged_metrics_are_rebuilt_from_ragas_traces(wide_run, tmp_path):
                 "simple_criteria", "rubrics_score"} <= set(c.get("verdicts", {})) for c in cases)
     metrics = ("factual_correctness_f1", "context_entity_recall", "noise_sensitivity_relevant", "aspect_critic",
                "simple_criteria", "rubrics_score")
-    proc = subprocess.run([*CLI, "run", "--cases", str(tmp_path / "cases.json"), "--out", str(tmp_path / "rerun"),
-                           "--format", "json", "--workers", "2", *(x for m in metrics for x in ("--metric", m))],
-                          capture_output=True, text=True, timeout=900)
-    assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-2000:]
-    replay = json.loads(proc.stdout)["replay"]
+    rerun = CliRunner().invoke(app, ["run", "--cases", str(tmp_path / "cases.json"), "--out", str(tmp_path / "rerun"),
+                                     "--format", "json", "--workers", "2", *(x for m in metrics for x in ("--metric", m))])
+    assert rerun.exit_code == 0, rerun.stdout[-2000:] + rerun.stderr[-2000:]
+    replay = json.loads(rerun.stdout)["replay"]
     assert replay["reproduced"] == sum(1 for line in lines if line["metric"] in NEW and line["grade"] == REDERIVABLE)
     assert replay["reproduced"] + replay["unchecked"] == replay["live"] == doc["reproduced"]
 
