@@ -187,8 +187,28 @@ def test_run_piped_quiet_and_formats(tmp_path: Path, one_audit_per_input):
     assert (tmp_path / "q" / "report.md").read_text(encoding="utf-8").count("expected means every difference") == 1
 
 
+@pytest.fixture
+def one_probe_per_input(monkeypatch):
+    """Within the test, explain's probe run (``runner.run_probe``) is made once per input (cases, targets) and
+    reused by command lines that differ only in what they print (``--format``, ``--quiet``). Returns the
+    inputs probed."""
+    import ragas_compat.runner as probe_runner
+
+    original, made, runs = probe_runner.run_probe, [], {}
+
+    def run_probe(cases, **kwargs):
+        key = json.dumps([cases, sorted(kwargs.items())], sort_keys=True, default=repr)
+        if key not in runs:
+            made.append((cases[0]["id"], tuple(kwargs.get("targets") or ())))
+            runs[key] = original(cases, **kwargs)
+        return runs[key]
+
+    monkeypatch.setattr(probe_runner, "run_probe", run_probe)
+    return made
+
+
 @pytest.mark.slow
-def test_explain_at_80_columns_in_a_pipe(tables):
+def test_explain_at_80_columns_in_a_pipe(tables, one_probe_per_input):
     runner = CliRunner()
     for args in (["context_precision_with_reference", "1,0,1", "--corpus-relevant", "4"],
                  ["id_context_recall", "--retrieved", '[1, "1", 1.0]', "--reference", '["1"]'],
@@ -199,10 +219,14 @@ def test_explain_at_80_columns_in_a_pipe(tables):
     assert len(tables) >= 6
     for table in list(tables):
         check_table(table)
-    out = piped("explain", "faithfulness", "1,0", "--format", "md").stdout
-    assert "| collections:Faithfulness |" in out and "| legacy:Faithfulness |" in out
-    quiet = piped("explain", "faithfulness", "1,0", "--quiet").stdout.splitlines()
-    assert quiet == ["legacy:Faithfulness 0.5 identical", "collections:Faithfulness 0.5 identical"]
+    # --format md and --quiet in process too (not a terminal either), from one probe run of the same input
+    md = runner.invoke(app, ["explain", "faithfulness", "1,0", "--format", "md"], env={"COLUMNS": "80"})
+    assert md.exit_code == 0, md.output
+    assert "| collections:Faithfulness |" in md.stdout and "| legacy:Faithfulness |" in md.stdout
+    quiet = runner.invoke(app, ["explain", "faithfulness", "1,0", "--quiet"], env={"COLUMNS": "80"})
+    assert quiet.exit_code == 0, quiet.output
+    assert quiet.stdout.splitlines() == ["legacy:Faithfulness 0.5 identical", "collections:Faithfulness 0.5 identical"]
+    assert len(one_probe_per_input) == 4  # the three metrics above and faithfulness once for both formats
 
 
 @pytest.mark.slow
@@ -215,8 +239,10 @@ def test_fuzz_at_80_columns_in_a_pipe(tmp_path: Path, tables):
     assert tables
     for table in list(tables):
         check_table(table)
-    doc = json.loads(piped("fuzz", "--n", "4", "--workers", "1", "--out", str(tmp_path / "j"), "--format", "json",
-                           "--metric", "faithfulness").stdout)
+    as_json = CliRunner().invoke(app, ["fuzz", "--n", "4", "--workers", "1", "--out", str(tmp_path / "j"), "--format",
+                                       "json", "--metric", "faithfulness"], env={"COLUMNS": "80"})
+    assert as_json.exit_code in (0, 1), as_json.output
+    doc = json.loads(as_json.stdout)
     assert doc["result"].startswith("fuzz: seed 0, 4 cases")
 
 
