@@ -13,14 +13,14 @@ from __future__ import annotations
 
 import importlib.util
 import json
-import subprocess
-import sys
 import tomllib
 from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
+from typer.testing import CliRunner
 
+from ragas_compat.cli.app import app
 from ragas_compat.compare.bless import bless
 from ragas_compat.compare.expectations import parse_expectations_text
 from ragas_compat.compare.replay import replay_account, replay_problems
@@ -31,7 +31,6 @@ from ragas_compat.tools.record.dataset import Sample
 needs_ragas = pytest.mark.skipif(importlib.util.find_spec("ragas") is None,
                                  reason="Ragas is not installed in this interpreter")
 
-CLI = [sys.executable, "-m", "ragas_compat"]
 CPR = "collections:ContextPrecisionWithReference"
 FAITH = "collections:Faithfulness"
 ERROR = {"error": {"type": "ValueError", "message": "retrieved_contexts cannot be empty"}}
@@ -126,10 +125,11 @@ def test_bless_writes_the_entry_that_accepts_the_outcome():
 # --------------------------------------------------------------------------- end to end through the CLI
 
 def _run(tmp_path: Path, cases: Path, *extra: str) -> tuple[int, dict]:
-    run = subprocess.run([*CLI, "run", "--cases", str(cases), "--out", str(tmp_path / "out"), "--workers", "1",
-                          "--format", "json", *extra], capture_output=True, text=True, timeout=600)
-    assert run.returncode in (0, 1), run.stdout + run.stderr
-    return run.returncode, json.loads(run.stdout)
+    """``run`` in this process (the CLI's own command; its probe is a subprocess either way)."""
+    run = CliRunner().invoke(app, ["run", "--cases", str(cases), "--out", str(tmp_path / "out"), "--workers", "1",
+                                   "--format", "json", *extra])
+    assert run.exit_code in (0, 1), run.stdout + run.stderr
+    return run.exit_code, json.loads(run.stdout)
 
 
 @pytest.mark.slow
@@ -145,9 +145,8 @@ def test_bless_then_run_passes_and_a_changed_reason_fails_again(tmp_path):
     assert (finding["kind"], finding["target"]) == ("replay_mismatch", FAITH)
 
     blessed = tmp_path / "blessed.toml"
-    proc = subprocess.run([*CLI, "expect", "bless", "--cases", str(cases), "--out", str(blessed)],
-                          capture_output=True, text=True, timeout=600)
-    assert proc.returncode == 0, proc.stdout + proc.stderr
+    proc = CliRunner().invoke(app, ["expect", "bless", "--cases", str(cases), "--out", str(blessed)])
+    assert proc.exit_code == 0, proc.stdout + proc.stderr
     assert "1 recorded live score(s) the replay cannot reproduce" in " ".join(proc.stdout.split())
     (entry,) = tomllib.loads(blessed.read_text(encoding="utf-8"))["not_replayable"]
     assert entry == {"case": case["id"], "target": FAITH, "reason": WHY}
