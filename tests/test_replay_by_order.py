@@ -18,7 +18,9 @@ from fractions import Fraction
 
 import pytest
 from test_probe_prompt_book import CP_INSTRUCTION, cp_input, render
+from typer.testing import CliRunner
 
+from ragas_compat.cli.app import app
 from ragas_compat.probe.judge.prompt_book import PromptBook, StubMismatch
 from ragas_compat.report.json_report import result_rows
 from ragas_compat.tools.record.cases import repeated_prompt_warnings
@@ -225,9 +227,8 @@ def test_record_with_a_judge_answering_1_then_0_warns_and_replays_bit_for_bit(tm
     [live] = case["recording"]["live"].values()
     assert decode_ragas_value(live) == ragas_float_ap(LABELS) and within_ulps(decode_ragas_value(live), hand_ap(LABELS))
     report = tmp_path / "report"
-    run = subprocess.run([*CLI, "run", "--cases", str(out), "--out", str(report), "--fail-on", "none"],
-                         capture_output=True, text=True, timeout=600)
-    assert run.returncode == 0, run.stderr
+    run = CliRunner().invoke(app, ["run", "--cases", str(out), "--out", str(report), "--fail-on", "none"])
+    assert run.exit_code == 0, run.output
     audit = json.loads((report / "report.json").read_text(encoding="utf-8"))
     assert not [f for f in audit["drift"] if f["kind"] in ("replay_mismatch", "harness_error")]
     rows = result_rows(audit)
