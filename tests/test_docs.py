@@ -151,3 +151,13 @@ def test_slug_matches_github():
     assert slug("Audit someone else's run: `ragas-compat audit-run`") == "audit-someone-elses-run-ragas-compat-audit-run"
     assert slug("Two commands (fresh machine, Python 3.11+)") == "two-commands-fresh-machine-python-311"
     assert slug("Record, import, audit-run") == "record-import-audit-run"
+
+
+def test_ci_runs_the_readmes_test_command():
+    """`.ci/run` calls exactly the README's "set up and run the tests" command (the first code line that
+    runs pytest), so the command the README promises is the one CI proves."""
+    readme = README.read_text(encoding="utf-8")
+    command = next(line for line in readme.splitlines()
+                   if line.startswith("python3 -m venv") and "pytest" in line)
+    ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
+    assert command in ci.splitlines(), f".ci/run does not run the README's test command: {command}"
