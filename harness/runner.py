@@ -484,8 +484,12 @@ class StartedProbe:
         if self.folder is not None:
             request = self._paths(max(0, self.answered - 1))[0].name.removesuffix(".json")
             for path in Path(self.folder.name).glob(f"{PROGRESS_PREFIX}{request}-*.txt"):
-                try:
-                    worker_done, worker_total = (int(n) for n in path.read_text(encoding="utf-8").split())
+                try:  # a symbolic link whose target is the count (Progress.write), or a file holding it
+                    try:
+                        text = os.readlink(path)
+                    except OSError:
+                        text = path.read_text(encoding="utf-8")
+                    worker_done, worker_total = (int(n) for n in text.split())
                 except (OSError, ValueError):
                     continue
                 done, total = done + worker_done, total + worker_total

@@ -141,12 +141,27 @@ def process_sizes() -> tuple[int, int] | None:
     """This process's ``(data size, address space)`` in bytes (``/proc/self/statm``: its data field is
     the private writable memory ``RLIMIT_DATA`` counts, plus the main stack); None where there is none."""
     try:
-        with open("/proc/self/statm", "rb") as handle:
-            fields = handle.read(4096).split()
-        page = os.sysconf("SC_PAGE_SIZE")
-        return int(fields[5]) * page, int(fields[0]) * page
+        fields = os.pread(_statm(), 4096, 0).split()
+        return int(fields[5]) * _PAGE[0], int(fields[0]) * _PAGE[0]
     except (OSError, ValueError, IndexError):
         return None
+
+
+_STATM: dict[int, int] = {}  # pid -> its /proc/self/statm, opened once (a forked worker opens its own)
+_PAGE: list[int] = []
+
+
+def _statm() -> int:
+    """This process's ``/proc/self/statm``, kept open: read again from its start it gives the sizes now
+    (about 0.7 us a read against 5 us for open, read and close each case). The file opened by the
+    process that forked this one names that process, so each process opens its own."""
+    pid = os.getpid()
+    fd = _STATM.get(pid)
+    if fd is None:
+        if not _PAGE:
+            _PAGE.append(os.sysconf("SC_PAGE_SIZE"))
+        fd = _STATM[pid] = os.open("/proc/self/statm", os.O_RDONLY)
+    return fd
 
 
 def limit_memory(allowance: int | None) -> None:
