@@ -115,7 +115,8 @@ def cap_judge_calls(book: _Book, cap: int | None = None, chars: int | None = Non
     def answer_generations(prompt_text: str, n: int) -> list[str]:
         calls[0] += 1
         size[0] += len(prompt_text)
-        if calls[0] > limit + book.scripted_prompts():  # the cap counts calls beyond the case's own prompts
+        # the cap counts calls beyond the case's own prompts (counted only past ``limit``: never fewer than 0)
+        if calls[0] > limit and calls[0] > limit + book.scripted_prompts():
             raise OverBudget("judge calls", calls[0], caller_origin(sys._getframe(1)))
         if size[0] > char_limit:
             raise OverBudget("prompt size", calls[0], caller_origin(sys._getframe(1)), size[0])
