@@ -402,8 +402,10 @@ def score(document: ProbeOutput, request: ProbeRequest, attempts: list[dict], pr
 
     # the request's cases, the targets' first uses and Ragas's import state live until the request ends:
     # frozen, the collector does not traverse them again on each full collection while the pairs are
-    # scored (run_forked freezes them too before it forks, for its own reason); thawed after, so that
-    # what of them a chain's next request no longer holds can be collected
+    # scored (a full collection after the import: about 0.1 s; run_forked freezes them too before it
+    # forks, for its own reason). Thawed after a request a chain's next one follows, so that what of them
+    # it no longer holds can be collected; the last request's stay frozen (thawing makes the collector's
+    # next full pass come early, over all of them, while the output is written)
     gc.freeze()
     try:
         parts = run_forked([lambda i=i: work(i) for i in range(workers)])
@@ -412,7 +414,8 @@ def score(document: ProbeOutput, request: ProbeRequest, attempts: list[dict], pr
         raise
     finally:
         claims.close()
-        gc.unfreeze()
+        if request.get("next_request") is not None:
+            gc.unfreeze()
     for number, part in enumerate(parts):
         by_run.update((int(j), record) for j, record in part["runs"])
         if number:  # the first part ran here: its attempts are in ``attempts`` already
@@ -450,9 +453,17 @@ def write(document: ProbeOutput, output: str | None) -> None:
 
 
 def write_document(document: ProbeOutput, handle: t.TextIO) -> None:
-    head = json.dumps({key: value for key, value in document.items() if key != "results"},
-                      indent=1, ensure_ascii=False, allow_nan=False)
-    handle.write(head.removesuffix("\n}") + ",\n" + RESULTS_LINE)
+    # the head is written as it is encoded, never one string: with evaluate()'s rows for 50,000 cases it was
+    # about 340 MB, the probe's peak (json.dumps with an indent encodes piece by piece in Python anyway)
+    encoder = json.JSONEncoder(indent=1, ensure_ascii=False, allow_nan=False)
+    tail = ""  # the last two characters encoded: the head's closing "\n}" is left out
+    for chunk in encoder.iterencode({key: value for key, value in document.items() if key != "results"}):
+        text = tail + chunk
+        handle.write(text[:-2])
+        tail = text[-2:]
+    if tail != "\n}":  # the head is a JSON object of several keys: a bug of ours otherwise
+        raise RuntimeError(f"probe: the output's head ends in {tail!r}")
+    handle.write(",\n" + RESULTS_LINE)
     for index, result in enumerate(document.get("results", [])):
         line = result if isinstance(result, Encoded) else json.dumps(result, ensure_ascii=False, allow_nan=False)
         handle.write(("\n" if index == 0 else ",\n") + line)
