@@ -14,9 +14,17 @@ from pathlib import Path
 import pytest
 
 from ragas_compat.errors import HarnessInputError
+from ragas_compat.report import atomic
 from ragas_compat.report.atomic import write_reports_atomically
 
 pytestmark = pytest.mark.skipif(not hasattr(os, "fork"), reason="needs os.fork")
+
+
+@pytest.fixture
+def fork_allowed(monkeypatch):
+    """The child path even where an earlier test of this process left a thread running (pytest-xdist's
+    workers run many tests): whether a fork is safe is ``_Apart.safe``'s question, tested on its own below."""
+    monkeypatch.setattr(atomic._Apart, "safe", staticmethod(lambda: True))
 
 
 def chunks(text: str, pids: list[int] | None = None, fail: BaseException | None = None) -> Iterator[str]:
@@ -40,7 +48,7 @@ def published(folder: Path) -> dict[str, bytes]:
     return {name: (folder / name).read_bytes() for name in ("report.json", "report.md", "junit.xml")}
 
 
-def test_same_bytes_as_a_serial_write_and_the_first_file_made_in_a_child(tmp_path: Path):
+def test_same_bytes_as_a_serial_write_and_the_first_file_made_in_a_child(tmp_path: Path, fork_allowed):
     log = tmp_path / "pids.txt"
     write_reports_atomically(tmp_path / "serial", files("A"))
     write_reports_atomically(tmp_path / "apart", files("A", pids=[str(log)]), first_apart=True)
@@ -62,7 +70,7 @@ def test_written_here_while_another_thread_runs(tmp_path: Path):
     assert [int(pid) for pid in log.read_text().split()] == [os.getpid()]
 
 
-def test_an_os_error_in_the_child_is_exit_2_and_leaves_the_old_set(tmp_path: Path):
+def test_an_os_error_in_the_child_is_exit_2_and_leaves_the_old_set(tmp_path: Path, fork_allowed):
     write_reports_atomically(tmp_path, files("old"))
     before = published(tmp_path)
     with pytest.raises(HarnessInputError, match=r"cannot write the reports .*No space left"):
@@ -72,7 +80,7 @@ def test_an_os_error_in_the_child_is_exit_2_and_leaves_the_old_set(tmp_path: Pat
     assert not [p for p in os.listdir(tmp_path) if "tmp-" in p]  # no staging folder left
 
 
-def test_any_other_error_in_the_child_is_raised_with_its_traceback(tmp_path: Path):
+def test_any_other_error_in_the_child_is_raised_with_its_traceback(tmp_path: Path, fork_allowed):
     with pytest.raises(RuntimeError, match=r"(?s)writing report.json in a child process failed.*ValueError: broken"):
         write_reports_atomically(tmp_path, files("new", fail=ValueError("broken")), first_apart=True)
     assert not [p for p in os.listdir(tmp_path) if not p.startswith(".report-set.lock")]
