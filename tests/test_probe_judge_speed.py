@@ -3,18 +3,22 @@
 - ``prompt_layouts.last_index`` (a forward search for the last occurrence) is ``str.rfind``, for any text
   and marker, including overlapping occurrences and markers absent or empty;
 - a PromptBook's template digest, taken once per distinct head, is ``prompt_hash.template_digest`` of
-  that head on every asking, whether the head repeats or changes.
+  that head on every asking, whether the head repeats or changes;
+- ``split_layout`` splitting a prompt at a head it met before (``known_head``) gives what trying each
+  layout in turn gives (the same head, input and layout, or the same error), whatever heads it holds.
 """
 
 from __future__ import annotations
 
 import json
 
-from hypothesis import given
+import pytest
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from ragas_compat.probe.judge import prompt_layouts
 from ragas_compat.probe.judge.prompt_book import INPUT_MARKER, OUTPUT_SUFFIX, PromptBook
-from ragas_compat.probe.judge.prompt_layouts import CURRENT, last_index, split_layout
+from ragas_compat.probe.judge.prompt_layouts import CURRENT, LAYOUTS, LayoutMismatch, last_index, split_layout
 from ragas_compat.probe.prompt_hash import template_digest
 
 # a small alphabet so that markers repeat and overlap ("aa" in "aaaa")
@@ -52,3 +56,68 @@ def test_each_asking_records_the_digest_of_its_own_head() -> None:
     assert [record["template"] for record in book.asked] == [template_digest(h, CURRENT.name) for h in heads]
     assert book.asked[0]["template"] != book.asked[1]["template"]
     assert book.problems == []
+
+
+def split_by_each_layout(text: str) -> tuple:
+    """What ``split_layout`` gives with no head remembered: each layout tried in turn (or the error)."""
+    for layout in LAYOUTS:
+        try:
+            found = layout.split(text)
+        except LayoutMismatch as exc:
+            return ("error", str(exc))
+        if found is not None:
+            return (found[0], found[1], layout)
+    return ("error", "no layout")
+
+
+def outcome(text: str) -> tuple:
+    try:
+        return split_layout(text)
+    except LayoutMismatch as exc:
+        return ("error", "no layout") if str(exc).startswith("unrecognised prompt layout") else ("error", str(exc))
+
+
+# pieces a prompt is made of: heads that are prefixes of each other, markers of several layouts, inputs that
+# are JSON or not, the output suffix or not
+pieces = st.lists(st.sampled_from(["a", "{}", "[1", INPUT_MARKER, OUTPUT_SUFFIX, INPUT_MARKER + "{}" + OUTPUT_SUFFIX,
+                                   INPUT_MARKER + "{}" + OUTPUT_SUFFIX, prompt_layouts.EARLY_0_2.input_marker,
+                                   prompt_layouts.EARLY_0_2.output_suffix, "\nOutput:"]), max_size=6)
+
+
+@settings(max_examples=500)
+@given(st.lists(pieces, min_size=1, max_size=3), st.integers(0, 3), pieces)
+def test_a_known_head_splits_as_every_layout_would(earlier: list[list[str]], start: int,
+                                                   text_pieces: list[str]) -> None:
+    saved = prompt_layouts._KNOWN_HEADS
+    try:
+        prompt_layouts._KNOWN_HEADS = ()
+        for before in earlier:  # the heads these prompts have are remembered
+            outcome("".join(before))
+        # the text starts with one of those heads (or not) and goes on with any pieces
+        prefix = "".join(earlier[start]).rpartition(INPUT_MARKER)[0] if start < len(earlier) else ""
+        text = prefix + "".join(text_pieces)
+        assert outcome(text) == split_by_each_layout(text)
+        assert outcome(text) == split_by_each_layout(text)  # again, its own head now remembered too
+    finally:
+        prompt_layouts._KNOWN_HEADS = saved
+
+
+def test_a_head_is_taken_from_memory_only_where_the_marker_does_not_come_again() -> None:
+    saved = prompt_layouts._KNOWN_HEADS
+    try:
+        prompt_layouts._KNOWN_HEADS = ()
+        short = "Judge.\nschema"
+        split_layout(short + INPUT_MARKER + "{}" + OUTPUT_SUFFIX)
+        assert prompt_layouts._KNOWN_HEADS == (short,)
+        # a longer head that starts with the remembered one and an input block: cut at the last marker
+        longer = short + INPUT_MARKER + '{"example": 1}' + OUTPUT_SUFFIX + "{}"
+        head, data, layout = split_layout(longer + INPUT_MARKER + '{"q": 2}' + OUTPUT_SUFFIX)
+        assert (head, data, layout) == (longer, {"q": 2}, CURRENT)
+        assert prompt_layouts.known_head(short + INPUT_MARKER + '{"q": 3}' + OUTPUT_SUFFIX) == short
+        # the remembered head, then no input marker at all (as long as one): no layout fits
+        unmarked = short + "b" * len(INPUT_MARKER) + "{}" + OUTPUT_SUFFIX
+        assert prompt_layouts.known_head(unmarked) is None
+        with pytest.raises(LayoutMismatch, match="unrecognised prompt layout"):
+            split_layout(unmarked)
+    finally:
+        prompt_layouts._KNOWN_HEADS = saved

@@ -57,7 +57,12 @@ class PromptLayout:
         at = last_index(text, self.input_marker)
         if at < 0:
             return None
-        head, tail = text[:at], text[at + len(self.input_marker):]
+        return self.split_at(text, at, text[:at])
+
+    def split_at(self, text: str, at: int, head: str) -> tuple[str, object] | None:
+        """:meth:`split` once the input marker's last occurrence in ``text`` is known to be at ``at``
+        (``head`` is ``text[:at]``, possibly an equal string already held)."""
+        tail = text[at + len(self.input_marker):]
         if not tail.endswith(self.output_suffix):
             return None
         try:
@@ -136,10 +141,43 @@ def split_layout(text: str) -> tuple[str, object, PromptLayout | TaskLinesLayout
     """``(head, input, layout)`` of a rendered PydanticPrompt of any known generation.
 
     Raises LayoutMismatch when no layout fits (or the input block is not JSON)."""
+    known = known_head(text)
+    if known is not None:
+        found = CURRENT.split_at(text, len(known), known)
+        if found is not None:
+            return found[0], found[1], CURRENT
     for layout in LAYOUTS:
         found = layout.split(text)
         if found is not None:
+            if layout is CURRENT:
+                remember_head(found[0])
             return found[0], found[1], layout
     raise LayoutMismatch(
         "unrecognised prompt layout (no 'Now perform the same with the following input', 'Now perform "
         f"the above instruction with the following input' or 'Your actual task:' block): {text[:200]!r}")
+
+
+# heads of the current layout met lately (``remember_head``): the askings of one prompt kind share their
+# head (instruction, schema, examples), so a prompt that starts with one is split without searching its
+# whole text for the input marker or copying the head out of it (a tuple replaced whole: thread-safe)
+_KNOWN_HEADS: tuple[str, ...] = ()
+KNOWN_HEADS_KEPT = 32
+KNOWN_HEAD_LIMIT = 1 << 16  # characters: a longer head is split the ordinary way each time
+
+
+def remember_head(head: str) -> None:
+    """Note ``head``, the head of a prompt ``split_layout`` split with the :data:`CURRENT` layout."""
+    global _KNOWN_HEADS
+    if len(head) <= KNOWN_HEAD_LIMIT and head not in _KNOWN_HEADS:
+        _KNOWN_HEADS = (head, *_KNOWN_HEADS[:KNOWN_HEADS_KEPT - 1])
+
+
+def known_head(text: str) -> str | None:
+    """A remembered head that ``text`` is in the :data:`CURRENT` layout after: ``text`` starts with it and
+    the input marker, and the marker occurs nowhere later, so the marker's last occurrence is there and
+    ``CURRENT.split`` would cut ``text`` at exactly that head (None when no remembered head is such)."""
+    marker = CURRENT.input_marker
+    for head in _KNOWN_HEADS:
+        if text.startswith(head) and text.startswith(marker, len(head)) and text.find(marker, len(head) + 1) < 0:
+            return head
+    return None
