@@ -4,6 +4,8 @@
   and marker, including overlapping occurrences and markers absent or empty;
 - a PromptBook's template digest, taken once per distinct head, is ``prompt_hash.template_digest`` of
   that head on every asking, whether the head repeats or changes;
+- a prompt input's lookup key (``content_key``) is equal for two inputs exactly when their canonical JSON
+  texts are;
 - ``split_layout`` splitting a prompt at a head it met before (``known_head``) gives what trying each
   layout in turn gives (the same head, input and layout, or the same error), whatever heads it holds.
 """
@@ -13,11 +15,11 @@ from __future__ import annotations
 import json
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from ragas_compat.probe.judge import prompt_layouts
-from ragas_compat.probe.judge.prompt_book import INPUT_MARKER, OUTPUT_SUFFIX, PromptBook
+from ragas_compat.probe.judge.prompt_book import INPUT_MARKER, OUTPUT_SUFFIX, PromptBook, canonical, content_key
 from ragas_compat.probe.judge.prompt_layouts import CURRENT, LAYOUTS, LayoutMismatch, last_index, split_layout
 from ragas_compat.probe.prompt_hash import template_digest
 
@@ -121,3 +123,31 @@ def test_a_head_is_taken_from_memory_only_where_the_marker_does_not_come_again()
             split_layout(unmarked)
     finally:
         prompt_layouts._KNOWN_HEADS = saved
+
+
+# JSON values from few texts and numbers, so that equal and nearly equal inputs come up
+json_values = st.recursive(
+    st.none() | st.booleans() | st.sampled_from([0, 1, 1.0, -0.0]) | st.sampled_from(["", "a", "b", "1", "true"]),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.sampled_from(["a", "b", "q"]), inner, max_size=3),
+    max_leaves=6)
+flat_inputs = st.dictionaries(st.sampled_from(["question", "context", "answer"]), st.sampled_from(["", "x", "1"]),
+                              max_size=3)
+
+
+def lookalike(value: object) -> object:
+    """A value Python finds equal to ``value`` but JSON writes otherwise (or the same value laid out anew):
+    an object's keys in reverse order, 1 as 1.0 or True, 0 as False."""
+    if isinstance(value, dict):
+        return {key: lookalike(item) for key, item in reversed(list(value.items()))}
+    if isinstance(value, list):
+        return [lookalike(item) for item in value]
+    return {1: True, 0: False}.get(value, value) if type(value) is int else (1 if value == 1.0 and type(value) is float else value)
+
+
+@example({"question": "q", "context": "c"}, None, True)
+@example({"a": 1, "b": 0}, None, True)
+@given(json_values | flat_inputs, json_values | flat_inputs, st.booleans())
+def test_a_content_key_is_equal_exactly_when_the_canonical_text_is(first: object, other: object, alike: bool) -> None:
+    second = lookalike(first) if alike else other
+    assert (content_key(first) == content_key(second)) == (canonical(first) == canonical(second))
+    assert hash(content_key(first)) == hash(content_key(first))

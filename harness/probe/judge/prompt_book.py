@@ -68,6 +68,16 @@ def canonical(obj: object) -> str:
     return _canonical_text(obj)
 
 
+def content_key(obj: object) -> object:
+    """The lookup key of a prompt's input: two inputs (JSON values: an object's keys are text) have equal
+    keys exactly when their :func:`canonical` texts are equal. An object of text fields (most prompts'
+    input) is keyed by its sorted items, which is cheaper to make than its JSON text; anything else by its
+    :func:`canonical` text (a key of another type, never equal to an items key)."""
+    if type(obj) is dict and all(type(key) is str and type(value) is str for key, value in obj.items()):
+        return tuple(sorted(obj.items()))
+    return _canonical_text(obj)
+
+
 def split_prompt(prompt_text: str) -> tuple[str, object]:
     """Return ``(head, input_object)`` of a PydanticPrompt rendering of any known generation
     (``prompt_layouts``: the current layout and the early 0.2.x one).
@@ -153,7 +163,7 @@ class PromptBook:
 
     def __init__(self) -> None:
         self._kinds: dict[str, str] = {}  # instruction -> kind name
-        self._entries: dict[tuple[str, str], _Entry] = {}
+        self._entries: dict[tuple[str, object], _Entry] = {}  # (kind, content_key of the input)
         self._lock = threading.Lock()
         self.asked: list[dict[str, object]] = []  # one record per prompt received
         self._texts: dict[str, _TextEntry] = {}  # raw-prompt mode: whole prompt text -> its replies
@@ -198,7 +208,7 @@ class PromptBook:
         known = self._kinds.setdefault(instruction, kind)
         if known != kind:
             raise ValueError(f"instruction registered for both {known!r} and {kind!r}")
-        self._add((kind, canonical(prompt_input)), _reply_text(reply), label, row)
+        self._add((kind, content_key(prompt_input)), _reply_text(reply), label, row)
 
     def expect_raw(self, kind: str, instruction: str, prompt_input: dict, text: str,
                    label: str, row: object | None = None) -> None:
@@ -206,7 +216,7 @@ class PromptBook:
         known = self._kinds.setdefault(instruction, kind)
         if known != kind:
             raise ValueError(f"instruction registered for both {known!r} and {kind!r}")
-        self._add((kind, canonical(prompt_input)), text, label, row)
+        self._add((kind, content_key(prompt_input)), text, label, row)
 
     def expect_format_fix(self, fix_instruction: str, kind: str, prompt_input: dict,
                           output_string: str, fixed_text: str, label: str) -> None:
@@ -220,7 +230,7 @@ class PromptBook:
         known = self._kinds.setdefault(fix_instruction, FORMAT_FIX_KIND)
         if known != FORMAT_FIX_KIND:
             raise ValueError(f"instruction registered for both {known!r} and {FORMAT_FIX_KIND!r}")
-        key = (FORMAT_FIX_KIND, canonical({"kind": kind, "input": prompt_input,
+        key = (FORMAT_FIX_KIND, content_key({"kind": kind, "input": prompt_input,
                                            "output_string": output_string}))
         self._add(key, _reply_text({"text": fixed_text}), label)
         # the judge fixes a given output string the same way every time: 0.2.0-0.2.2 ask again (recursively)
@@ -239,7 +249,7 @@ class PromptBook:
         known = self._kinds.setdefault(instruction, kind)
         if known != kind:
             raise ValueError(f"instruction registered for both {known!r} and {kind!r}")
-        key = (kind, canonical(prompt_input))
+        key = (kind, content_key(prompt_input))
         if key in self._entries:
             raise ValueError(f"{kind} prompt ({label}) is already expected")
         self._entries[key] = _Entry(label=label, replies=[_reply_text(r) for r in replies],
@@ -253,7 +263,7 @@ class PromptBook:
         known = self._kinds.setdefault(instruction, kind)
         if known != kind:
             raise ValueError(f"instruction registered for both {known!r} and {kind!r}")
-        key = (kind, canonical(prompt_input))
+        key = (kind, content_key(prompt_input))
         if key not in self._entries:
             self._entries[key] = _Entry(label=label, replies=[_reply_text(reply)],
                                         optional=True)
@@ -262,12 +272,12 @@ class PromptBook:
         """Answer prompt ``kind`` on ``other_input`` from the SAME entry as on ``prompt_input`` (expected
         earlier): one asking, whichever input a release renders (0.2.x SimpleCriteriaScore folds the
         contexts into its question). Askings of either count together."""
-        entry = self._entries.get((kind, canonical(prompt_input)))
+        entry = self._entries.get((kind, content_key(prompt_input)))
         if entry is None:
             raise ValueError(f"alias of a {kind} prompt that is not expected")
-        self._entries.setdefault((kind, canonical(other_input)), entry)
+        self._entries.setdefault((kind, content_key(other_input)), entry)
 
-    def _unique_entries(self) -> dict[tuple[str, str], _Entry]:
+    def _unique_entries(self) -> dict[tuple[str, object], _Entry]:
         """Each entry once (an :meth:`alias` shares its entry), under its first key."""
         seen: set[int] = set()
         out = {}
@@ -315,9 +325,9 @@ class PromptBook:
         for reply in replies:
             self.expect(kind, instruction, prompt_input, reply, label)
         if replies:
-            self._entries[(kind, canonical(prompt_input))].in_order = True
+            self._entries[(kind, content_key(prompt_input))].in_order = True
 
-    def _add(self, key: tuple[str, str], reply_text: str, label: str, row: object | None = None) -> None:
+    def _add(self, key: tuple[str, object], reply_text: str, label: str, row: object | None = None) -> None:
         entry = self._entries.setdefault(key, _Entry(label=label))
         entry.replies.append(reply_text)
         entry.rows.append(row)
@@ -429,18 +439,18 @@ class PromptBook:
                              f"the script gives {len(call.replies)}")
         return list(call.replies[:n])
 
-    def _content_key(self, kind: str, data: object) -> str:
+    def _content_key(self, kind: str, data: object) -> object:
         """The lookup key of a prompt's input; a format-fix request is keyed by the original
         prompt's kind and input plus the output string it asks to fix."""
         if kind != FORMAT_FIX_KIND or not isinstance(data, dict):
-            return canonical(self._kept(kind, data))
+            return content_key(self._kept(kind, data))
         # 0.2 on: {"output_string", "prompt_value"}; 0.1.x: {"completion", "prompt"}
         try:
             head, original = split_prompt(str(data.get("prompt_value", data.get("prompt", ""))))
         except StubMismatch:
-            return canonical(data)
+            return content_key(data)
         original_kind = self._kind_of(head)
-        return canonical({"kind": original_kind, "input": self._kept(original_kind, original),
+        return content_key({"kind": original_kind, "input": self._kept(original_kind, original),
                           "output_string": data.get("output_string", data.get("completion"))})
 
     def _kept(self, kind: str | None, data: object) -> object:
