@@ -20,13 +20,14 @@ import asyncio
 import json
 import os
 import re
-import subprocess
 import sys
 import threading
 from pathlib import Path
 
 import pytest
+from typer.testing import CliRunner
 
+from ragas_compat.cli.app import app
 from ragas_compat.compare.replay import same_value
 from ragas_compat.report.json_report import result_rows
 from ragas_compat.values import decode_ragas_value
@@ -36,7 +37,6 @@ from record_judge_server import JudgeServer, parse_prompt
 
 slow = pytest.mark.slow  # the recordings against a local judge server and their replays
 
-CLI = [sys.executable, "-m", "ragas_compat"]
 KEY_ENV = "RAGAS_COMPAT_TEST_JUDGE_KEY"
 MARK = "ONCEBAD"
 FIX_HEAD = "The output string did not satisfy"
@@ -106,20 +106,19 @@ def record(server: JudgeServer, folder: Path, api: str) -> Path:
     dataset = folder / "rag.jsonl"
     dataset.write_text("".join(json.dumps(r) + "\n" for r in ROWS), encoding="utf-8")
     out = folder / f"{api}.json"
-    argv = [*CLI, "record", str(dataset), "--out", str(out), "--openai-base-url", server.base_url, "--model",
+    # in process (the command's own process boundary is not what is tested here; Ragas runs in its probe)
+    argv = ["record", str(dataset), "--out", str(out), "--openai-base-url", server.base_url, "--model",
             server.model, "--api-key-env", KEY_ENV, "--request-timeout", "30", "--max-retries", "0", "--api", api,
             *(a for m in METRICS for a in ("--metric", m))]
-    proc = subprocess.run(argv, env={**os.environ, KEY_ENV: "sk-loopback-test", "SOURCE_DATE_EPOCH": "1767225600"},
-                          capture_output=True, text=True, timeout=600)
-    assert proc.returncode == 0, proc.stderr
+    result = CliRunner().invoke(app, argv, env={KEY_ENV: "sk-loopback-test", "SOURCE_DATE_EPOCH": "1767225600"})
+    assert result.exit_code == 0, result.output
     return out
 
 
 def replay(cases: Path, out: Path) -> tuple[int, dict, str]:
-    proc = subprocess.run([*CLI, "run", "--cases", str(cases), "--out", str(out)], capture_output=True, text=True,
-                          timeout=900)
-    assert proc.returncode in (0, 1), proc.stdout + proc.stderr
-    return proc.returncode, json.loads((out / "report.json").read_text(encoding="utf-8")), proc.stdout
+    result = CliRunner().invoke(app, ["run", "--cases", str(cases), "--out", str(out)])
+    assert result.exit_code in (0, 1), result.output
+    return result.exit_code, json.loads((out / "report.json").read_text(encoding="utf-8")), result.stdout
 
 
 @pytest.fixture(scope="module")
@@ -129,6 +128,19 @@ def recordings(tmp_path_factory):
         for api in ("legacy", "collections"):
             out[api] = record(server, tmp_path_factory.mktemp(api), api)
     return out
+
+
+@pytest.fixture(scope="module")
+def replays(recordings, tmp_path_factory):
+    """``run`` on one API's recording, made once per API and read by every test that asserts on it."""
+    made: dict[str, tuple[int, dict, str]] = {}
+
+    def replayed(api: str) -> tuple[int, dict, str]:
+        if api not in made:
+            made[api] = replay(recordings[api], tmp_path_factory.mktemp(f"replay-{api}") / "report")
+        return made[api]
+
+    return replayed
 
 
 def retried(case: dict, metric: str) -> list[list[str]]:
@@ -153,8 +165,8 @@ def test_a_refused_reply_and_its_retry_are_recorded_as_the_case_script(recording
 
 @slow
 @pytest.mark.parametrize("api", ["legacy", "collections"])
-def test_the_replay_gives_ragas_the_recorded_replies_call_for_call(recordings, api, tmp_path):
-    code, document, stdout = replay(recordings[api], tmp_path / "report")
+def test_the_replay_gives_ragas_the_recorded_replies_call_for_call(recordings, replays, api):
+    code, document, stdout = replays(api)
     cases = json.loads(recordings[api].read_text(encoding="utf-8"))["cases"]
     rows = {(r["case_id"], r["ragas_target"]): r for r in result_rows(document)}
     assert [f for f in document["drift"] if f["kind"] == "replay_mismatch"] == []
@@ -177,11 +189,12 @@ def test_the_replay_gives_ragas_the_recorded_replies_call_for_call(recordings, a
 
 @slow
 @pytest.mark.parametrize("api", ["legacy", "collections"])
-def test_the_other_api_replays_the_same_recording_without_a_harness_error(recordings, api, tmp_path):
+def test_the_other_api_replays_the_same_recording_without_a_harness_error(replays, api):
     """The replay scores the recorded case on both APIs; the API that did not record it gets the script
     too (a legacy format fix answered with a collections re-ask's reply, a collections re-ask after a
-    legacy reply answered by the frozen verdict) and scores what the verdicts say."""
-    _, document, _ = replay(recordings[api], tmp_path / "report")
+    legacy reply answered by the frozen verdict) and scores what the verdicts say. The same replay as
+    the test above (one ``run`` per recording), read for the other API's rows."""
+    _, document, _ = replays(api)
     other = "collections" if api == "legacy" else "legacy"
     rows = {(r["case_id"], r["ragas_target"]): r for r in result_rows(document)}
     for case in ROWS:
