@@ -725,11 +725,7 @@ def test_every_judged_cell_of_a_release_is_driven_by_the_frozen_verdicts(version
         for target in ("collections:ContextPrecisionWithReference", "collections:ContextRecall",
                        "collections:Faithfulness"):
             assert values[("cp-worked-example", target)].status == "value", target
-
-
-@pytest.mark.matrix_e2e
-def test_faithfulness_on_zero_statements_asks_the_judge_twice_in_0_2_3():
-    """A behaviour the early dialect makes visible: 0.2.3 asks its NLI prompt on zero statements."""
-    cell = next(r.cells[0] for r in run_column("0.2.3").rows
-                if (r.case_id, r.target) == ("edge-zero-response-claims", "legacy:Faithfulness"))
-    assert cell.prompts == 2 and cell.harness_limit is None
+    if version == "0.2.3":  # a behaviour the early dialect makes visible: 0.2.3 asks its NLI prompt on zero
+        # statements (checked on this column rather than on a second probe run of the same release)
+        zero = values[("edge-zero-response-claims", "legacy:Faithfulness")]
+        assert zero.prompts == 2 and zero.harness_limit is None
