@@ -496,12 +496,15 @@ class StartedProbe:
         return done, total
 
     def result(self, on_progress: Callable[[int, int], None] | None = None, *,
-               streamed: bool = False) -> ProbeRun:
+               streamed: bool = False, while_exiting: Callable[[dict], None] | None = None) -> ProbeRun:
         """Wait for the next request's outcome (until the deadline) and say what happened;
         ``on_progress(done, total)`` is called about five times a second meanwhile. A chained request's
         outcome is its output file, the probe going on with the next one; the last request's is the
         probe's exit. ``streamed``: the output's ``results`` is an iterator reading them one at a time
-        from the probe's file (read it before the next ``result`` or ``close``)."""
+        from the probe's file (read it before the next ``result`` or ``close``). ``while_exiting(output)``:
+        called with the last request's output as soon as it is read, while the probe exits (the caller
+        works on it meanwhile); the outcome still comes from the exit, so a caller discards that work
+        when the run is not ok (an exception it raises propagates, the probe left to ``close``)."""
         if self.error is not None or self.process is None:
             return ProbeRun(False, self.error or STOPPED_MESSAGE, {}, "", 0.0)
         output_path, chained = (self.submitted[self.answered] if self.answered < len(self.submitted)
@@ -518,13 +521,17 @@ class StartedProbe:
             if isinstance(output, str):
                 return ProbeRun(False, output, {}, stderr, self.answered_at - since)
             return ProbeRun(True, None, output, stderr, self.answered_at - since)
-        self._wait(lambda: False, on_progress)
+        # the last request's output is read as soon as it is there (the probe renames it into place
+        # whole), while the probe exits; its outcome still waits for the exit code
+        output = read(output_path) if self._wait(output_path.exists, on_progress) else None
+        if while_exiting is not None and isinstance(output, dict) and output:
+            while_exiting(output)
         proc = self.process.finish(self.deadline)
         if proc.stopped:
             return ProbeRun(False, STOPPED_MESSAGE, {}, proc.stderr, proc.seconds)
         if proc.timed_out:
             return ProbeRun(False, timed_out_message(self.timeout, self.progress()), {}, proc.stderr, proc.seconds)
-        run = _outcome(proc, read(output_path), self.python)
+        run = _outcome(proc, read(output_path) if output is None else output, self.python)
         # the last request of a chain: its own time, since the answer before it
         return run if self.answered == 1 else replace(run, seconds=time.perf_counter() - self.answered_at)
 

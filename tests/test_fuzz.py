@@ -352,6 +352,39 @@ def test_a_failed_probe_names_the_cases_of_its_batch(monkeypatch):
         run_fuzz(12, 4, ["id_context_recall"], workers=2, batch_size=5, python="/nonexistent/python3")
 
 
+def test_a_probe_that_writes_its_output_then_fails_is_the_runs_failure_not_its_classification(tmp_path, monkeypatch):
+    """The last batch is classified while the probe exits (``fuzz_runner.Early``); a broken Ragas makes the
+    probe write its output and exit 3: what the run reports is the probe's failure."""
+    broken = tmp_path / "ragas"
+    broken.mkdir()
+    (broken / "__init__.py").write_text('raise ImportError("this ragas is broken on purpose")\n')
+    classified = []
+    real_pair = fuzz_runner._pair
+    monkeypatch.setattr(fuzz_runner, "_pair", lambda *a, **k: classified.append(a[3]) or real_pair(*a, **k))
+    with pytest.raises(fuzz_runner.FuzzProbeFailed,
+                       match=r"probe for cases 0\.\.3: Ragas could not be imported: ImportError: this ragas"):
+        run_fuzz(4, 1, ["id_context_recall"], workers=1, sys_path_prefix=[str(tmp_path)])
+    assert [output["ragas"]["import_error"] for output in classified] == \
+        ["ImportError: this ragas is broken on purpose"]  # classified while the probe exited, then discarded
+
+
+def test_classification_while_the_probe_exits_counts_only_when_the_run_is_ok():
+    def failing(output):
+        raise KeyError("case_id")
+
+    ok, failed = ProbeRun(True, None, {"results": []}), ProbeRun(False, "probe crashed (exit -9): killed")
+    early = fuzz_runner.Early(failing)
+    early({"results": [{}]})
+    assert early.paired(failed) is None
+    with pytest.raises(KeyError, match="case_id"):
+        early.paired(ok)
+    done = fuzz_runner.Paired(problems=["p"])
+    early = fuzz_runner.Early(lambda output: done)
+    assert early.paired(ok) is None  # not called: the output was not there before the exit (or a chained answer)
+    early({"results": []})
+    assert early.paired(ok) is done and early.paired(failed) is None
+
+
 def test_by_cost_balances_the_probes_round_robin_dealing_and_keeps_every_case():
     cases = generate_cases(400, 0, ["context_precision_with_reference"])
     ordered = fuzz_runner.by_cost(cases)

@@ -151,6 +151,13 @@ class Paired:
         self.problems.extend(audit.expectation_problems)
         self.expectations = audit.expectations
 
+    def merge(self, other: Paired) -> None:
+        """``other``'s rows, pairs and problems after these (a later batch)."""
+        self.rows.extend(other.rows)
+        self.pairs.extend(other.pairs)
+        self.problems.extend(other.problems)
+        self.expectations = other.expectations if other.expectations is not None else self.expectations
+
 
 def _pair(suite: Suite, start: int, stop: int, output: dict[str, Any], metrics: Sequence[str],
           expectations: Expectations, into: Paired | None = None, references: ReferenceBook | None = None) -> Paired:
@@ -216,6 +223,31 @@ def by_cost(cases: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
 def batch_timeout(size: int, timeout: float | None) -> float:
     """Seconds a probe has for a batch of ``size`` cases: ``timeout``, or max(BATCH_TIMEOUT_FLOOR, 2 s a case)."""
     return timeout or max(BATCH_TIMEOUT_FLOOR, 2.0 * size)
+
+
+class Early:
+    """Classify the last batch while its probe exits (``StartedProbe.result``'s ``while_exiting``): the
+    probe has written the output; whether the run is ok is known at its exit. ``paired(run)``: the
+    classification when the run is ok (an error classifying it is raised then), else None (the probe's
+    failure is what the run reports)."""
+
+    def __init__(self, classify: Callable[[dict[str, Any]], Paired]) -> None:
+        self.classify = classify
+        self.done: Paired | None = None
+        self.error: BaseException | None = None
+
+    def __call__(self, output: dict[str, Any]) -> None:
+        try:
+            self.done = self.classify(output)
+        except Exception as exc:  # raised again by paired() only if the probe's run is ok
+            self.error = exc
+
+    def paired(self, run: ProbeRun) -> Paired | None:
+        if not run.ok:
+            return None
+        if self.error is not None:
+            raise self.error
+        return self.done
 
 
 class ProbeAhead:
@@ -286,11 +318,15 @@ def run_fuzz(n: int, seed: int, metrics: Sequence[str] | None = None, *, workers
     paired = Paired()
     runs: list[ProbeRun] = []
 
-    def finished(index: int, run: ProbeRun, references: ReferenceBook | None = None) -> None:
+    def finished(index: int, run: ProbeRun, references: ReferenceBook | None = None,
+                 early: Paired | None = None) -> None:
+        """Batch ``index`` answered: its rows into ``paired`` (``early``: classified already)."""
         start, stop = batches[index]
         if not run.ok:
             raise FuzzProbeFailed(f"probe for cases {start}..{stop - 1}: {run.error}")
-        _pair(suite, start, stop, run.output, chosen, expectations, into=paired, references=references)
+        if early is None:
+            early = _pair(suite, start, stop, run.output, chosen, expectations, references=references)
+        paired.merge(early)
         runs.append(run)
         if on_batch is not None:
             on_batch(len(runs), len(batches), run)
@@ -318,7 +354,10 @@ def run_fuzz(n: int, seed: int, metrics: Sequence[str] | None = None, *, workers
                     (lambda done, total, before=start: on_progress(before + done, n))
                 # the batch's references, computed while the probe scores it (one batch's at a time)
                 references = ReferenceBook().fill(Suite(suite.name, suite.source, suite.cases[start:stop]), chosen)
-                finished(index, chain.result(progress), references)
+                early = Early(lambda output, start=start, stop=stop, references=references:
+                              _pair(suite, start, stop, output, chosen, expectations, references=references))
+                run = chain.result(progress, while_exiting=early)
+                finished(index, run, references, early.paired(run))
     provenance = _provenance(runs)
     audit = judge_fuzz(suite, paired, {**provenance, "expectations": expectations.source})
     return FuzzRun(seed=seed, metrics=chosen, targets=tuple(targets), cases=n, batches=tuple(batches),
