@@ -163,28 +163,45 @@ def _compile(uv: str, requirement: str, python: str, tmp_path: Path) -> subproce
                           stdin=subprocess.DEVNULL, env={**os.environ, "COLUMNS": "200"})
 
 
+def _check_declaration(declaration: Path, refused: subprocess.CompletedProcess,
+                       accepted: subprocess.CompletedProcess) -> None:
+    version, tag = declaration.stem.split("@")
+    name = declaration.name
+    assert accepted.returncode == 0, (name, accepted.stderr)
+    assert "numpy==1.26.4" in accepted.stdout.split() and "langchain-community==0.2.19" in accepted.stdout.split(), \
+        (name, accepted.stdout)
+    assert refused.returncode != 0, f"{name}: ragas=={version} now resolves from wheels on {tag}: {refused.stdout}"
+    assert "unsatisfiable" in refused.stderr, (name, refused.stderr)
+    assert f"ragas=={version} depends on langchain-community<0.3" in " ".join(refused.stderr.split()), \
+        (name, refused.stderr)
+    assert "numpy>=1.26.0,<=1.26.4 has no usable wheels" in " ".join(refused.stderr.split()), (name, refused.stderr)
+
+
 @pytest.mark.slow
 @pytest.mark.matrix_e2e
-@pytest.mark.parametrize("declaration", DECLARATIONS, ids=lambda p: p.name)
-def test_each_declaration_still_holds_on_the_index(declaration, tmp_path):
-    """The release alone, wheels only: unsatisfiable on the declared Python because of
-    langchain-community<0.3, and resolvable on 3.12 (so the index answers, and 3.13 is the difference)."""
+def test_each_declaration_still_holds_on_the_index(tmp_path):
+    """Each declared release alone, wheels only: unsatisfiable on the declared Python because of
+    langchain-community<0.3, and resolvable on 3.12 (so the index answers, and 3.13 is the difference).
+    Every resolution waits on the index, not the processor: all of them run at once."""
     uv = find_uv()
     if uv is None:
         pytest.skip("no uv binary (pip install uv, or the matrix extra)")
-    version, tag = declaration.stem.split("@")
-    with ThreadPoolExecutor(2) as pool:  # two resolutions that wait on the index: at once
-        refusing = pool.submit(_compile, uv, f"ragas=={version}", tag, tmp_path / "declared")
-        accepting = pool.submit(_compile, uv, f"ragas=={version}", "3.12", tmp_path / "3.12")
-        refused, accepted = refusing.result(), accepting.result()
-    if accepted.returncode != 0 and "unsatisfiable" not in accepted.stderr:
-        pytest.skip(f"the package index did not answer: {accepted.stderr.strip().splitlines()[-1:]}")
-    assert accepted.returncode == 0, accepted.stderr
-    assert "numpy==1.26.4" in accepted.stdout.split() and "langchain-community==0.2.19" in accepted.stdout.split()
-    assert refused.returncode != 0, f"ragas=={version} now resolves from wheels on {tag}: {refused.stdout}"
-    assert "unsatisfiable" in refused.stderr
-    assert f"ragas=={version} depends on langchain-community<0.3" in " ".join(refused.stderr.split())
-    assert "numpy>=1.26.0,<=1.26.4 has no usable wheels" in " ".join(refused.stderr.split())
+    assert DECLARATIONS  # test_the_committed_locks_of_0_1_x_on_3_13_are_declarations names them
+    with ThreadPoolExecutor(2 * len(DECLARATIONS)) as pool:
+        pending = {}
+        for declaration in DECLARATIONS:
+            version, tag = declaration.stem.split("@")
+            pending[declaration] = (
+                pool.submit(_compile, uv, f"ragas=={version}", tag, tmp_path / f"{declaration.stem}-declared"),
+                pool.submit(_compile, uv, f"ragas=={version}", "3.12", tmp_path / f"{declaration.stem}-3.12"))
+        answers = {declaration: (refusing.result(), accepting.result())
+                   for declaration, (refusing, accepting) in pending.items()}
+    for declaration, (_, accepted) in answers.items():
+        if accepted.returncode != 0 and "unsatisfiable" not in accepted.stderr:
+            pytest.skip(f"the package index did not answer ({declaration.name}): "
+                        f"{accepted.stderr.strip().splitlines()[-1:]}")
+    for declaration, (refused, accepted) in answers.items():
+        _check_declaration(declaration, refused, accepted)
 
 
 BUNDLED = Path(__file__).parent.parent / "harness" / "cases" / "suites" / "default.json"
