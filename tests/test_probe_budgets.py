@@ -300,3 +300,32 @@ def test_ragas_0_2_0_nesting_format_fixes_without_end_is_one_cell(tmp_path):
     assert error["message"].startswith("Ragas did not finish (memory): its prompts to the judge reached"), error
     assert facts["peak"] < 2**30, facts["peak"]
     print(f"0.2.0 probe peak RSS {facts['peak'] / 2**20:.0f} MiB")
+
+
+def test_a_series_of_deadlines_stops_only_the_cases_over_time_and_restores_the_alarm_handler():
+    import asyncio
+    import signal
+
+    from ragas_compat.probe.budget import Deadlines
+
+    async def quick() -> str:
+        await asyncio.sleep(0)
+        return "ok"
+
+    async def stuck() -> str:  # awaits what never comes
+        await asyncio.Event().wait()
+        return "never"
+
+    async def spinning() -> str:  # never gives the loop back
+        while True:
+            pass
+
+    async def series() -> list[str]:
+        with Deadlines(0.2) as deadlines:
+            return [await deadlines.run(case(), lambda exc: exc.what)
+                    for case in (quick, stuck, quick, spinning, quick)]
+
+    handler = signal.getsignal(signal.SIGALRM)
+    assert asyncio.run(series()) == ["ok", "time", "ok", "time", "ok"]
+    assert signal.getsignal(signal.SIGALRM) is handler
+    assert signal.getitimer(signal.ITIMER_REAL) == (0.0, 0.0)

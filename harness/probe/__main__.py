@@ -212,7 +212,7 @@ def first_uses(pairs: list[Pair]) -> list[Pair]:
 async def run_pairs(cases: list[dict], pairs: list[Pair], by_name: dict[str, Target],
                     case_done: t.Callable[[], None] = lambda: None) -> list[ProbeResult]:
     """The result of each pair, in the given order (``case_done`` after the last pair of each case)."""
-    from .budget import within_deadline
+    from .budget import Deadlines
     from .protocol import new_result
     from .scoring import run_target
     from .selftest import run_selftest_target
@@ -225,14 +225,15 @@ async def run_pairs(cases: list[dict], pairs: list[Pair], by_name: dict[str, Tar
         return result
 
     results = []
-    for number, (i, name) in enumerate(pairs):
-        if name.startswith(SELFTEST_PREFIX):
-            results.append(run_selftest_target(name, cases[i]))
-        else:  # within the request's budget per (case, target) (budget: judge calls, time, memory)
-            target = by_name[name]
-            results.append(await within_deadline(run_target(target, cases[i]), stopped(target, cases[i])))
-        if number + 1 == len(pairs) or pairs[number + 1][0] != i:
-            case_done()
+    with Deadlines() as deadlines:  # one alarm handler for the pairs, a deadline for each
+        for number, (i, name) in enumerate(pairs):
+            if name.startswith(SELFTEST_PREFIX):
+                results.append(run_selftest_target(name, cases[i]))
+            else:  # within the request's budget per (case, target) (budget: judge calls, time, memory)
+                target = by_name[name]
+                results.append(await deadlines.run(run_target(target, cases[i]), stopped(target, cases[i])))
+            if number + 1 == len(pairs) or pairs[number + 1][0] != i:
+                case_done()
     return results
 
 

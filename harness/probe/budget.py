@@ -213,19 +213,37 @@ T = t.TypeVar("T")
 async def within_deadline(coroutine: t.Awaitable[T], on_over: t.Callable[[OverBudget], T],
                           seconds: float | None = None) -> T:
     """Await ``coroutine`` (one case's scoring) for at most ``seconds`` (default: the budget's), then
-    stop it. ``on_over(exc)`` makes the result of a case stopped before it could make its own (an
-    ``OverBudget`` it did not catch, or cancelled while awaiting). Tasks the case left behind are
-    cancelled; a case over its budget leaves its garbage collected."""
-    limit = BUDGET["case_seconds"] if seconds is None else seconds
-    renew_memory_limit()  # the case may allocate the budget's memory beyond what the probe holds now
-    loop = asyncio.get_running_loop()
-    me = asyncio.current_task()
-    before = asyncio.all_tasks(loop)
-    task = loop.create_task(coroutine)  # type: ignore[arg-type]
-    state = {"fired": False, "origin": None}
-    alarm = hasattr(signal, "setitimer") and _main_thread()
+    stop it (:meth:`Deadlines.run`, for this one case)."""
+    with Deadlines(seconds) as deadlines:
+        return await deadlines.run(coroutine, on_over)
 
-    def on_alarm(signum: int, frame: types.FrameType | None) -> None:
+
+class Deadlines:
+    """The deadline of each of a series of cases scored one after another (``with Deadlines() as d:`` then
+    ``await d.run(case, on_over)`` per case): its ``SIGALRM`` handler is installed once for the series,
+    its timer set for each case and stopped when the case ends (between cases no timer runs, and a
+    signal that comes then finds no case to stop)."""
+
+    def __init__(self, seconds: float | None = None) -> None:
+        self.seconds = seconds
+        self.alarm = hasattr(signal, "setitimer") and _main_thread()
+        self.previous: t.Any = None
+        self.case: tuple[asyncio.Task, dict, asyncio.AbstractEventLoop, asyncio.Task | None] | None = None
+
+    def __enter__(self) -> Deadlines:
+        if self.alarm:
+            self.previous = signal.signal(signal.SIGALRM, self._on_alarm)
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        if self.alarm:
+            signal.setitimer(signal.ITIMER_REAL, 0)
+            signal.signal(signal.SIGALRM, self.previous)
+
+    def _on_alarm(self, signum: int, frame: types.FrameType | None) -> None:
+        if self.case is None:
+            return
+        task, state, loop, me = self.case
         if task.done():
             return
         running = asyncio.current_task(loop)
@@ -238,38 +256,48 @@ async def within_deadline(coroutine: t.Awaitable[T], on_over: t.Callable[[OverBu
         state["origin"] = running_origin(frame)
         raise OverBudget("time", 0, state["origin"])
 
-    previous = None
-    if alarm:
-        previous = signal.signal(signal.SIGALRM, on_alarm)
-        signal.setitimer(signal.ITIMER_REAL, limit)
-    try:
-        if alarm:
-            await asyncio.wait({task})  # the alarm stops it; no second timer
-        else:
-            await asyncio.wait({task}, timeout=limit)
-            if not task.done():
-                state["fired"] = True
-                task.cancel()
-                await asyncio.wait({task})
-    finally:
-        if alarm:
-            signal.setitimer(signal.ITIMER_REAL, 0)
-            signal.signal(signal.SIGALRM, previous)
-    over = False
-    try:
-        value = task.result()
-    except OverBudget as exc:
-        value, over = on_over(exc), True
-    except asyncio.CancelledError:
-        if not state["fired"]:
-            raise
-        value, over = on_over(OverBudget("time", 0, state["origin"])), True
-    for left in asyncio.all_tasks(loop) - before - {task}:
-        left.cancel()
-    if over or (isinstance(value, dict) and _is_budget(value)):
-        await asyncio.sleep(0)
-        gc.collect()
-    return value
+    async def run(self, coroutine: t.Awaitable[T], on_over: t.Callable[[OverBudget], T]) -> T:
+        """Await ``coroutine`` (one case's scoring) for at most the series' ``seconds`` (default: the
+        budget's), then stop it. ``on_over(exc)`` makes the result of a case stopped before it could make
+        its own (an ``OverBudget`` it did not catch, or cancelled while awaiting). Tasks the case left
+        behind are cancelled; a case over its budget leaves its garbage collected."""
+        limit = BUDGET["case_seconds"] if self.seconds is None else self.seconds
+        renew_memory_limit()  # the case may allocate the budget's memory beyond what the probe holds now
+        loop = asyncio.get_running_loop()
+        me = asyncio.current_task()
+        before = asyncio.all_tasks(loop)
+        task = loop.create_task(coroutine)  # type: ignore[arg-type]
+        state: dict = {"fired": False, "origin": None}
+        self.case = (task, state, loop, me)
+        try:
+            if self.alarm:
+                signal.setitimer(signal.ITIMER_REAL, limit)
+                await asyncio.wait({task})  # the alarm stops it; no second timer
+            else:
+                await asyncio.wait({task}, timeout=limit)
+                if not task.done():
+                    state["fired"] = True
+                    task.cancel()
+                    await asyncio.wait({task})
+        finally:
+            if self.alarm:
+                signal.setitimer(signal.ITIMER_REAL, 0)
+            self.case = None
+        over = False
+        try:
+            value = task.result()
+        except OverBudget as exc:
+            value, over = on_over(exc), True
+        except asyncio.CancelledError:
+            if not state["fired"]:
+                raise
+            value, over = on_over(OverBudget("time", 0, state["origin"])), True
+        for left in asyncio.all_tasks(loop) - before - {task}:
+            left.cancel()
+        if over or (isinstance(value, dict) and _is_budget(value)):
+            await asyncio.sleep(0)
+            gc.collect()
+        return value
 
 
 def _is_budget(result: dict) -> bool:
