@@ -26,8 +26,10 @@ from pathlib import Path
 
 import httpx
 import pytest
+from typer.testing import CliRunner
 
 from ragas_compat.cases import parse_suite_text
+from ragas_compat.cli.app import app
 from ragas_compat.probe.record import reply_cap
 
 sys.path.insert(0, str(Path(__file__).parent))
@@ -47,6 +49,13 @@ MEASURE = ("import resource, subprocess, sys\n"
 
 def env() -> dict[str, str]:
     return {**os.environ, KEY_ENV: "sk-loopback-test", "SOURCE_DATE_EPOCH": "1767225600"}
+
+
+def record_in_process(argv: list[str]):
+    """``ragas-compat record`` in process (CliRunner): the budgets are the recording probe's, which runs in its
+    own process as usual."""
+    return CliRunner().invoke(app, ["record", *argv], env={KEY_ENV: "sk-loopback-test",
+                                                           "SOURCE_DATE_EPOCH": "1767225600"})
 
 
 def _read_body(conn, head: bytes) -> None:
@@ -167,13 +176,12 @@ def test_judge_call_cap_and_deadline_stop_one_metric_of_one_sample(tmp_path):
     dataset.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
     out = tmp_path / "recorded.json"
     with JudgeServer(slow_seconds=6.0) as server:
-        proc = subprocess.run([*CLI, "record", str(dataset), "--out", str(out), "--openai-base-url", server.base_url,
-                               "--model", server.model, "--api-key-env", KEY_ENV, "--max-retries", "0",
-                               "--metric", "context_precision_with_reference", "--metric", "id_context_precision",
-                               "--concurrency", "3", "--case-judge-calls", "2", "--case-timeout", "2"],
-                              env=env(), capture_output=True, text=True, timeout=300)
+        proc = record_in_process([str(dataset), "--out", str(out), "--openai-base-url", server.base_url,
+                                  "--model", server.model, "--api-key-env", KEY_ENV, "--max-retries", "0",
+                                  "--metric", "context_precision_with_reference", "--metric", "id_context_precision",
+                                  "--concurrency", "3", "--case-judge-calls", "2", "--case-timeout", "2"])
         asked = server.requests
-    assert proc.returncode == 0, proc.stderr
+    assert proc.exit_code == 0, proc.output
     cases = {c["id"]: c for c in json.loads(out.read_text(encoding="utf-8"))["cases"]}
     target = "legacy:LLMContextPrecisionWithReference"
     capped = cases["row-1"]["recording"]
@@ -217,17 +225,17 @@ def make_judge():
 
 
 @pytest.mark.slow
-def test_a_judge_past_the_memory_budget_is_one_memory_value(tmp_path):
+def test_a_judge_past_the_memory_budget_is_one_memory_value(tmp_path, monkeypatch):
     (tmp_path / "hoarding_judge.py").write_text(FACTORY, encoding="utf-8")
+    monkeypatch.chdir(tmp_path)  # --llm names a module of the current folder
     rows = [_row(0, ["ALLOCATE Alderworks was founded in 1900."]), _row(1, ["Birchworks was founded in 1900."])]
     dataset = tmp_path / "two.jsonl"
     dataset.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
     out = tmp_path / "recorded.json"
-    proc = subprocess.run([*CLI, "record", str(dataset), "--out", str(out), "--llm", "hoarding_judge:make_judge",
-                           "--metric", "context_precision_with_reference", "--concurrency", "1",
-                           "--case-memory", "3"], cwd=tmp_path, env=env(), capture_output=True, text=True,
-                          timeout=300)
-    assert proc.returncode == 0, proc.stderr
+    proc = record_in_process([str(dataset), "--out", str(out), "--llm", "hoarding_judge:make_judge",
+                              "--metric", "context_precision_with_reference", "--concurrency", "1",
+                              "--case-memory", "3"])
+    assert proc.exit_code == 0, proc.output
     cases = {c["id"]: c for c in json.loads(out.read_text(encoding="utf-8"))["cases"]}
     target = "legacy:LLMContextPrecisionWithReference"
     value = cases["row-1"]["recording"]["live"][target]
