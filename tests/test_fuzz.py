@@ -329,14 +329,25 @@ def _row_keys(run):
 @pytest.mark.slow
 @pytest.mark.skipif(not HAS_RAGAS, reason="Ragas is not installed in this interpreter")
 def test_rows_do_not_depend_on_workers_or_batches():
-    """One probe forking 1 worker, against batches of 7 through a series of warm probes forking 2."""
+    """One batch to a probe forking 1 worker (its tail a request of its own, ``plan_requests``), against
+    batches of 14 through one probe forking 2."""
     metrics = ["context_precision_with_reference", "id_context_recall"]
-    progress = []
-    one = run_fuzz(20, 11, metrics, workers=1)
-    two = run_fuzz(20, 11, metrics, workers=2, batch_size=7, on_progress=lambda done, total: progress.append(done))
-    assert one.batches == ((0, 20),) and two.batches == ((0, 7), (7, 14), (14, 20))
-    assert _row_keys(two) == _row_keys(one) and len(one.rows) > 20
-    assert progress and progress == sorted(progress) and progress[-1] == 20
+    progress, batches = [], []
+    one = run_fuzz(40, 11, metrics, workers=1, on_batch=lambda done, total, run: batches.append((done, total)))
+    two = run_fuzz(40, 11, metrics, workers=2, batch_size=14, on_progress=lambda done, total: progress.append(done))
+    assert one.batches == ((0, 40),) and two.batches == ((0, 14), (14, 28), (28, 40))
+    assert fuzz_runner.plan_requests(one.batches, 1, cores=2) == [(0, 20), (20, 40)] and batches == [(1, 1)]
+    assert _row_keys(two) == _row_keys(one) and len(one.rows) > 40
+    assert progress and progress == sorted(progress) and progress[-1] == 40
+
+
+def test_the_last_batchs_tail_is_a_request_of_its_own_only_when_a_core_is_free():
+    plan = fuzz_runner.plan_requests
+    assert plan([(0, 400)], 1, cores=2) == [(0, 360), (360, 400)]  # 1/8, in whole pairing chunks
+    assert plan([(0, 400)], 2, cores=2) == [(0, 400)] == plan([(0, 400)], 4, cores=2)
+    assert plan([(0, 150)], 1, cores=2) == [(0, 120), (120, 150)]  # the split on a pairing chunk's boundary
+    assert plan([(0, 2000), (2000, 4000)], 3, cores=4) == [(0, 2000), (2000, 3760), (3760, 4000)]
+    assert plan([(0, 39)], 1, cores=2) == [(0, 39)] and plan([], 1, cores=2) == []
 
 
 def test_a_failed_probe_names_the_cases_of_its_batch(monkeypatch):

@@ -4,7 +4,10 @@ All batches go to one probe process that imports Ragas once and serves them as a
 requests (``ragas_compat.runner.StartedProbe``), each forking ``workers`` scoring processes
 (``harness/probe/probe_workers.py``; each batch is sent in ``by_cost`` order, so the workers get equal
 work). Every batch is handed over at once, so the probe never waits for the host: while it scores
-batch k + 1, the host pairs batch k with the reference (``ragas_compat.compare.audit.build_audit``).
+batch k + 1, the host pairs batch k with the reference (``ragas_compat.compare.audit.build_audit``);
+when the workers leave a core free, the last batch's tail is a request of its own, so the host pairs
+the rest while the probe scores it (``plan_requests``), and the last request is paired while the
+probe exits (``Early``).
 Classification is ``run``'s pipeline, reused: ``build_audit`` with the same expectations (the pin's
 rules in ``pinned/expectations.toml``, or a user's file layered over them, ``pipeline.load_run_expectations``)
 explains each row by a rule or case entry, ``compare.findings`` lists what nothing explains (an
@@ -50,6 +53,7 @@ PAIRING_CHUNK = 20             # cases per build_audit call (see _pair)
 MAX_BATCH = 2000               # cases per batch when --batch-size is not given
 MAX_WORKERS = 64               # --workers: scoring processes forked by each probe after its import
 BATCH_TIMEOUT_FLOOR = 600.0    # seconds; a batch may also take 2 s per case
+TAIL_SHARE = 8                 # the last batch's last 1/8 of cases may be a probe request of its own (plan_requests)
 
 ProbeFunction = Callable[..., ProbeRun]
 Progress = Callable[[int, int], None]
@@ -115,6 +119,29 @@ def plan_batches(n: int, batch_size: int | None = None) -> list[tuple[int, int]]
     if batch_size is None:
         batch_size = math.ceil(n / math.ceil(n / MAX_BATCH))
     return [(start, min(start + batch_size, n)) for start in range(0, n, batch_size)]
+
+
+def plan_requests(batches: Sequence[tuple[int, int]], workers: int,
+                  cores: int | None = None) -> list[tuple[int, int]]:
+    """[start, stop) ranges of the probe requests serving ``batches``, in order: one per batch, except
+    that when the workers leave a core free (``workers`` < ``cores``, default ``os.cpu_count()``) the
+    last batch's last 1/TAIL_SHARE of cases (whole PAIRING_CHUNKs, at least one) is a request of its
+    own, so the host classifies the rest of the batch on the free core while the probe scores that
+    tail; only the tail's classification is left after the probe's last output. Each batch's own
+    request already overlaps with the next batch's scoring. A request boundary is a multiple of
+    PAIRING_CHUNK from its batch's start, so ``_pair`` makes the same build_audit calls; rows do not
+    depend on the requests. With every core scoring, the host's classification would only take
+    CPU from the workers, and a request more costs the probe a warm-up, a fork and an idle worker
+    at its end: no tail request then."""
+    requests = list(batches)
+    if not requests or workers >= (cores or os.cpu_count() or 1):
+        return requests
+    start, stop = requests[-1]
+    tail = PAIRING_CHUNK * max(1, round((stop - start) / TAIL_SHARE / PAIRING_CHUNK))
+    split = start + (stop - start - tail) // PAIRING_CHUNK * PAIRING_CHUNK
+    if split - start >= tail:
+        requests[-1:] = [(start, split), (split, stop)]
+    return requests
 
 
 def check_fuzz_arguments(n: int, workers: int) -> None:
@@ -318,46 +345,48 @@ def run_fuzz(n: int, seed: int, metrics: Sequence[str] | None = None, *, workers
     paired = Paired()
     runs: list[ProbeRun] = []
 
-    def finished(index: int, run: ProbeRun, references: ReferenceBook | None = None,
+    def finished(start: int, stop: int, run: ProbeRun, references: ReferenceBook | None = None,
                  early: Paired | None = None) -> None:
-        """Batch ``index`` answered: its rows into ``paired`` (``early``: classified already)."""
-        start, stop = batches[index]
+        """The request for cases ``start..stop - 1`` answered: its rows into ``paired`` (``early``:
+        classified already); ``on_batch`` when it ends a batch."""
         if not run.ok:
             raise FuzzProbeFailed(f"probe for cases {start}..{stop - 1}: {run.error}")
         if early is None:
             early = _pair(suite, start, stop, run.output, chosen, expectations, references=references)
         paired.merge(early)
         runs.append(run)
-        if on_batch is not None:
-            on_batch(len(runs), len(batches), run)
+        done = sum(1 for _, batch_stop in batches if batch_stop <= stop)
+        if on_batch is not None and batches[done - 1][1] == stop:
+            on_batch(done, len(batches), run)
 
     if probe is not probe_runner.run_probe:  # a stand-in probe: one call per batch
         if started is not None:
             started.close()
-        for index, (start, stop) in enumerate(batches):
-            finished(index, probe(by_cost(cases[start:stop]), python=python, sys_path_prefix=sys_path_prefix,
-                                  targets=targets, timeout=batch_timeout(stop - start, timeout)))
+        for start, stop in batches:
+            finished(start, stop, probe(by_cost(cases[start:stop]), python=python, sys_path_prefix=sys_path_prefix,
+                                        targets=targets, timeout=batch_timeout(stop - start, timeout)))
     elif not batches:  # nothing to score (--n 0): no probe process
         if started is not None:
             started.close()
     else:
         chain = started if started is not None else StartedProbe(python=python, sys_path_prefix=sys_path_prefix,
                                                                   timeout=batch_timeout(n, timeout))
+        requests = plan_requests(batches, workers)
         with chain:
-            for index, (start, stop) in enumerate(batches):  # handed over at once: the probe never waits
+            for index, (start, stop) in enumerate(requests):  # handed over at once: the probe never waits
                 chain.submit(by_cost(cases[start:stop]), targets=targets, workers=workers,
-                             chained=index + 1 < len(batches))
-            for index, (start, stop) in enumerate(batches):
-                # a batch's time counts from when the host waits for it
+                             chained=index + 1 < len(requests))
+            for start, stop in requests:
+                # a request's time counts from when the host waits for it
                 chain.deadline = max(chain.deadline, time.perf_counter() + batch_timeout(stop - start, timeout))
                 progress = None if on_progress is None else \
                     (lambda done, total, before=start: on_progress(before + done, n))
-                # the batch's references, computed while the probe scores it (one batch's at a time)
+                # the request's references, computed while the probe scores it (one request's at a time)
                 references = ReferenceBook().fill(Suite(suite.name, suite.source, suite.cases[start:stop]), chosen)
                 early = Early(lambda output, start=start, stop=stop, references=references:
                               _pair(suite, start, stop, output, chosen, expectations, references=references))
                 run = chain.result(progress, while_exiting=early)
-                finished(index, run, references, early.paired(run))
+                finished(start, stop, run, references, early.paired(run))
     provenance = _provenance(runs)
     audit = judge_fuzz(suite, paired, {**provenance, "expectations": expectations.source})
     return FuzzRun(seed=seed, metrics=chosen, targets=tuple(targets), cases=n, batches=tuple(batches),
