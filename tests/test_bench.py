@@ -1,5 +1,6 @@
-"""``ragas-compat bench``: pure helpers, and one end-to-end check that ``bench --quick`` prints
-every row and writes them to --json. No timing is asserted anywhere."""
+"""``ragas-compat bench``: pure helpers, and one end-to-end run of ``bench --quick`` (in process, once
+per module) whose rows several tests read: it prints every row and writes them to --json. No timing
+is asserted anywhere."""
 
 from __future__ import annotations
 
@@ -14,7 +15,10 @@ from pathlib import Path
 import pytest
 
 from ragas_compat.tools.bench import (
+    ONE_METRIC,
+    QUICK_SKIPS_ONE_METRIC,
     ROW_IDS,
+    RUN_TARGET,
     BenchPlan,
     BenchRow,
     fit_growth_exponent,
@@ -22,8 +26,6 @@ from ragas_compat.tools.bench import (
     summarize,
     time_scaling,
 )
-
-REPO = Path(__file__).resolve().parents[1]
 
 
 @pytest.mark.parametrize("exponent", [0.5, 1.0, 2.0, 3.0])
@@ -105,18 +107,27 @@ def test_quick_plan_is_smaller_than_the_full_plan():
     quick, full = BenchPlan.for_mode(True), BenchPlan.for_mode(False)
     assert quick.run_pairs < full.run_pairs and max(quick.ragas_ks) < max(full.ragas_ks)
     assert max(full.ragas_ks) == 10_000 and max(full.reference_large_ks) == 1_000_000
+    assert quick.scale_base_cases < quick.scale_cases < full.scale_cases == 2_000 and full.scale_base_cases is None
+    assert quick.record_samples < full.record_samples == 96
+    assert full.one_metric_run and not full.share_run and quick.share_run and not quick.one_metric_run
 
 
 @pytest.fixture(scope="module")
-def quick_bench(tmp_path_factory) -> tuple[subprocess.CompletedProcess, dict]:
-    """``ragas-compat bench --quick --json`` run once (the real command; Ragas only in its subprocesses):
-    its completed process and the JSON it wrote, read by every test that needs a measured row."""
+def quick_bench(tmp_path_factory) -> tuple[str, dict]:
+    """``ragas-compat bench --quick --json`` run once, in this process (typer's CliRunner: the real command;
+    Ragas only in its subprocesses, as always): what it printed on stdout and the JSON it wrote, read by
+    every test that needs a measured row."""
+    import traceback
+
+    from typer.testing import CliRunner
+
+    from ragas_compat.cli.app import app
+
     out = tmp_path_factory.mktemp("bench") / "bench.json"
-    proc = subprocess.run([sys.executable, "-m", "ragas_compat", "bench", "--quick", "--json", str(out)],
-                          cwd=REPO, capture_output=True, text=True, timeout=900,
-                          env={**os.environ, "COLUMNS": "400"})  # wide enough that no measurement wraps
-    assert proc.returncode == 0, proc.stderr
-    return proc, json.loads(out.read_text(encoding="utf-8"))
+    result = CliRunner().invoke(app, ["bench", "--quick", "--json", str(out)],
+                                env={"COLUMNS": "400"})  # wide enough that no measurement wraps
+    assert result.exit_code == 0, result.output + "".join(traceback.format_exception(*result.exc_info))
+    return result.stdout, json.loads(out.read_text(encoding="utf-8"))
 
 
 def _row(data: dict, row_id: str) -> dict:
@@ -125,11 +136,14 @@ def _row(data: dict, row_id: str) -> dict:
 
 def _fake_python(folder: Path, *, failing_floor: str | None = None) -> tuple[Path, Path]:
     """An executable standing in for ``python`` in the run-vs-floor commands: it appends what it was asked
-    to do (run, import or audit_imports) to a log and exits 0, or 3 for ``failing_floor``."""
+    to do (run, run:METRIC for ``run --metric METRIC``, import or audit_imports) to a log and exits 0, or 3
+    for ``failing_floor``."""
     log, fake = folder / "calls.log", folder / "python"
     fake.write_text(f"#!{sys.executable}\nimport sys\n"
                     "kind = 'run' if sys.argv[1:3] == ['-m', 'ragas_compat'] else "
                     "'audit_imports' if 'rapidfuzz' in sys.argv[-1] else 'import'\n"
+                    "if kind == 'run' and '--metric' in sys.argv:\n"
+                    "    kind += ':' + sys.argv[sys.argv.index('--metric') + 1]\n"
                     f"open({str(log)!r}, 'a').write(kind + '\\n')\n"
                     f"sys.exit(3 if kind == {failing_floor!r} else 0)\n", encoding="utf-8")
     fake.chmod(0o755)
@@ -169,10 +183,30 @@ def test_a_quick_bench_row_of_a_shared_run_measures_only_the_floors_asked_for(mo
     assert asked == [("import", "ragas_work")]
 
 
+def test_the_one_metric_row_times_a_run_of_that_metric_against_the_bare_import(tmp_path, monkeypatch):
+    """``run_one_metric_vs_floor`` (which ``bench --quick`` leaves unmeasured unless named by --row): ``run
+    --metric faithfulness`` against ``import ragas.metrics``, alternated; measured by the full bench and by
+    ``bench --quick --row run_one_metric_vs_floor``."""
+    from ragas_compat.tools import bench
+
+    fake, log = _fake_python(tmp_path)
+    row = bench.measure_run_vs_floor(2, python=str(fake), warm_up=False, metric=ONE_METRIC)
+    assert log.read_text().split() == [f"run:{ONE_METRIC}", "import", "import", f"run:{ONE_METRIC}"]
+    assert (row.id, row.target, row.measured, len(row.ratios)) == ("run_one_metric_vs_floor", RUN_TARGET, True, 2)
+    assert f"run --metric {ONE_METRIC}" in row.measurement
+
+    asked: list[tuple] = []
+    monkeypatch.setattr(bench, "measure_run_vs_floor",
+                        lambda repetitions, **options: asked.append((repetitions, options["metric"])) or row)
+    for quick in (False, True):
+        assert bench.run_bench(quick, only=["run_one_metric_vs_floor"]) == [row]
+    assert asked == [(5, ONE_METRIC), (1, ONE_METRIC)]
+
+
 @pytest.mark.slow
 def test_bench_quick_prints_every_row_and_writes_json(quick_bench):
     """Checks rows, not times."""
-    proc, data = quick_bench
+    stdout, data = quick_bench
     assert data["quick"] is True
     assert [row["id"] for row in data["rows"]] == list(ROW_IDS)
     assert data["plan"]["share_run"] is True  # the three rows of run vs a floor time one run together
@@ -180,12 +214,14 @@ def test_bench_quick_prints_every_row_and_writes_json(quick_bench):
     assert shared[0] == shared[1] == shared[2] and len(shared[0]) == 1
     scale = _row(data, "scale_marginal_time")
     assert (scale["cases_small"], scale["cases_big"]) == (data["plan"]["scale_base_cases"], data["plan"]["scale_cases"])
+    assert data["plan"]["one_metric_run"] is False and _row(data, "run_one_metric_vs_floor")["reason"] == QUICK_SKIPS_ONE_METRIC
     for row in data["rows"]:
-        assert row["measurement"] in proc.stdout, row["measurement"]
+        assert row["measurement"] in stdout, row["measurement"]
         if row["status"] == "not measured":
-            # only the matrix row depends on what the machine has (cached Ragas environments)
-            assert row["id"] == "matrix_warm_vs_cold", row
-            assert f"{row['measurement']}: not measured: {row['reason']}" in proc.stdout
+            # the matrix row depends on what the machine has (cached Ragas environments); --quick skips the
+            # second audit of run_one_metric_vs_floor (test_the_one_metric_row_times_a_run_... measures it)
+            assert row["id"] in ("matrix_warm_vs_cold", "run_one_metric_vs_floor"), row
+            assert f"{row['measurement']}: not measured: {row['reason']}" in stdout
         else:
             assert row["summary"]["n"] >= 1
             assert ("ratio_summary" in row) or ("exponent" in row)
@@ -217,6 +253,25 @@ def test_fuzz_throughput_rows_have_their_shape(quick_bench):
         assert row["contexts"] > 0 and row["cases"] == FUZZ_QUICK_CASES
         assert row["ratio_summary"]["n"] == 1
     assert rows[0]["baseline_samples"] == rows[1]["baseline_samples"]  # one stub loop per repetition, shared
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(importlib.util.find_spec("ragas") is None, reason="Ragas is not installed in this interpreter")
+def test_record_and_evaluate_ask_the_judge_the_same_calls(quick_bench):
+    """The record_vs_evaluate row as ``bench --quick`` measured it (``measure_record_vs_evaluate``: ``record``
+    and Ragas's ``evaluate()`` in subprocesses, on the plan's few samples, against the loopback judge):
+    shape only, no timing. tests/test_bench_record.py tests the judge and the row's selection."""
+    from ragas_compat.tools.bench_record import METRICS, RECORD_TARGET
+
+    _, data = quick_bench
+    row = _row(data, "record_vs_evaluate")
+    assert row["status"] == "measured", row["reason"]
+    assert row["target_is_floor"] is True and row["target"] == RECORD_TARGET == 0.9
+    assert len(row["samples"]) == len(row["baseline_samples"]) == len(row["ratios"]) == 1 and row["ratios"][0] > 0
+    assert row["sample_count"] == data["plan"]["record_samples"] == BenchPlan.for_mode(True).record_samples
+    assert row["record_judge_calls"] == row["evaluate_judge_calls"] == row["sample_count"] * 6  # 3 + 2 + 1 per sample
+    assert row["unanswered_prompts"] == 0 and row["metrics"] == list(METRICS)
+    assert row["samples"] == [row["summary"]["median"]]
 
 
 @pytest.mark.slow
@@ -292,8 +347,10 @@ def _top_level_imports(importtime: str, after: str) -> dict[str, int]:
 def test_audit_imports_are_what_the_probe_imports_after_ragas(tmp_path):
     """The floor of ``run_vs_import_floor`` is what the default audit's probe really imports: each of
     AUDIT_IMPORTS beyond Ragas's own modules is a top-level import the probe makes after ``import ragas``
-    (``-X importtime`` on the probe scoring the bundled suite), RougeScore's rouge_score among them.
-    Which imports are slow is a measurement, not a pass/fail condition: ``ragas-compat bench`` reports it."""
+    (``-X importtime`` on the probe scoring the bundled suite's cases that run the string metrics, whose
+    first use makes those imports: a probe scoring the whole suite scores these cases too, so it makes
+    every import this one makes), RougeScore's rouge_score among them. Which imports are slow is a
+    measurement, not a pass/fail condition: ``ragas-compat bench`` reports it."""
     import ragas_compat
     from ragas_compat.cases.loader import DEFAULT_SUITE
     from ragas_compat.probe.protocol import ENTRY_PROBE, PACKAGE, probe_command
@@ -301,6 +358,7 @@ def test_audit_imports_are_what_the_probe_imports_after_ragas(tmp_path):
     from ragas_compat.tools.bench import AUDIT_IMPORTS
 
     cases = json.loads((Path(ragas_compat.__file__).parent / DEFAULT_SUITE).read_text(encoding="utf-8"))["cases"]
+    cases = [case for case in cases if case.get("string_metrics") is True]  # 11 of 165: the imports, less scoring
     request = tmp_path / "request.json"
     request.write_text(json.dumps({"cases": cases, "targets": request_targets(None, cases),
                                    "output": str(tmp_path / "out.json")}), encoding="utf-8")

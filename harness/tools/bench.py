@@ -13,7 +13,8 @@ Ragas is never imported here: whatever touches Ragas runs in a subprocess of ``p
                      harness/probe/bench/floor.py, Ragas's own work: every (case, target) pair of the
                      bundled suite scored through Ragas with the probe's frozen judge in one process,
                      nothing else (target <= 1.1). With ``--quick`` the rows against the three
-                     floors share one run per repetition (``BenchPlan.share_run``).
+                     floors share one run per repetition (``BenchPlan.share_run``) and the row of
+                     ``run --metric faithfulness`` is not measured (``BenchPlan.one_metric_run``).
 2. probe overhead    harness/probe/bench/benchmark.py: probe ms per scored context / a minimal
                      hand-written stub loop on the same Ragas class and verdicts (ratio of the
                      median round of each invocation; target <= 1.1).
@@ -527,6 +528,8 @@ class BenchPlan:
     scale_repetitions: int
     share_run: bool = False  # the three rows of ``run`` vs a floor time one run per repetition together
     scale_base_cases: int | None = None  # the scale rows' small run: the bundled suite's first N cases (None: all)
+    one_metric_run: bool = True  # False (--quick): run_one_metric_vs_floor not measured unless named by ``only``
+    record_samples: int = 96  # samples of the record_vs_evaluate row
 
     @classmethod
     def for_mode(cls, quick: bool) -> BenchPlan:
@@ -534,8 +537,8 @@ class BenchPlan:
             return cls(run_pairs=1, probe_invocations=1, probe_cases=8, probe_rounds=3,
                        ragas_ks=(10, 100, 1_000), reference_ks=(10, 100, 1_000),
                        reference_large_ks=(10, 100, 1_000, 10_000), scaling_repetitions=3,
-                       min_seconds=0.01, matrix_repetitions=0, warm_up=False, scale_cases=100, scale_repetitions=1,
-                       share_run=True, scale_base_cases=20)
+                       min_seconds=0.01, matrix_repetitions=0, warm_up=False, scale_cases=20, scale_repetitions=1,
+                       share_run=True, scale_base_cases=10, one_metric_run=False, record_samples=4)
         return cls(run_pairs=5, probe_invocations=3, probe_cases=40, probe_rounds=5,
                    ragas_ks=(10, 100, 1_000, 10_000), reference_ks=(10, 100, 1_000, 10_000, 100_000),
                    reference_large_ks=(10, 100, 1_000, 10_000, 100_000, 1_000_000), scaling_repetitions=5,
@@ -547,6 +550,12 @@ ROW_IDS = ("run_vs_floor", "run_vs_import_floor", "run_vs_ragas_floor", "run_one
            "scale_marginal_time", "scale_peak_memory", "report_size",
            "fuzz_per_process", "fuzz_two_workers", "record_vs_evaluate")
 FUZZ_CASES, FUZZ_QUICK_CASES = 400, 40  # fuzz throughput rows (ragas_compat.tools.fuzz.throughput)
+QUICK_SKIPS_ONE_METRIC = ("--quick skips it unless asked for with --row (a second audit timed against the same "
+                          "floor as run vs floor; the full bench measures it)")
+
+
+def _not_measured(row: BenchRow, reason: str) -> BenchRow:
+    return BenchRow(row.id, row.measurement, reason=reason)
 
 
 def run_bench(quick: bool, *, python: str = sys.executable,
@@ -581,7 +590,7 @@ def run_bench(quick: bool, *, python: str = sys.executable,
     def record() -> list[BenchRow]:
         from ragas_compat.tools.bench_record import measure_record_vs_evaluate
 
-        return [measure_record_vs_evaluate(1 if quick else 5, samples=16 if quick else 96, python=python)]
+        return [measure_record_vs_evaluate(1 if quick else 5, samples=plan.record_samples, python=python)]
 
     floor_rows = dict(zip(FLOORS, ("run_vs_floor", "run_vs_import_floor", "run_vs_ragas_floor"), strict=True))
     if plan.share_run:  # one run per repetition, timed against every floor that makes a requested row
@@ -600,7 +609,9 @@ def run_bench(quick: bool, *, python: str = sys.executable,
     steps: list[tuple[tuple[str, ...], str, Callable[[], list[BenchRow]]]] = [
         *run_steps,
         (("run_one_metric_vs_floor",), f"run --metric {ONE_METRIC} vs floor",
-         lambda: [measure_run_vs_floor(plan.run_pairs, python=python, warm_up=False, metric=ONE_METRIC)]),
+         lambda: [measure_run_vs_floor(plan.run_pairs, python=python, warm_up=False, metric=ONE_METRIC)
+                  if plan.one_metric_run or "run_one_metric_vs_floor" in (only or ())
+                  else _not_measured(_floor_row("import", ONE_METRIC), QUICK_SKIPS_ONE_METRIC)]),
         (("probe_overhead",), "probe overhead",
          lambda: [measure_probe_overhead(plan.probe_invocations, cases=plan.probe_cases, contexts=5,
                                          rounds=plan.probe_rounds, python=python)]),
