@@ -1,28 +1,26 @@
 """The record-against-evaluate() bench row (``ragas_compat.tools.bench_record``) and ``bench --row``: shape only.
 
-No timing is asserted: the row's numbers are for the issue note. The slow test runs both sides for real
-(``record`` and Ragas's ``evaluate()`` in subprocesses) against the loopback judge on a few samples.
+No timing is asserted: the row's numbers are for the issue note. Both sides run for real (``record`` and
+Ragas's ``evaluate()`` in subprocesses, against the loopback judge, on a few samples) in the ``bench --quick``
+run that tests/test_bench.py shares among its tests: ``test_record_and_evaluate_ask_the_judge_the_same_calls``
+there reads that row.
 """
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import urllib.request
 
-import pytest
 from typer.testing import CliRunner
 
 from ragas_compat.cli.app import app
 from ragas_compat.tools import bench
 from ragas_compat.tools.bench_record import (
     INPUT_MARKER,
-    METRICS,
     MODEL,
     LatencyJudge,
     bench_samples,
     judge_reply,
-    measure_record_vs_evaluate,
 )
 from ragas_compat.tools.bench_rows import BenchRow
 
@@ -75,15 +73,3 @@ def test_bench_row_selects_the_measurements_and_refuses_unknown_rows(monkeypatch
     assert bench.ROW_IDS[-1] == "record_vs_evaluate"
     result = CliRunner().invoke(app, ["bench", "--row", "record_vs_evaluat"])
     assert result.exit_code == 2 and "no such bench row" in result.output
-
-
-@pytest.mark.slow
-@pytest.mark.skipif(importlib.util.find_spec("ragas") is None, reason="Ragas is not installed in this interpreter")
-def test_record_and_evaluate_ask_the_judge_the_same_calls():
-    row = measure_record_vs_evaluate(1, samples=4, latency=0.01)
-    assert row.measured, row.reason
-    assert row.at_least and row.target == 0.9
-    assert len(row.samples) == len(row.baseline) == len(row.ratios) == 1 and row.ratios[0] > 0
-    assert row.extra["record_judge_calls"] == row.extra["evaluate_judge_calls"] == 4 * 6  # 3 + 2 + 1 per sample
-    assert row.extra["unanswered_prompts"] == 0 and row.extra["metrics"] == list(METRICS)
-    assert row.to_json()["samples"] == row.samples
