@@ -210,8 +210,11 @@ def first_uses(pairs: list[Pair]) -> list[Pair]:
 
 
 async def run_pairs(cases: list[dict], pairs: list[Pair], by_name: dict[str, Target],
-                    case_done: t.Callable[[], None] = lambda: None) -> list[ProbeResult]:
-    """The result of each pair, in the given order (``case_done`` after the last pair of each case)."""
+                    case_done: t.Callable[[], None] = lambda: None,
+                    deadlines: t.Any = None) -> list[ProbeResult]:
+    """The result of each pair, in the given order (``case_done`` after the last pair of each case), each
+    within its deadline (``deadlines``: the series of a caller that scores more pairs after these, an
+    entered ``budget.Deadlines``; by default one for these pairs)."""
     from .budget import Deadlines
     from .protocol import new_result
     from .scoring import run_target
@@ -224,16 +227,18 @@ async def run_pairs(cases: list[dict], pairs: list[Pair], by_name: dict[str, Tar
             return record
         return result
 
+    if deadlines is None:
+        with Deadlines() as own:  # one alarm handler for the pairs, a deadline for each
+            return await run_pairs(cases, pairs, by_name, case_done, own)
     results = []
-    with Deadlines() as deadlines:  # one alarm handler for the pairs, a deadline for each
-        for number, (i, name) in enumerate(pairs):
-            if name.startswith(SELFTEST_PREFIX):
-                results.append(run_selftest_target(name, cases[i]))
-            else:  # within the request's budget per (case, target) (budget: judge calls, time, memory)
-                target = by_name[name]
-                results.append(await deadlines.run(run_target(target, cases[i]), stopped(target, cases[i])))
-            if number + 1 == len(pairs) or pairs[number + 1][0] != i:
-                case_done()
+    for number, (i, name) in enumerate(pairs):
+        if name.startswith(SELFTEST_PREFIX):
+            results.append(run_selftest_target(name, cases[i]))
+        else:  # within the request's budget per (case, target) (budget: judge calls, time, memory)
+            target = by_name[name]
+            results.append(await deadlines.run(run_target(target, cases[i]), stopped(target, cases[i])))
+        if number + 1 == len(pairs) or pairs[number + 1][0] != i:
+            case_done()
     return results
 
 
@@ -282,10 +287,15 @@ class Encoded(str):
     """One result already encoded as the output's line (``encode_result``)."""
 
 
+# = json.dumps(result, ensure_ascii=False, allow_nan=False), its encoder built once (json.dumps with options
+# builds one on every call)
+_encode = json.JSONEncoder(ensure_ascii=False, allow_nan=False).encode
+
+
 def encode_result(result: ProbeResult) -> Encoded:
     """A result as ``write_document`` writes it: each worker encodes its own as it scores them, so the
     parent neither decodes a child's results nor encodes them again after the workers."""
-    return Encoded(json.dumps(result, ensure_ascii=False, allow_nan=False))
+    return Encoded(_encode(result))
 
 
 class SpooledResults:
@@ -382,11 +392,15 @@ def score(document: ProbeOutput, request: ProbeRequest, attempts: list[dict], pr
         claimed: list[int | None] = []
 
         async def score_cases(out: t.TextIO) -> None:  # cases until the queue is out of them (a claimed run is left over)
-            while (unit := claims.next()) is not None and units[unit][0] == "case":
-                chosen = rest[units[unit][1]]
-                results = await run_pairs(cases, chosen, by_name)
-                out.writelines(f"{place[pair]}\t{encode_result(result)}\n" for pair, result in zip(chosen, results))
-                progress.step()
+            from .budget import Deadlines
+
+            with Deadlines() as deadlines:  # one alarm handler for all the worker's pairs
+                while (unit := claims.next()) is not None and units[unit][0] == "case":
+                    chosen = rest[units[unit][1]]
+                    results = await run_pairs(cases, chosen, by_name, deadlines=deadlines)
+                    out.writelines(f"{place[pair]}\t{encode_result(result)}\n"
+                                   for pair, result in zip(chosen, results))
+                    progress.step()
             claimed.append(unit)
 
         with open(spooled.path(index), "w", encoding="utf-8", newline="\n") as out:
