@@ -3,8 +3,8 @@
 faithfulness.
 
 The slow tests make ONE real Ragas ``evaluate()`` run (``tests/data/audit_run/evaluate_and_save.py
---wide``, a subprocess: Ragas is never imported here) over the bundled samples with eight legacy metrics
-(the four of ``test_audit_run`` plus FactualCorrectness, ContextEntityRecall, NoiseSensitivity,
+--wide``, a subprocess: Ragas is never imported here) over the first ``WIDE_ROWS`` bundled samples with eight
+legacy metrics (the four of ``test_audit_run`` plus FactualCorrectness, ContextEntityRecall, NoiseSensitivity,
 AnswerRelevancy with LangChain's deterministic fake embeddings, an AspectCritic, a SimpleCriteriaScore and
 RubricsScore), judged by ``WideJudge`` on 127.0.0.1.
 One row's reference carries ``GARBLED`` (``--garble``), so the judge's labels for it are refused and
@@ -13,6 +13,11 @@ dump, the traces list (``json.dump(result.traces, f, default=...)``: a bare ``js
 the generator checks), a LangSmith export (LangChain's ``RunCollectorCallbackHandler`` given to
 ``evaluate(callbacks=[...])``, its runs as the LangSmith client's ``Run`` model, nested and flat) and
 ``to_pandas()``.
+
+The first 40 samples hold every shape the whole suite's 141 gave (no, one, several contexts; empty texts; NaN
+rows; both sides of FactualCorrectness's claims): over all 141 (3.5 times the Ragas work) the audit-run
+reader ran the same lines and graded the same kinds of line (metric, grade, reason, note); the tests assert
+that the kinds they check occur. The ragas_traces dump's audit is made once and read by two tests.
 
 The fast tests read ``tests/data/audit_run/small/`` (a real two-row run, ``test_audit_run``).
 """
@@ -39,6 +44,7 @@ from ragas_compat.tools.audit_run.rebuild import LOSSY, REDERIVABLE, UNRECORDED
 from ragas_compat.values import decode_ragas_value
 
 sys.path.insert(0, str(Path(__file__).parent))
+from conftest import built_once
 from record_judge_server import JudgeServer, parse_prompt, sentences, words
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -46,8 +52,8 @@ DATA = Path(__file__).parent / "data" / "audit_run"
 GENERATOR = DATA / "evaluate_and_save.py"
 SMALL = DATA / "small"
 BUNDLED = ROOT / "harness" / "cases" / "suites" / "default.json"
-CLI = [sys.executable, "-m", "ragas_compat"]
 GARBLED_ROW = 2
+WIDE_ROWS = 40
 UNPARSEABLE = "UNPARSEABLE-ONCE"
 NEW = ("factual_correctness(mode=f1)", "context_entity_recall", "noise_sensitivity(mode=relevant)", "names_a_command",
        "clarity", "domain_specific_rubrics")
@@ -119,15 +125,35 @@ def score(cell: str) -> float:
     return float(cell) if cell != "" else math.nan
 
 
-@pytest.fixture(scope="module")
-def wide_run(tmp_path_factory) -> tuple[Path, dict]:
-    out = tmp_path_factory.mktemp("wide-run")
+def evaluate_wide(out: Path) -> None:
     with WideJudge() as judge:
         proc = subprocess.run([sys.executable, str(GENERATOR), str(BUNDLED), str(out), "--base-url", judge.base_url,
-                               "--wide", "--garble", str(GARBLED_ROW)], capture_output=True, text=True, timeout=900)
+                               "--wide", "--first", str(WIDE_ROWS), "--garble", str(GARBLED_ROW)],
+                              capture_output=True, text=True, timeout=900)
     assert proc.returncode == 0, proc.stderr[-3000:]
     assert sorted(judge.failed) == ["claims", "entities"]
-    return out, json.loads(proc.stdout.strip().splitlines()[-1])
+    (out / "printed.json").write_text(proc.stdout.strip().splitlines()[-1])
+
+
+@pytest.fixture(scope="module")
+def wide_run(tmp_path_factory) -> tuple[Path, dict]:
+    """The run (made once per test run: pytest-xdist's workers share it) and what the generator printed."""
+    out = built_once(tmp_path_factory, "audit-run-wide", evaluate_wide)
+    printed = json.loads((out / "printed.json").read_text())
+    assert printed["rows"] == WIDE_ROWS
+    return out, printed
+
+
+@pytest.fixture(scope="module")
+def dump_audit(wide_run, tmp_path_factory) -> tuple[Path, dict]:
+    """``audit-run`` on the ragas_traces dump with the scores table and the dataset: its folder (the case file
+    ``cases.json``) and what it printed. Read, never changed, by two tests."""
+    run, _ = wide_run
+    folder = tmp_path_factory.mktemp("wide-dump-audit")
+    proc, doc = audit(folder, run / "traces.json", "--scores", str(run / "scores.csv"), "--dataset",
+                      str(run / "dataset.jsonl"))
+    assert doc is not None, proc.stderr
+    return folder, doc
 
 
 def check_reproduced(run: Path, doc: dict) -> list[dict]:
@@ -148,13 +174,12 @@ def check_reproduced(run: Path, doc: dict) -> list[dict]:
 
 
 @pytest.mark.slow
-def test_other_judged_metrics_are_rebuilt_from_ragas_traces(wide_run, tmp_path):
+def test_other_judged_metrics_are_rebuilt_from_ragas_traces(wide_run, dump_audit, tmp_path):
     run, _ = wide_run
-    proc, doc = audit(tmp_path, run / "traces.json", "--scores", str(run / "scores.csv"), "--dataset",
-                      str(run / "dataset.jsonl"))
-    assert doc is not None, proc.stderr
+    folder, doc = dump_audit
     lines = check_reproduced(run, doc)
     rows = table(run / "scores.csv")
+    nan_rows = 0
     for column in NEW:
         mine = [line for line in lines if line["metric"] == column]
         scored = [line for line in mine if not math.isnan(score(rows[line["row"]][column]))]
@@ -163,6 +188,8 @@ def test_other_judged_metrics_are_rebuilt_from_ragas_traces(wide_run, tmp_path):
                                                                                 if line["grade"] != REDERIVABLE]
         assert all(line["grade"] == UNRECORDED and "records no error" in line["reason"]
                    for line in mine if line not in scored)
+        nan_rows += len(mine) - len(scored)
+    assert nan_rows, "the samples hold no row a new metric gave NaN"
     retried = {line["metric"] for line in lines if line["note"] and "fix_output_format retry fixed it" in line["note"]}
     assert {"factual_correctness(mode=f1)", "context_entity_recall"} <= retried, retried
     garbled = {line["metric"]: line for line in lines if line["row"] == GARBLED_ROW}
@@ -172,12 +199,12 @@ def test_other_judged_metrics_are_rebuilt_from_ragas_traces(wide_run, tmp_path):
     assert doc["grades"]["not rebuilt"] == 0 and doc["grades"]["lossy"] == 0
     # the case file holds the new verdict keys; run replays it: every reported score of those metrics a live
     # score reproduced bit for bit (the others left out with --metric, to keep the test short)
-    cases = json.loads((tmp_path / "cases.json").read_text())["cases"]
+    cases = json.loads((folder / "cases.json").read_text())["cases"]
     assert any({"factual_correctness", "context_entity_recall", "noise_sensitivity", "aspect_critic",
                 "simple_criteria", "rubrics_score"} <= set(c.get("verdicts", {})) for c in cases)
     metrics = ("factual_correctness_f1", "context_entity_recall", "noise_sensitivity_relevant", "aspect_critic",
                "simple_criteria", "rubrics_score")
-    rerun = CliRunner().invoke(app, ["run", "--cases", str(tmp_path / "cases.json"), "--out", str(tmp_path / "rerun"),
+    rerun = CliRunner().invoke(app, ["run", "--cases", str(folder / "cases.json"), "--out", str(tmp_path / "rerun"),
                                      "--format", "json", "--workers", "2", *(x for m in metrics for x in ("--metric", m))])
     assert rerun.exit_code == 0, rerun.stdout[-2000:] + rerun.stderr[-2000:]
     replay = json.loads(rerun.stdout)["replay"]
@@ -186,13 +213,12 @@ def test_other_judged_metrics_are_rebuilt_from_ragas_traces(wide_run, tmp_path):
 
 
 @pytest.mark.slow
-def test_langsmith_export_round_trips_and_records_the_error_behind_a_nan(wide_run, tmp_path):
+def test_langsmith_export_round_trips_and_records_the_error_behind_a_nan(wide_run, dump_audit, tmp_path):
     run, _ = wide_run
-    (tmp_path / "rt").mkdir()
+    _, reference_doc = dump_audit    # the dump's audit (its --dataset names the cases, not the lines compared)
     (tmp_path / "ls").mkdir()
-    _, reference_doc = audit(tmp_path / "rt", run / "traces.json", "--scores", str(run / "scores.csv"))
     proc, doc = audit(tmp_path / "ls", run / "langsmith.json", "--scores", str(run / "scores.csv"))
-    assert doc is not None and reference_doc is not None, proc.stderr
+    assert doc is not None, proc.stderr
     check_reproduced(run, doc)
 
     def outcome(d: dict) -> list[tuple]:
@@ -240,6 +266,12 @@ def test_traces_list_grades_what_it_loses(wide_run, tmp_path):
                         "noise_sensitivity(mode=relevant)": "only the response's statements and their verdicts"}
             assert line["grade"] == LOSSY and line["reason"].startswith(expected[line["metric"]]), line
     assert doc["grades"][REDERIVABLE] > 0 and doc["grades"][LOSSY] > 0
+    # the samples hold each case checked above: one and several contexts, both sides' claims, a NaN
+    assert {line["grade"] for line in lines if line["metric"] == "context_precision"} == {REDERIVABLE, LOSSY}
+    sides = {line["reason"].split(")", 1)[0] for line in lines
+             if line["metric"] == "factual_correctness(mode=f1)" and line["grade"] == LOSSY}
+    assert sides == {f"only one side's claims and verdicts (here the {side}'s" for side in ("reference", "response")}
+    assert any("neither the score nor the error" in (line["reason"] or "") for line in lines)
 
 
 # --------------------------------------------------------------------------- no Ragas: tests/data/audit_run/small/
@@ -280,11 +312,10 @@ def test_truncated_langsmith_export_exits_2_naming_row_and_path(tmp_path):
     run = small_copy(tmp_path)
     text = (run / "langsmith.json").read_text()
     (run / "langsmith.json").write_text(text[: int(len(text) * 0.7)])
-    proc = subprocess.run([*CLI, "audit-run", str(run / "langsmith.json"), "--scores", str(run / "scores.csv"),
-                           "--cases-out", str(tmp_path / "cases.json"), "--out", str(tmp_path / "report")],
-                          capture_output=True, text=True, timeout=120)
-    assert proc.returncode == 2, proc.stderr
-    error = " ".join(proc.stderr.split())
+    result = CliRunner().invoke(app, ["audit-run", str(run / "langsmith.json"), "--scores", str(run / "scores.csv"),
+                                      "--cases-out", str(tmp_path / "cases.json"), "--out", str(tmp_path / "report")])
+    assert result.exit_code == 2, result.stderr
+    error = " ".join(result.stderr.split())
     assert "langsmith.json: row 1" in error and "truncated" in error and "$[0].child_runs[" in error, error
     assert not (tmp_path / "cases.json").exists() and not (tmp_path / "report").exists()
 
