@@ -77,14 +77,28 @@ def write_dataset(path: Path, n: int = 22) -> Path:
     return path
 
 
-def record_argv(dataset: Path, out: Path, server: JudgeServer, *extra: str) -> list[str]:
+def record_args(dataset: Path, out: Path, server: JudgeServer, *extra: str) -> list[str]:
     # --max-retries 0: ChatOpenAI does not retry on its own, so Ragas's retries (RunConfig) are the ones seen
-    return [*CLI, "record", str(dataset), "--out", str(out), "--openai-base-url", server.base_url, "--model",
+    return ["record", str(dataset), "--out", str(out), "--openai-base-url", server.base_url, "--model",
             server.model, "--api-key-env", KEY_ENV, "--request-timeout", "30", "--max-retries", "0", *extra]
 
 
+def record_argv(dataset: Path, out: Path, server: JudgeServer, *extra: str) -> list[str]:
+    """The command line of a recording run as its own process (the tests that signal or kill it)."""
+    return [*CLI, *record_args(dataset, out, server, *extra)]
+
+
+RECORD_ENV = {KEY_ENV: "sk-loopback-test", "SOURCE_DATE_EPOCH": EPOCH}
+
+
 def env() -> dict[str, str]:
-    return {**os.environ, KEY_ENV: "sk-loopback-test", "SOURCE_DATE_EPOCH": EPOCH}
+    return {**os.environ, **RECORD_ENV}
+
+
+def cli(args: list[str], env: dict[str, str] | None = None):
+    """``ragas-compat ARGS`` in process (CliRunner; ``stdout`` and ``stderr`` apart), where no process
+    boundary of the command is tested: Ragas still runs in its probe, a process of its own."""
+    return runner.invoke(app, args, env=env)
 
 
 @pytest.fixture(scope="module")
@@ -100,20 +114,18 @@ def recorded(server, tmp_path_factory):
     dataset = write_dataset(folder / "rag.jsonl")
     out = folder / "recorded.json"
     started = time.perf_counter()
-    proc = subprocess.run(record_argv(dataset, out, server, "--concurrency", "8", "--batch-size", "22"),
-                          env=env(), capture_output=True, text=True, timeout=600)
+    result = cli(record_args(dataset, out, server, "--concurrency", "8", "--batch-size", "22"), RECORD_ENV)
     seconds = time.perf_counter() - started
-    assert proc.returncode == 0, proc.stderr
-    return {"dataset": dataset, "out": out, "seconds": seconds, "stdout": proc.stdout, "stderr": proc.stderr}
+    assert result.exit_code == 0, result.output
+    return {"dataset": dataset, "out": out, "seconds": seconds, "stdout": result.stdout, "stderr": result.stderr}
 
 
 @pytest.fixture(scope="module")
 def replayed(recorded, tmp_path_factory):
     """``ragas-compat run`` on the recorded file: offline (the server is not involved)."""
     out = tmp_path_factory.mktemp("replay-report")
-    proc = subprocess.run([*CLI, "run", "--cases", str(recorded["out"]), "--out", str(out), "--fail-on", "none"],
-                          capture_output=True, text=True, timeout=900)
-    assert proc.returncode == 0, proc.stderr
+    result = cli(["run", "--cases", str(recorded["out"]), "--out", str(out), "--fail-on", "none"])
+    assert result.exit_code == 0, result.output
     return json.loads((out / "report.json").read_text(encoding="utf-8"))
 
 
@@ -195,9 +207,9 @@ def test_a_replay_that_differs_from_the_live_score_is_a_finding(recorded, tmp_pa
     case["recording"]["live"]["legacy:IDBasedContextPrecision"] = 0.9999999999999999
     tampered = tmp_path / "tampered.json"
     tampered.write_text(json.dumps(document), encoding="utf-8")
-    proc = subprocess.run([*CLI, "run", "--cases", str(tampered), "--out", str(tmp_path / "report"),
-                           "--metric", "id_context_precision"], capture_output=True, text=True, timeout=600)
-    assert proc.returncode == 1, proc.stdout + proc.stderr
+    result = cli(["run", "--cases", str(tampered), "--out", str(tmp_path / "report"), "--metric",
+                  "id_context_precision"])
+    assert result.exit_code == 1, result.output
     report = json.loads((tmp_path / "report" / "report.json").read_text(encoding="utf-8"))
     mismatches = [f for f in report["drift"] if f["kind"] == "replay_mismatch"]
     assert [(f["case_id"], f["target"]) for f in mismatches] == [("row-1", "legacy:IDBasedContextPrecision")]
@@ -239,16 +251,18 @@ def test_interrupted_recording_resumes_to_the_same_file(recorded, slow_second_ba
     assert 0 < len(partial["cases"]) < 22 and partial["recording"]["complete"] is False
     assert not list(tmp_path.glob(".interrupted.json.*"))
     # neither the batch size nor the concurrency is part of the recording: the rest in one batch, 8 at once
-    resumed = subprocess.run(_resume_argv(argv), env=env(), capture_output=True, text=True, timeout=600)
-    assert resumed.returncode == 0, resumed.stderr
+    # (the resumed run in process: its own process boundary is not what is tested)
+    resumed = cli(_resume_args(argv), RECORD_ENV)
+    assert resumed.exit_code == 0, resumed.output
     assert f"({len(partial['cases'])} already in interrupted.json)" in resumed.stderr
     assert out.read_bytes() == recorded["out"].read_bytes()
 
 
-def _resume_argv(argv: list[str]) -> list[str]:
-    """``argv`` (ending ``--concurrency 2 --batch-size 6``) with the rest in one batch, 8 samples at once."""
-    assert argv[-4:] == ["--concurrency", "2", "--batch-size", "6"]
-    return [*argv[:-4], "--concurrency", "8", "--batch-size", "22"]
+def _resume_args(argv: list[str]) -> list[str]:
+    """``argv`` (a subprocess's, ending ``--concurrency 2 --batch-size 6``) as in-process arguments, with the
+    rest in one batch, 8 samples at once."""
+    assert argv[:len(CLI)] == CLI and argv[-4:] == ["--concurrency", "2", "--batch-size", "6"]
+    return [*argv[len(CLI):-4], "--concurrency", "8", "--batch-size", "22"]
 
 
 def _children(pid: int) -> list[int]:
@@ -308,15 +322,16 @@ def test_a_recording_killed_with_sigkill_resumes_to_the_same_file(recorded, slow
     partial = json.loads(out.read_text(encoding="utf-8"))
     assert 0 < len(partial["cases"]) < 22 and partial["recording"]["complete"] is False
     # the rest in one batch, 8 at once: neither is part of the recording
-    resumed = subprocess.run(_resume_argv(argv), env=env(), capture_output=True, text=True, timeout=600)
-    assert resumed.returncode == 0, resumed.stderr
+    resumed = cli(_resume_args(argv), RECORD_ENV)
+    assert resumed.exit_code == 0, resumed.output
     assert out.read_bytes() == recorded["out"].read_bytes()
     assert not list(tmp_path.glob(".killed.json.*"))
 
 
 def test_one_recording_probe_serves_every_batch(tmp_path):
     """6 samples in batches of 2: one recording probe (the interpreter given as --python counts its
-    starts), the file rewritten after each batch (the progress says so), every case recorded."""
+    starts), the file rewritten after each batch (the progress says so), every case recorded. The command
+    as its own process: its launcher starts the probe early, and that one must serve the run too."""
     log = tmp_path / "starts.log"
     python = tmp_path / "python"
     python.write_text(f'#!/bin/sh\nprintf "%s\\n" "$4" >> {log}\nexec {sys.executable} "$@"\n', encoding="utf-8")
@@ -374,17 +389,17 @@ def test_a_sample_whose_judge_failed_is_not_written_and_a_rerun_records_it(tmp_p
         rows = [sample(1), sample(3), sample(13)]
         rows[1]["retrieved_contexts"] = ["BROKEN " + rows[1]["retrieved_contexts"][0]]
         dataset.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
-        argv = record_argv(dataset, tmp_path / "out.json", server, "--metric", "context_precision_with_reference")
+        args = record_args(dataset, tmp_path / "out.json", server, "--metric", "context_precision_with_reference")
         server.broken = True
-        first = subprocess.run(argv, env=env(), capture_output=True, text=True, timeout=300)
-        assert first.returncode == 1, first.stderr
+        first = cli(args, RECORD_ENV)
+        assert first.exit_code == 1, first.output
         assert "not recorded row-2: context_precision_with_reference: the judge could not be reached: " \
                "BadRequestError" in " ".join(first.stderr.split())
         partial = json.loads((tmp_path / "out.json").read_text(encoding="utf-8"))
         assert [c["id"] for c in partial["cases"]] == ["row-1", "row-3"] and partial["recording"]["complete"] is False
         server.broken = False
-        second = subprocess.run(argv, env=env(), capture_output=True, text=True, timeout=300)
-        assert second.returncode == 0, second.stderr
+        second = cli(args, RECORD_ENV)
+        assert second.exit_code == 0, second.output
         assert "recording 1 of 3 samples (2 already in out.json)" in " ".join(second.stderr.split())
         again = json.loads((tmp_path / "out.json").read_text(encoding="utf-8"))
         assert [c["id"] for c in again["cases"]] == ["row-1", "row-2", "row-3"] and again["recording"]["complete"]
@@ -421,7 +436,7 @@ def make_judge():
 '''
 
 
-def test_llm_factory_route_records_and_replays(tmp_path):
+def test_llm_factory_route_records_and_replays(tmp_path, monkeypatch):
     """--llm: a GenericFakeChatModel from the user's module; --limit 2 of 3 samples; the guard blocks
     and records a connection the factory attempts (it is not the judge's endpoint)."""
     replies = ['{"reason": "r", "verdict": 1}', '{"reason": "r", "verdict": 0}',
@@ -433,11 +448,11 @@ def test_llm_factory_route_records_and_replays(tmp_path):
     dataset.write_text("".join(json.dumps(sample(i)) + "\n" for i in (1, 5, 3)).replace("MALFORMED ", ""),
                        encoding="utf-8")
     out = tmp_path / "fake.json"
-    proc = subprocess.run([*CLI, "record", str(dataset), "--out", str(out), "--llm", "fake_judges:make_judge",
-                           "--metric", "context_precision_with_reference", "--metric", "id_context_recall",
-                           "--concurrency", "1", "--limit", "2"], cwd=tmp_path,
-                          env={**os.environ, "SOURCE_DATE_EPOCH": EPOCH}, capture_output=True, text=True, timeout=300)
-    assert proc.returncode == 0, proc.stderr
+    monkeypatch.chdir(tmp_path)  # --llm names a module of the current folder
+    proc = cli(["record", str(dataset), "--out", str(out), "--llm", "fake_judges:make_judge", "--metric",
+                "context_precision_with_reference", "--metric", "id_context_recall", "--concurrency", "1",
+                "--limit", "2"], {"SOURCE_DATE_EPOCH": EPOCH})
+    assert proc.exit_code == 0, proc.output
     document = json.loads(out.read_text(encoding="utf-8"))
     assert [c["id"] for c in document["cases"]] == ["row-1", "row-2"]
     assert [c["verdicts"]["context_precision_with_reference"] for c in document["cases"]] == [[1, 0], [0, 1]]
@@ -449,9 +464,8 @@ def test_llm_factory_route_records_and_replays(tmp_path):
     assert document["recording"]["network"] == {
         "allowed": [], "blocked": [{"call": "socket.create_connection", "address": repr(("127.0.0.1", port))}]}
     report = tmp_path / "report"
-    run = subprocess.run([*CLI, "run", "--cases", str(out), "--out", str(report), "--fail-on", "none"],
-                         capture_output=True, text=True, timeout=600)
-    assert run.returncode == 0, run.stderr
+    run = cli(["run", "--cases", str(out), "--out", str(report), "--fail-on", "none"])
+    assert run.exit_code == 0, run.output
     findings = json.loads((report / "report.json").read_text(encoding="utf-8"))["drift"]
     assert not [f for f in findings if f["kind"] == "replay_mismatch"]
 
@@ -619,9 +633,9 @@ def test_claim_list_replies_that_cannot_be_frozen_show_in_the_file_and_the_repla
     dataset.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
     out = tmp_path / "claims.json"
     with JudgeServer() as server:
-        proc = subprocess.run(record_argv(dataset, out, server, "--metric", "context_recall", "--metric",
-                                          "faithfulness"), env=env(), capture_output=True, text=True, timeout=300)
-    assert proc.returncode == 0, proc.stderr
+        proc = cli(record_args(dataset, out, server, "--metric", "context_recall", "--metric", "faithfulness"),
+                   RECORD_ENV)
+    assert proc.exit_code == 0, proc.output
     cases = {c["id"]: c for c in json.loads(out.read_text(encoding="utf-8"))["cases"]}
     recall, nli = "legacy:LLMContextRecall", "legacy:Faithfulness"
 
@@ -648,9 +662,8 @@ def test_claim_list_replies_that_cannot_be_frozen_show_in_the_file_and_the_repla
     assert "not_frozen" not in cases["recall-huge"]["recording"]
 
     report = tmp_path / "report"
-    run = subprocess.run([*CLI, "run", "--cases", str(out), "--out", str(report)], capture_output=True, text=True,
-                         timeout=600)
-    assert run.returncode == 1, run.stdout + run.stderr  # replay_mismatch is drift
+    run = cli(["run", "--cases", str(out), "--out", str(report)])
+    assert run.exit_code == 1, run.output  # replay_mismatch is drift
     document = json.loads((report / "report.json").read_text(encoding="utf-8"))
     found = {(f["case_id"], f["target"]): f["message"] for f in document["drift"] if f["kind"] == "replay_mismatch"}
     assert set(found) == {("recall-garbled", recall), ("nli-garbled", nli), ("recall-huge", recall),
@@ -675,10 +688,10 @@ def test_collections_classes_record_and_replay_bit_for_bit(server, tmp_path):
     dataset = write_dataset(tmp_path / "rag.jsonl")
     out = tmp_path / "collections.json"
     # --max-retries 1: the OpenAI client's own retry covers the FLAKY row's 429 (instructor does not retry HTTP errors)
-    argv = [*record_argv(dataset, out, server, "--concurrency", "8", "--api", "collections", "--limit", "12")]
-    argv[argv.index("--max-retries") + 1] = "1"
-    proc = subprocess.run(argv, env=env(), capture_output=True, text=True, timeout=600)
-    assert proc.returncode == 0, proc.stderr
+    args = record_args(dataset, out, server, "--concurrency", "8", "--api", "collections", "--limit", "12")
+    args[args.index("--max-retries") + 1] = "1"
+    proc = cli(args, RECORD_ENV)
+    assert proc.exit_code == 0, proc.output
     document = json.loads(out.read_text(encoding="utf-8"))
     provenance = document["recording"]
     assert provenance["judge"]["api"] == "collections"
@@ -704,9 +717,8 @@ def test_collections_classes_record_and_replay_bit_for_bit(server, tmp_path):
         empty["not_replayable"]["collections:Faithfulness"]
 
     report = tmp_path / "report"
-    run = subprocess.run([*CLI, "run", "--cases", str(out), "--out", str(report), "--fail-on", "none"],
-                         capture_output=True, text=True, timeout=900)
-    assert run.returncode == 0, run.stderr
+    run = cli(["run", "--cases", str(out), "--out", str(report), "--fail-on", "none"])
+    assert run.exit_code == 0, run.output
     replayed = json.loads((report / "report.json").read_text(encoding="utf-8"))
     rows = {(r["case_id"], r["ragas_target"]): r for r in result_rows(replayed)}
     reported = {(f["case_id"], f["target"]) for f in replayed["drift"] if f["kind"] == "replay_mismatch"}
@@ -743,7 +755,7 @@ def make_langchain_judge():
 '''
 
 
-def test_collections_factory_route_and_its_refusals(server, tmp_path):
+def test_collections_factory_route_and_its_refusals(server, tmp_path, monkeypatch):
     (tmp_path / "instructor_judges.py").write_text(
         INSTRUCTOR_FACTORY.format(base_url=server.base_url, model=server.model), encoding="utf-8")
     dataset = tmp_path / "two.jsonl"
@@ -751,7 +763,8 @@ def test_collections_factory_route_and_its_refusals(server, tmp_path):
     base = [*CLI, "record", str(dataset), "--metric", "context_recall", "--api", "collections"]
     run_env = {**os.environ, "SOURCE_DATE_EPOCH": EPOCH}
     out = tmp_path / "factory.json"
-    # the three commands are independent: run at once (each waits on its recording probe's Ragas import)
+    # the three commands are independent: run at once (each waits on its recording probe's Ragas import); the
+    # refusals as processes of their own, the recording in process beside them
     refusals = []
     for api, factory, message in (
             ("legacy", "make_judge", "the legacy classes do not take it; record the collections classes with "
@@ -762,9 +775,9 @@ def test_collections_factory_route_and_its_refusals(server, tmp_path):
         refusals.append((factory, message, subprocess.Popen(argv, cwd=tmp_path, env=run_env, stdout=subprocess.PIPE,
                                                             stderr=subprocess.PIPE, text=True)))
     try:
-        proc = subprocess.run([*base, "--out", str(out), "--llm", "instructor_judges:make_judge", "--allow-endpoint",
-                               f"127.0.0.1:{server.port}"], cwd=tmp_path, env=run_env, capture_output=True, text=True,
-                              timeout=300)
+        monkeypatch.chdir(tmp_path)  # --llm names a module of the current folder
+        proc = cli([*base[len(CLI):], "--out", str(out), "--llm", "instructor_judges:make_judge", "--allow-endpoint",
+                    f"127.0.0.1:{server.port}"], {"SOURCE_DATE_EPOCH": EPOCH})
         refused = [(factory, message, *running.communicate(timeout=300), running.returncode)
                    for factory, message, running in refusals]
     finally:
@@ -772,7 +785,7 @@ def test_collections_factory_route_and_its_refusals(server, tmp_path):
             if running.poll() is None:
                 running.kill()
                 running.communicate(timeout=30)
-    assert proc.returncode == 0, proc.stderr
+    assert proc.exit_code == 0, proc.output
     document = json.loads(out.read_text(encoding="utf-8"))
     assert document["recording"]["judge"]["factory"] == "instructor_judges:make_judge"
     assert [list(c["recording"]["live"]) for c in document["cases"]] == [["collections:ContextRecall"]] * 2
