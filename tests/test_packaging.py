@@ -152,29 +152,6 @@ def test_cli_works_from_an_empty_folder(installed, empty):
     assert sorted(p.name for p in empty.iterdir()) == ["ragas-compat-report"]  # nothing else written
 
 
-def test_a_users_test_with_the_fixture_works(installed, empty):
-    write_suite(empty / "cases.json")
-    write_suite(empty / "cases_two.json", [JUDGE_SAID_TWO])
-    (empty / "mine.toml").write_text(
-        '[[case]]\ncase = "judge-said-two"\ntargets = ["collections:ContextRecall"]\n'
-        'classification = "divergence"\nallow_out_of_range = true\n'
-        'reason = "our judge sometimes answers 2; we know recall goes above 1 there"\n')
-    (empty / "test_ragas_semantics.py").write_text(
-        "import pytest\n\n\n"
-        "def test_pin_rules(ragas_compat):\n"
-        "    audit = ragas_compat.check('cases.json')\n"
-        "    assert audit.rows and 'ragas' not in __import__('sys').modules\n\n\n"
-        "def test_own_expectations(ragas_compat):\n"
-        "    ragas_compat.check('cases_two.json', 'mine.toml')\n\n\n"
-        "def test_drift_without_them(ragas_compat):\n"
-        "    with pytest.raises(AssertionError, match=\"out_of_range: case 'judge-said-two'\"):\n"
-        "        ragas_compat.check('cases_two.json')\n")
-    result = run([str(installed / "python"), "-m", "pytest", "-q", "-p", "no:cacheprovider",
-                  "test_ragas_semantics.py"], empty)
-    assert result.returncode == 0, result.stdout + result.stderr
-    assert "3 passed" in result.stdout
-
-
 FOREIGN_TEST = '''\
 import harness
 from harness.tools import double
@@ -203,12 +180,47 @@ def a_project_with_its_own_harness(folder: Path) -> Path:
     return folder
 
 
-def test_pytest_starts_in_a_project_with_its_own_harness_package(installed, empty):
+USERS_TEST = """\
+import sys
+
+import pytest
+
+
+def test_pin_rules(ragas_compat):
+    audit = ragas_compat.check('cases.json')
+    assert audit.rows and 'ragas' not in sys.modules
+
+
+def test_own_expectations(ragas_compat):
+    ragas_compat.check('cases_two.json', 'mine.toml')
+
+
+def test_drift_without_them(ragas_compat):
+    with pytest.raises(AssertionError, match="out_of_range: case 'judge-said-two'"):
+        ragas_compat.check('cases_two.json')
+"""
+
+
+def test_pytest_starts_in_a_project_with_its_own_harness_package_and_a_users_fixture_tests_pass(installed, empty):
     """The ``pytest11`` entry loads ``ragas_compat.pytest_plugin``: a project's own ``harness/`` package
-    neither hides the plugin (pytest would not start) nor is hidden by it."""
+    neither hides the plugin (pytest would not start) nor is hidden by it; and in that project (one
+    pytest run for both), a user's tests using the ``ragas_compat`` fixture pass with and without an
+    expectations file."""
     project = a_project_with_its_own_harness(empty)
-    result = run([str(installed / "python"), "-m", "pytest", "-q", "-p", "no:cacheprovider", "tests"], project,
-                 timeout=300)
+    tests = project / "tests"
+    write_suite(tests / "cases.json")
+    write_suite(tests / "cases_two.json", [JUDGE_SAID_TWO])
+    (tests / "mine.toml").write_text(
+        '[[case]]\ncase = "judge-said-two"\ntargets = ["collections:ContextRecall"]\n'
+        'classification = "divergence"\nallow_out_of_range = true\n'
+        'reason = "our judge sometimes answers 2; we know recall goes above 1 there"\n')
+    (tests / "test_ragas_semantics.py").write_text(USERS_TEST)
+    result = run([str(installed / "python"), "-m", "pytest", "-q", "-p", "no:cacheprovider", "-rA", "tests"],
+                 project)
     assert "Error while loading plugin" not in result.stdout + result.stderr, result.stdout + result.stderr
     assert result.returncode == 0, result.stdout + result.stderr
-    assert "2 passed" in result.stdout
+    assert "5 passed" in result.stdout
+    for name in ("test_theirs.py::test_their_harness_is_theirs", "test_theirs.py::test_the_ragas_compat_plugin_is_loaded",
+                 "test_ragas_semantics.py::test_pin_rules", "test_ragas_semantics.py::test_own_expectations",
+                 "test_ragas_semantics.py::test_drift_without_them"):
+        assert f"PASSED tests/{name}" in result.stdout, (name, result.stdout)
