@@ -5,7 +5,11 @@ subprocess with this interpreter: Ragas is never imported into the test process)
 suite's samples, judged by a scripted OpenAI-compatible server on 127.0.0.1 (``record_judge_server``),
 and saved the way the README tells a user to (``ragas_traces`` as ``model_dump(mode="json")``,
 ``to_pandas()`` as CSV and Parquet). ``FailOnceJudge`` makes the first context-precision and the first
-NLI reply unparseable once, so Ragas's fix_output_format retry runs and fixes them.
+NLI reply unparseable once, so Ragas's fix_output_format retry runs and fixes them. The clean run takes the
+first ``CLEAN_ROWS`` samples: over all 141 (3.5 times the Ragas work) the audit-run reader ran the same lines
+and graded the same kinds of line. ``audit-run`` and ``run`` run in this process (typer's CliRunner: a
+subprocess would only add an interpreter start and the CLI's imports; the replay's probe is a subprocess
+either way).
 
 ``tests/data/audit_run/small/`` is such a run (two samples, the fail-once judge), kept so the input-error
 tests need no Ragas: regenerate it with ``python tests/test_audit_run.py``. It also holds the run's
@@ -25,13 +29,17 @@ import sys
 from pathlib import Path
 
 import pytest
+from click.testing import Result
+from typer.testing import CliRunner
 
+from ragas_compat.cli.app import app
 from ragas_compat.errors import HarnessInputError
 from ragas_compat.tools.audit_run.audit import plan_audit
 from ragas_compat.tools.audit_run.rebuild import REDERIVABLE
 from ragas_compat.values import decode_ragas_value
 
 sys.path.insert(0, str(Path(__file__).parent))
+from conftest import built_once
 from record_judge_server import JudgeServer, parse_prompt
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -39,7 +47,7 @@ DATA = Path(__file__).parent / "data" / "audit_run"
 GENERATOR = DATA / "evaluate_and_save.py"
 SMALL = DATA / "small"
 BUNDLED = ROOT / "harness" / "cases" / "suites" / "default.json"
-CLI = [sys.executable, "-m", "ragas_compat"]
+CLEAN_ROWS = 40
 METRICS = ("context_precision", "llm_context_precision_without_reference", "context_recall", "faithfulness")
 UNPARSEABLE = "UNPARSEABLE-ONCE"
 
@@ -75,12 +83,18 @@ def evaluate_and_save(out: Path, judge: JudgeServer, *args: str) -> Path:
     return out
 
 
-def audit(tmp: Path, traces: Path, *args: str, timeout: float = 600) -> tuple[subprocess.CompletedProcess, dict | None]:
-    proc = subprocess.run([*CLI, "audit-run", str(traces), "--cases-out", str(tmp / "cases.json"), "--out",
-                           str(tmp / "report"), "--format", "json", "--workers", "2", *args],
-                          capture_output=True, text=True, timeout=timeout, cwd=tmp)
-    doc = json.loads(proc.stdout) if proc.returncode in (0, 1) else None
-    return proc, doc
+def cli(*args: str) -> Result:
+    """``ragas-compat ARGS`` run in this process."""
+    return CliRunner().invoke(app, list(args))
+
+
+def audit(tmp: Path, traces: Path, *args: str) -> tuple[Result, dict | None]:
+    """``audit-run`` run in this process from ``tmp``."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.chdir(tmp)
+        result = cli("audit-run", str(traces), "--cases-out", str(tmp / "cases.json"), "--out", str(tmp / "report"),
+                     "--format", "json", "--workers", "2", *args)
+    return result, (json.loads(result.stdout) if result.exit_code in (0, 1) else None)
 
 
 def csv_scores(path: Path) -> list[dict[str, float]]:
@@ -95,15 +109,19 @@ def bits(value: float) -> bytes:
 @pytest.fixture(scope="module")
 def clean_run(tmp_path_factory) -> Path:
     with JudgeServer() as judge:
-        return evaluate_and_save(tmp_path_factory.mktemp("clean-run"), judge)
+        return evaluate_and_save(tmp_path_factory.mktemp("clean-run"), judge, "--first", str(CLEAN_ROWS))
+
+
+def evaluate_with_retries(out: Path) -> None:
+    with FailOnceJudge() as judge:
+        evaluate_and_save(out, judge, "--first", "8", "--only-complete")
+        assert sorted(judge.failed) == ["context_precision", "nli"]
 
 
 @pytest.fixture(scope="module")
 def retry_run(tmp_path_factory) -> Path:
-    with FailOnceJudge() as judge:
-        out = evaluate_and_save(tmp_path_factory.mktemp("retry-run"), judge, "--first", "8", "--only-complete")
-        assert sorted(judge.failed) == ["context_precision", "nli"]
-    return out
+    """Made once per test run (pytest-xdist's workers share it); read by two tests."""
+    return built_once(tmp_path_factory, "audit-run-retry", evaluate_with_retries)
 
 
 def check_round_trip(run: Path, doc: dict) -> list[dict]:
@@ -139,7 +157,12 @@ def test_clean_run_over_the_bundled_samples_round_trips(clean_run, tmp_path):
                       "--dataset", str(clean_run / "dataset.jsonl"))
     assert doc is not None, proc.stderr
     lines = check_round_trip(clean_run, doc)
-    assert proc.returncode == (1 if doc["findings"] else 0)
+    assert proc.exit_code == (1 if doc["findings"] else 0)
+    # the samples hold a NaN (a mean over a subset of the rows) and rows of no, one and several contexts
+    assert any(math.isnan(score) for row in csv_scores(clean_run / "scores.csv") for score in row.values())
+    contexts = {len(json.loads(line)["retrieved_contexts"])
+                for line in (clean_run / "dataset.jsonl").read_text().splitlines()}
+    assert {0, 1} < contexts, contexts
     assert doc["grades"]["not rebuilt"] == 0
     # the dataset's ids name the cases; the case file is an ordinary one
     ids = [json.loads(line)["id"] for line in (clean_run / "dataset.jsonl").read_text().splitlines()]
@@ -155,21 +178,27 @@ def test_fix_output_format_retry_is_rederivable_and_run_replays_the_case_file(re
     proc, doc = audit(tmp_path, retry_run / "traces.json", "--scores", str(retry_run / "scores.csv"))
     assert doc is not None, proc.stderr
     lines = check_round_trip(retry_run, doc)
-    assert proc.returncode == 0, doc["findings"]
+    assert proc.exit_code == 0, doc["findings"]
     retried = [line for line in lines if line["note"] and "fix_output_format" in line["note"]]
     assert {line["metric"] for line in retried} >= {"faithfulness"}
     assert any(line["metric"] in METRICS[:2] for line in retried)
     assert all(line["grade"] == REDERIVABLE for line in lines)
-    # the Parquet table gives the same audit
-    parquet_dir = tmp_path / "parquet"
-    parquet_dir.mkdir()
-    proc2, doc2 = audit(parquet_dir, retry_run / "traces.json", "--scores", str(retry_run / "scores.parquet"))
-    assert proc2.returncode == 0 and doc2["lines"] == doc["lines"] and doc2["means"] == doc["means"]
+    # the Parquet table gives the same audit: audit-run reads the table only in plan_audit, and the plans are
+    # the same (the case file, every grade, every reported and recorded score bit for bit)
+    by_csv = plan_audit(retry_run / "traces.json", retry_run / "scores.csv")
+    by_parquet = plan_audit(retry_run / "traces.json", retry_run / "scores.parquet")
+    assert by_parquet.table.source.endswith("scores.parquet")
+    assert json.loads(by_parquet.text)["cases"] == json.loads(by_csv.text)["cases"]
+    assert (by_parquet.graded, by_parquet.columns, by_parquet.case_ids) == (by_csv.graded, by_csv.columns, by_csv.case_ids)
+    for scores in ("reported", "recorded"):
+        assert {k: bits(v) for k, v in getattr(by_parquet, scores).items()} == \
+            {k: bits(v) for k, v in getattr(by_csv, scores).items()}
+    assert len(by_parquet.reported) == len(lines)
     # run takes the case file from there: every reported score is a live score it reproduces
-    proc3 = subprocess.run([*CLI, "run", "--cases", str(tmp_path / "cases.json"), "--out", str(tmp_path / "rerun"),
-                            "--format", "json", "--workers", "2"], capture_output=True, text=True, timeout=600)
-    assert proc3.returncode == 0, proc3.stdout[-2000:] + proc3.stderr[-2000:]
-    replay = json.loads(proc3.stdout)["replay"]
+    rerun = cli("run", "--cases", str(tmp_path / "cases.json"), "--out", str(tmp_path / "rerun"), "--format", "json",
+                "--workers", "2")
+    assert rerun.exit_code == 0, rerun.stdout[-2000:] + rerun.stderr[-2000:]
+    replay = json.loads(rerun.stdout)["replay"]
     assert replay["live"] == replay["reproduced"] == len(lines)
 
 
@@ -185,10 +214,9 @@ def test_an_edited_reported_score_is_caught(retry_run, tmp_path):
         writer.writeheader()
         writer.writerows(rows)
     # one run in the terminal's format: it names the row; audit-run.json holds what --format json prints
-    proc = subprocess.run([*CLI, "audit-run", str(retry_run / "traces.json"), "--scores", str(edited),
-                           "--cases-out", str(tmp_path / "c2.json"), "--out", str(tmp_path / "r2"), "--workers", "2"],
-                          capture_output=True, text=True, timeout=600)
-    assert proc.returncode == 1, proc.stderr
+    proc = cli("audit-run", str(retry_run / "traces.json"), "--scores", str(edited), "--cases-out",
+               str(tmp_path / "c2.json"), "--out", str(tmp_path / "r2"), "--workers", "2")
+    assert proc.exit_code == 1, proc.stderr
     assert f"row {edited_row}, faithfulness" in " ".join(proc.stdout.split())
     doc = json.loads((tmp_path / "r2" / "audit-run.json").read_text(encoding="utf-8"))
     kinds = {(f["kind"], f["row"], f["metric"]) for f in doc["findings"]}
@@ -208,13 +236,15 @@ def test_small_run_plans_without_ragas():
     assert len(planned.traces.rows) == 2
     assert {g.grade for g in planned.graded} == {REDERIVABLE}
     assert any(g.note and "fix_output_format" in g.note for g in planned.graded)
-    # planning imports no Ragas: checked in a fresh interpreter (this process may hold Ragas from other tests)
-    for traces in ("traces.json", "langsmith.json"):
-        code = ("import sys\nfrom ragas_compat.tools.audit_run.audit import plan_audit\n"
-                f"plan_audit({str(SMALL / traces)!r}, {str(SMALL / 'scores.csv')!r})\n"
-                "print(sorted(m for m in sys.modules if m.split('.')[0] == 'ragas'))")
-        proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
-        assert (proc.returncode, proc.stdout.strip()) == (0, "[]"), (traces, proc.stderr[-2000:])
+    # planning imports no Ragas: checked in a fresh interpreter (this process may hold Ragas from other tests),
+    # one for both inputs (after each, the Ragas modules loaded so far)
+    code = ("import sys\nfrom ragas_compat.tools.audit_run.audit import plan_audit\n"
+            "for traces in ('traces.json', 'langsmith.json'):\n"
+            f"    plan_audit({str(SMALL)!r} + '/' + traces, {str(SMALL / 'scores.csv')!r})\n"
+            "    print(traces, sorted(m for m in sys.modules if m.split('.')[0] == 'ragas'))")
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert (proc.returncode, proc.stdout.splitlines()) == (0, ["traces.json []", "langsmith.json []"]), \
+        proc.stdout + proc.stderr[-2000:]
 
 
 @pytest.mark.parametrize("cut", [0.3, 0.6, 0.97])
@@ -233,10 +263,9 @@ def test_truncated_dump_exits_2_and_writes_nothing(tmp_path):
     run = small_copy(tmp_path)
     text = (run / "traces.json").read_text()
     (run / "traces.json").write_text(text[: len(text) // 2])
-    proc = subprocess.run([*CLI, "audit-run", str(run / "traces.json"), "--scores", str(run / "scores.csv"),
-                           "--cases-out", str(tmp_path / "cases.json"), "--out", str(tmp_path / "report")],
-                          capture_output=True, text=True, timeout=120)
-    assert proc.returncode == 2, proc.stderr
+    proc = cli("audit-run", str(run / "traces.json"), "--scores", str(run / "scores.csv"), "--cases-out",
+               str(tmp_path / "cases.json"), "--out", str(tmp_path / "report"))
+    assert proc.exit_code == 2, proc.stderr
     error = " ".join(proc.stderr.split())
     assert "traces.json: row " in error and "truncated" in error and '$["' in error
     assert not (tmp_path / "cases.json").exists() and not (tmp_path / "report").exists()
