@@ -4,6 +4,8 @@
   and marker, including overlapping occurrences and markers absent or empty;
 - a PromptBook's template digest, taken once per distinct head, is ``prompt_hash.template_digest`` of
   that head on every asking, whether the head repeats or changes;
+- a frozen reply's text (``reply_text``, remembered for flat replies) is ``json.dumps(reply,
+  ensure_ascii=False)``, for replies whose values Python finds equal but JSON writes otherwise;
 - a prompt input's lookup key (``content_key``) is equal for two inputs exactly when their canonical JSON
   texts are;
 - ``split_layout`` splitting a prompt at a head it met before (``known_head``) gives what trying each
@@ -19,7 +21,14 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from ragas_compat.probe.judge import prompt_layouts
-from ragas_compat.probe.judge.prompt_book import INPUT_MARKER, OUTPUT_SUFFIX, PromptBook, canonical, content_key
+from ragas_compat.probe.judge.prompt_book import (
+    INPUT_MARKER,
+    OUTPUT_SUFFIX,
+    PromptBook,
+    canonical,
+    content_key,
+    reply_text,
+)
 from ragas_compat.probe.judge.prompt_layouts import CURRENT, LAYOUTS, LayoutMismatch, last_index, split_layout
 from ragas_compat.probe.prompt_hash import template_digest
 
@@ -151,3 +160,12 @@ def test_a_content_key_is_equal_exactly_when_the_canonical_text_is(first: object
     second = lookalike(first) if alike else other
     assert (content_key(first) == content_key(second)) == (canonical(first) == canonical(second))
     assert hash(content_key(first)) == hash(content_key(first))
+
+
+@example([{"reason": "r", "verdict": 1}, {"reason": "r", "verdict": True}, {"verdict": 1, "reason": "r"},
+          {"reason": "r", "verdict": 1.0}, {"reason": "r", "verdict": -0.0}, {"reason": "r", "verdict": 0.0}])
+@given(st.lists(json_values | st.dictionaries(st.sampled_from(["reason", "verdict"]), json_values, max_size=2),
+                max_size=6))
+def test_a_reply_text_is_the_reply_s_json_whatever_was_encoded_before(replies: list) -> None:
+    for reply in replies + [lookalike(reply) for reply in replies] + replies:
+        assert reply_text(reply) == json.dumps(reply, ensure_ascii=False)

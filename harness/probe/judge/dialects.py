@@ -181,11 +181,24 @@ class AliasedPrompts(PromptAdapter):
         holds: derived input fields filled or ignored, and flat statement/claim lists nested as its
         output model nests them (:func:`nested_reply`)."""
         prompt = self.resolved.get(kind)
-        input_fields = getattr(getattr(prompt, "input_model", None), "model_fields", None)
+        input_fields = model_fields(getattr(prompt, "input_model", None))
         if input_fields is None and isinstance(getattr(prompt, "input_keys", None), list):  # a 0.1.x Prompt
             input_fields = dict.fromkeys(prompt.input_keys)
         if input_fields is None or not isinstance(prompt_input, dict):
             return prompt_input, replies
+        if prompt_input.keys() == input_fields.keys():  # the model's fields exactly (most prompts): as given
+            shaped = dict(prompt_input)
+        else:
+            shaped = self._shaped(book, kind, prompt_input, input_fields)
+        output_model = getattr(prompt, "output_model", None)
+        if output_model is None and getattr(prompt, "output_key", None):  # a 0.1.x Prompt: shaped as its example
+            example = next((e.get(prompt.output_key) for e in getattr(prompt, "examples", None) or []
+                            if isinstance(e, dict)), None)
+            return shaped, [reply_like_example(reply, example) for reply in replies]
+        return shaped, [nested_reply(reply, output_model) for reply in replies]
+
+    def _shaped(self, book: t.Any, kind: str, prompt_input: dict, input_fields: t.Any) -> dict:
+        """The expected input of a ``kind`` prompt whose input model has the fields ``input_fields``."""
         # a field this generation's input model does not have is not rendered (0.2.x AspectCritic shows
         # its judge no contexts): it is not part of the key
         shaped = {name: value for name, value in prompt_input.items() if name in input_fields}
@@ -199,17 +212,29 @@ class AliasedPrompts(PromptAdapter):
                 shaped[name] = getattr(self.metric, FILLED_FROM_INSTANCE[name])
             elif name in DERIVED_BY_RAGAS:
                 book.ignore_fields(kind, [name])
-        output_model = getattr(prompt, "output_model", None)
-        if output_model is None and getattr(prompt, "output_key", None):  # a 0.1.x Prompt: shaped as its example
-            example = next((e.get(prompt.output_key) for e in getattr(prompt, "examples", None) or []
-                            if isinstance(e, dict)), None)
-            return shaped, [reply_like_example(reply, example) for reply in replies]
-        return shaped, [nested_reply(reply, output_model) for reply in replies]
+        return shaped
 
 
 def _list_item(annotation: t.Any) -> t.Any:
     """``X`` for ``list[X]`` / ``List[X]``, else None."""
     return t.get_args(annotation)[0] if t.get_origin(annotation) is list and t.get_args(annotation) else None
+
+
+def model_fields(model: t.Any) -> t.Any:
+    """``model.model_fields`` (None without), looked up once per model class (a pydantic class property,
+    read for every prompt a script expects)."""
+    if not isinstance(model, type):
+        return getattr(model, "model_fields", None)
+    try:
+        return _MODEL_FIELDS[model]
+    except KeyError:
+        fields = _MODEL_FIELDS[model] = getattr(model, "model_fields", None)
+        return fields
+    except TypeError:  # a class that cannot be a key
+        return getattr(model, "model_fields", None)
+
+
+_MODEL_FIELDS: dict[type, t.Any] = {}
 
 
 def nested_reply(reply: t.Any, output_model: t.Any) -> t.Any:
@@ -221,7 +246,7 @@ def nested_reply(reply: t.Any, output_model: t.Any) -> t.Any:
       ``sentences: [{sentence_index, simpler_statements}]``): one item, index 0, holding them all.
 
     A reply the model already accepts by name, or any other shape, is returned unchanged."""
-    fields = getattr(output_model, "model_fields", None)
+    fields = model_fields(output_model)
     if not isinstance(reply, dict) or not fields or set(reply) <= set(fields) or len(reply) != 1 or len(fields) != 1:
         return reply
     (items,) = reply.values()

@@ -63,6 +63,31 @@ _reply_text = json.JSONEncoder(ensure_ascii=False).encode  # = json.dumps(value,
 _head_digest = functools.lru_cache(maxsize=256)(template_digest)
 
 
+_REPLY_SCALARS = (str, int, bool, type(None))  # JSON writes equal values of one of these types alike (not float: -0.0)
+_reply_texts: dict[tuple, str] = {}  # reply_text's memory of flat replies
+REPLY_TEXTS_KEPT = 4096
+
+
+def reply_text(reply: object) -> str:
+    """``json.dumps(reply, ensure_ascii=False)``, the text a frozen reply is given as. A flat reply (an object
+    of text, integer, boolean and null fields: most scripted replies, ``{"reason": ..., "verdict": 1}``) is
+    encoded once and remembered under its fields, their types and their order (all that its text depends on)."""
+    if type(reply) is not dict:
+        return _reply_text(reply)
+    key = []
+    for name, value in reply.items():
+        if type(name) is not str or type(value) not in _REPLY_SCALARS:
+            return _reply_text(reply)
+        key += (name, type(value), value)
+    memo = tuple(key)
+    text = _reply_texts.get(memo)
+    if text is None:
+        if len(_reply_texts) >= REPLY_TEXTS_KEPT:
+            _reply_texts.clear()
+        text = _reply_texts[memo] = _reply_text(reply)
+    return text
+
+
 def canonical(obj: object) -> str:
     """A stable text form of a JSON value, used as a lookup key."""
     return _canonical_text(obj)
@@ -73,8 +98,12 @@ def content_key(obj: object) -> object:
     keys exactly when their :func:`canonical` texts are equal. An object of text fields (most prompts'
     input) is keyed by its sorted items, which is cheaper to make than its JSON text; anything else by its
     :func:`canonical` text (a key of another type, never equal to an items key)."""
-    if type(obj) is dict and all(type(key) is str and type(value) is str for key, value in obj.items()):
-        return tuple(sorted(obj.items()))
+    if type(obj) is dict:
+        for key, value in obj.items():
+            if type(key) is not str or type(value) is not str:
+                break
+        else:
+            return tuple(sorted(obj.items()))
     return _canonical_text(obj)
 
 
@@ -208,7 +237,7 @@ class PromptBook:
         known = self._kinds.setdefault(instruction, kind)
         if known != kind:
             raise ValueError(f"instruction registered for both {known!r} and {kind!r}")
-        self._add((kind, content_key(prompt_input)), _reply_text(reply), label, row)
+        self._add((kind, content_key(prompt_input)), reply_text(reply), label, row)
 
     def expect_raw(self, kind: str, instruction: str, prompt_input: dict, text: str,
                    label: str, row: object | None = None) -> None:
@@ -328,7 +357,9 @@ class PromptBook:
             self._entries[(kind, content_key(prompt_input))].in_order = True
 
     def _add(self, key: tuple[str, object], reply_text: str, label: str, row: object | None = None) -> None:
-        entry = self._entries.setdefault(key, _Entry(label=label))
+        entry = self._entries.get(key)
+        if entry is None:
+            entry = self._entries[key] = _Entry(label=label)
         entry.replies.append(reply_text)
         entry.rows.append(row)
 
