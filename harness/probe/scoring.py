@@ -49,8 +49,15 @@ from .targets import Target, TargetNotScripted, TargetUnavailable
 
 def _probe_module(name: str) -> types.ModuleType:
     """A probe module (e.g. a judge stub, which imports Ragas; ``name`` relative to the package), imported
-    on first use."""
-    return importlib.import_module(f"{__package__}.{name}")
+    on first use (then taken from memory: it is looked up for every scored pair; an import that failed is
+    tried again)."""
+    module = _PROBE_MODULES.get(name)
+    if module is None:
+        module = _PROBE_MODULES[name] = importlib.import_module(f"{__package__}.{name}")
+    return module
+
+
+_PROBE_MODULES: dict[str, types.ModuleType] = {}
 
 
 def _new_result(case: dict, target: Target) -> ProbeResult:
@@ -179,7 +186,7 @@ def adapt_inputs(sample_cls: type | None, inputs: dict) -> tuple[t.Any, list[str
     (it would silently drop the others, so they are reported as dropped), or - without
     SingleTurnSample (0.1.x) - a row dict under that version's names."""
     if sample_cls is not None:
-        declared = getattr(sample_cls, "model_fields", None) or getattr(sample_cls, "__fields__", {})
+        declared = _declared_fields(sample_cls)
         accepted = [f for f in inputs if f in declared]
         return (sample_cls(**{f: inputs[f] for f in accepted}), accepted,
                 [f for f in inputs if f not in declared])
@@ -188,13 +195,25 @@ def adapt_inputs(sample_cls: type | None, inputs: dict) -> tuple[t.Any, list[str
             [f for f in inputs if f not in ROW_NAMES_0_1])
 
 
+def _declared_fields(sample_cls: type) -> t.Any:
+    """The fields ``sample_cls`` (SingleTurnSample) declares: pydantic's ``model_fields`` (v1: ``__fields__``),
+    looked up once per class (a pydantic class property, read for every scored pair)."""
+    declared = _DECLARED.get(sample_cls)
+    if declared is None:
+        declared = _DECLARED[sample_cls] = getattr(sample_cls, "model_fields", None) or getattr(sample_cls, "__fields__", {})
+    return declared
+
+
+_DECLARED: dict[type, t.Any] = {}
+
+
 def sample_renames(sample_cls: type | None, names: t.Sequence[tuple[str, str]], inputs: dict) -> dict[str, str]:
     """``{case field: name}`` for each input this Ragas's SingleTurnSample declares under another name
     (``Target.sample_names``: Ragas 0.2.0-0.2.5 declare ``rubric`` where later releases declare ``rubrics``):
     the field is absent from the sample's fields and the name is one of them."""
     if sample_cls is None:
         return {}
-    declared = getattr(sample_cls, "model_fields", None) or getattr(sample_cls, "__fields__", {})
+    declared = _declared_fields(sample_cls)
     return {field: name for field, name in names if field in inputs and field not in declared and name in declared}
 
 
