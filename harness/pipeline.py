@@ -15,6 +15,7 @@ from typing import Any
 
 import ragas_compat
 from ragas_compat.cases import Suite, load_cases, load_default_suite
+from ragas_compat.cases.loader import raw_object
 from ragas_compat.compare.audit import Audit, build_audit
 from ragas_compat.compare.bless import write_blessed
 from ragas_compat.compare.expectations import Expectations, load_expectations
@@ -159,10 +160,11 @@ def run_audit(suite: Suite, expectations: Expectations, source: RagasSource, *, 
     are computed while the probe runs. Without ``keep_output`` the probe's results are classified as
     they are read, one at a time, and the returned probe output has none. Raises RagasUnavailable
     (exit 3)."""
-    cases = [case.raw for case in suite.cases]
     references = ReferenceBook()
     with started or StartedProbe(python=python, sys_path_prefix=source.sys_path_prefix, timeout=timeout) as own:
-        own.submit(cases, targets=targets_of(metrics), evaluate=True if evaluate else None, workers=workers)
+        # the raw objects as one list only while the request is written (a packed suite's: unpacked copies)
+        own.submit([raw_object(case) for case in suite.cases], targets=targets_of(metrics),
+                   evaluate=True if evaluate else None, workers=workers)
         references.fill(suite, metrics)  # here, while the probe imports Ragas and scores
         host = host_provenance()  # and this (the oracles are imported by now)
         probe = own.result(on_progress, streamed=not keep_output)

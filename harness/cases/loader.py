@@ -51,14 +51,16 @@ that, the same schema, checks and limits per case, every problem naming the file
 from __future__ import annotations
 
 import copy
+import dataclasses
 import difflib
 import io
 import json
+import marshal
 import re
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 from types import MappingProxyType
-from typing import Any
+from typing import Any, ClassVar
 
 import jsonschema
 
@@ -867,3 +869,73 @@ def load_default_suite() -> Suite:
     """The bundled default suite (package data ``harness/cases/suites/default.json``)."""
     text = package_text(DEFAULT_SUITE)
     return parse_suite_text(text, DEFAULT_SUITE_SOURCE)
+
+
+class PackedRaw(Mapping):
+    """A case's raw JSON object kept packed (``marshal``: exact types, key order and values; about a
+    third of the parsed object's size) and read as a read-only mapping, unpacked when a value is read.
+    A large run holds its cases' raw objects this way once the probe's request is written (``packed``):
+    after that only a few fields are read (the inputs Ragas received, a recording, judge scripts), and
+    for one case at a time, so the last object unpacked is kept (one slot for all: a case's rows
+    unpack it once). The keys are kept apart (one frozenset for every object with the same keys), so
+    asking for a key the object lacks (most cases hold no ``recording``) unpacks nothing."""
+
+    __slots__ = ("_data", "_keys")
+    _last: ClassVar[tuple[object, dict[str, Any]] | None] = None  # (the PackedRaw last unpacked, its object)
+    _key_sets: ClassVar[dict[frozenset[str], frozenset[str]]] = {}
+
+    def __init__(self, raw: dict[str, Any]) -> None:
+        self._data = marshal.dumps(raw)
+        keys = frozenset(raw)
+        self._keys = PackedRaw._key_sets.setdefault(keys, keys)
+
+    def unpack(self) -> dict[str, Any]:
+        """The raw object, a new copy (for a probe request, or a caller that changes it)."""
+        return marshal.loads(self._data)
+
+    def _object(self) -> dict[str, Any]:
+        last = PackedRaw._last
+        if last is not None and last[0] is self:
+            return last[1]
+        unpacked = marshal.loads(self._data)
+        PackedRaw._last = (self, unpacked)
+        return unpacked
+
+    def __getitem__(self, key: str) -> Any:
+        if key not in self._keys:
+            raise KeyError(key)
+        return self._object()[key]
+
+    def get(self, key: str, default: Any = None) -> Any:
+        return self._object()[key] if key in self._keys else default
+
+    def __contains__(self, key: object) -> bool:
+        return key in self._keys
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._object())
+
+    def __len__(self) -> int:
+        return len(self._keys)
+
+    def __repr__(self) -> str:
+        return f"PackedRaw({self._object()!r})"
+
+
+def raw_object(case: Case) -> dict[str, Any]:
+    """``case.raw`` as a JSON object (a packed one unpacked: a new copy)."""
+    return case.raw.unpack() if isinstance(case.raw, PackedRaw) else case.raw
+
+
+def packed(suite: Suite) -> Suite:
+    """``suite`` with each case's raw object packed (``PackedRaw``): for a run that has written its
+    probe request and reads the raw objects only field by field after that. The cases are otherwise
+    the same (equal: ``raw`` is not compared). A raw object ``marshal`` cannot pack stays as it is."""
+    def pack(case: Case) -> Case:
+        if isinstance(case.raw, PackedRaw):
+            return case
+        try:
+            return dataclasses.replace(case, raw=PackedRaw(case.raw))
+        except ValueError:  # an object marshal refuses (not one of its exact types)
+            return case
+    return Suite(suite.name, suite.source, tuple(pack(case) for case in suite.cases))

@@ -27,6 +27,7 @@ from rich.progress import (
 )
 from rich.table import Table
 
+from ragas_compat.cases.loader import packed
 from ragas_compat.cli.common import (
     case_judge_calls_option,
     case_memory_option,
@@ -254,6 +255,8 @@ def run(
                                f"written to {shown(path)} (merge the {part.count} shards with `ragas-compat merge`)",
                                highlight=False)
             raise typer.Exit(0)
+        # the cases' raw objects are read whole only for the probe's request: packed, they take a third
+        suite = packed(suite)
         with scoring_progress(enabled=not quiet and output is OutputFormat.TABLE) as on_progress:
             audit = run_audit(suite, loaded_expectations, source, python=python, timeout=timeout,
                               metrics=selected or None, workers=workers, started=started,

@@ -15,7 +15,7 @@ from typing import Any
 
 from ragas_compat.cases import Case, Suite
 from ragas_compat.compare.api_paths import PathPair, path_expectation_problems, path_pairs
-from ragas_compat.compare.classify import classify
+from ragas_compat.compare.classify import Diagnosis, classify
 from ragas_compat.compare.dataset_level import DatasetLevel, from_probe
 from ragas_compat.compare.expectations import IDENTICAL, Expectations
 from ragas_compat.compare.findings import Finding, findings, pair_findings, row_findings
@@ -128,14 +128,20 @@ def with_received_inputs(spec: MetricSpec, case: Case, reference: ReferenceOutco
 
 class _Shared:
     """One object for equal values across the probe's results (a case's received inputs, warning texts,
-    class names), so the rows of a large suite hold each once instead of once per row."""
+    class names, classifications with their explanation), so the rows of a large suite hold each once
+    instead of once per row."""
 
     def __init__(self) -> None:
         self._texts: dict[str, str] = {}
         self._values: dict[str, Any] = {}
+        self._diagnoses: dict[Diagnosis, Diagnosis] = {}
 
     def text(self, text: str) -> str:
         return self._texts.setdefault(text, text)
+
+    def diagnosis(self, diagnosis: Diagnosis) -> Diagnosis:
+        """``diagnosis`` or an equal one seen before (the same classification and explanation)."""
+        return self._diagnoses.setdefault(diagnosis, diagnosis)
 
     def value(self, value: Any) -> Any:
         """``value`` (JSON data) or an equal one seen before: same JSON text (key order too) and type."""
@@ -174,7 +180,7 @@ def build_audit(suite: Suite, probe_output: dict[str, Any], expectations: Expect
                 received=received,
                 ragas_value=ragas_value,
                 reference=reference,
-                classification=classify(ragas_value, reference),
+                classification=shared.diagnosis(classify(ragas_value, reference)),
                 expected=IDENTICAL,
                 prompts=result.get("prompts"),
                 expected_prompts=result.get("expected_prompts"),

@@ -181,6 +181,11 @@ class Rule:
                 and matches_any(subject.metric, self.metrics) and self.when.holds(subject))
 
     def expectation(self) -> Expectation:
+        """The expectation of every row or pair the rule explains: one object, shared by them all."""
+        return self._expectation
+
+    @cached_property
+    def _expectation(self) -> Expectation:
         return Expectation(self.classification, self.reason, self.upstream, f"rule {self.id}", self.origin,
                            self.allow_out_of_range)
 
@@ -213,6 +218,11 @@ class CaseEntry:
         return f"{self.table}[{self.index}]"
 
     def expectation(self) -> Expectation:
+        """The expectation of every row or pair the entry names: one object, shared by them all."""
+        return self._expectation
+
+    @cached_property
+    def _expectation(self) -> Expectation:
         return Expectation(self.classification, self.reason, self.upstream,
                            f"{self.table} entry {self.index} ({', '.join(self.cases)})", self.origin,
                            self.allow_out_of_range)
