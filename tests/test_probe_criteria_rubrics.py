@@ -134,6 +134,30 @@ def test_unasked_samples_are_listed():
     assert samples_book(1, 1, 0).unasked() == ["aspect_critic prompt (votes) expected 3 time(s), asked 0"]
 
 
+def test_rows_with_identical_input_and_votes_expect_one_asking_each():
+    """One evaluate() over a dataset whose rows share an input (e.g. all-empty texts): each row's asking gets its
+    own votes; the book was once refused at build time ("already expected") and the whole pass failed."""
+    book = samples_book(0, 1, 1)
+    book.expect_samples("aspect_critic", INSTRUCTION, {"response": "a"}, [{"verdict": v} for v in (0, 1, 1)],
+                        label="votes")
+    assert book.expected_count == 2
+    assert book.unasked() == ["aspect_critic prompt (votes) expected 6 time(s), asked 0"]
+    for _ in range(2):
+        assert [json.loads(r)["verdict"] for r in book.answer_generations(render({"response": "a"}), 3)] == [0, 1, 1]
+    assert not book.problems and not book.unasked()
+    with pytest.raises(StubMismatch, match="all used"):
+        book.answer_generations(render({"response": "a"}), 3)
+
+
+def test_rows_with_identical_input_and_other_votes_are_ambiguous_when_asked():
+    book = samples_book(0, 1, 1)
+    book.expect_samples("aspect_critic", INSTRUCTION, {"response": "a"}, [{"verdict": v} for v in (1, 1, 1)],
+                        label="votes")
+    with pytest.raises(StubMismatch, match="ambiguous"):
+        book.answer_generations(render({"response": "a"}), 3)
+    assert book.problems
+
+
 def test_a_plain_reply_serves_n_identical_generations_as_before():
     book = PromptBook()
     book.expect("aspect_critic", INSTRUCTION, {"response": "a"}, {"verdict": 1}, label="one")

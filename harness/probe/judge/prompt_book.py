@@ -133,6 +133,8 @@ class _Entry:
     replies: list[str] = field(default_factory=list)
     asked: int = 0
     samples: bool = False  # one asking, answered with the replies as its generations (expect_samples)
+    askings: int = 1  # a samples entry: the askings expected (rows of one dataset with identical input)
+    ambiguous: bool = False  # a samples entry expected again with other generations (rows disagree)
     in_order: bool = False  # one asking per reply, answered in order (expect_in_order)
     served: int = 0  # samples already handed out (a Ragas that asks one generation per call takes the next)
     optional: bool = False  # may be asked, never missed (allow)
@@ -272,17 +274,28 @@ class PromptBook:
         in order (a judge sampled several times, e.g. a ``strictness`` vote): a call for ``n``
         generations gets the next ``n`` (one call for ``n``: the first ``n``; a Ragas asking one
         generation per call, 0.2.x, gets them one by one); more than given is a mismatch; a plain
-        :meth:`answer` (one generation) gets the next one."""
+        :meth:`answer` (one generation) gets the next one.
+
+        Expected again (rows of one dataset with identical input, scored by one ``evaluate()``): one more
+        asking, its generations after the others'. Rows that give identical input different generations
+        are ambiguous, as :meth:`expect` (no asking order between rows): a mismatch when asked."""
         if not replies:
             raise ValueError("expect_samples needs at least one reply")
         known = self._kinds.setdefault(instruction, kind)
         if known != kind:
             raise ValueError(f"instruction registered for both {known!r} and {kind!r}")
         key = (kind, content_key(prompt_input))
-        if key in self._entries:
-            raise ValueError(f"{kind} prompt ({label}) is already expected")
-        self._entries[key] = _Entry(label=label, replies=[_reply_text(r) for r in replies],
-                                    samples=True)
+        texts = [_reply_text(r) for r in replies]
+        entry = self._entries.get(key)
+        if entry is None:
+            self._entries[key] = _Entry(label=label, replies=texts, samples=True)
+            return
+        if not entry.samples:
+            raise ValueError(f"{kind} prompt ({label}) is expected both as sampled and as one reply")
+        first = entry.replies[:len(entry.replies) // entry.askings]
+        entry.ambiguous = entry.ambiguous or texts != first
+        entry.replies.extend(texts)
+        entry.askings += 1
 
     def allow(self, kind: str, instruction: str, prompt_input: dict, reply: dict, label: str) -> None:
         """Answer prompt ``kind`` on ``prompt_input`` with ``reply`` IF a Ragas asks it, without expecting
@@ -365,7 +378,7 @@ class PromptBook:
 
     @property
     def expected_count(self) -> int:
-        return (sum(1 if e.samples else len(e.replies) for (kind, _), e in self._unique_entries().items()
+        return (sum(e.askings if e.samples else len(e.replies) for (kind, _), e in self._unique_entries().items()
                     if not e.optional and kind not in self._calls)
                 + len(self._texts))
 
@@ -422,6 +435,10 @@ class PromptBook:
                 raise self._fail(f"no frozen answer for {kind} prompt with input {canonical(data)[:300]}")
             if entry.samples:
                 entry.asked += 1
+                if entry.ambiguous:
+                    raise self._fail(f"{kind} prompt ({entry.label}) is ambiguous: identical prompt content is "
+                                     f"expected with different sampled replies in different rows (evaluate() "
+                                     f"scores rows concurrently: no asking order between them)")
                 if entry.served >= len(entry.replies):
                     raise self._fail(f"{kind} prompt ({entry.label}) asked {entry.asked} times; "
                                      f"the frozen samples ({len(entry.replies)}) are all used")
@@ -495,7 +512,7 @@ class PromptBook:
         """Expected prompts Ragas never asked (one line per missing asking)."""
         out = []
         for (kind, _), entry in self._unique_entries().items():
-            missing = 0 if entry.optional or kind in self._calls else (1 if entry.samples else len(entry.replies)) - entry.asked
+            missing = 0 if entry.optional or kind in self._calls else (entry.askings if entry.samples else len(entry.replies)) - entry.asked
             if missing > 0:
                 out.append(f"{kind} prompt ({entry.label}) expected {len(entry.replies)} "
                            f"time(s), asked {entry.asked}")
