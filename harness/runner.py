@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import atexit
 import json
+import marshal
 import math
 import os
 import shutil
@@ -355,15 +356,23 @@ def _format_2_lines(path: Path) -> Iterator[dict | None]:
         else:
             yield None
             return
+        while head and not head[-1].strip():
+            head.pop()
+        if head:  # the last member's comma (the results follow it), as one piece of text with the close
+            head[-1] = head[-1].rstrip().removesuffix(",")
+        head.append("\n}")
+        text = "".join(head)
+        del head  # the lines and the text are not held together with what they parse to
         try:
-            output = json.loads("".join(head).rstrip().removesuffix(",") + "\n}")
+            output = json.loads(text)
         except ValueError:
             output = None
+        del text
         if not isinstance(output, dict) or not isinstance(output.get("probe_format"), int) \
                 or output["probe_format"] < 2:
             yield None
             return
-        yield output
+        yield _evaluate_runs_packed(output)
         for line in handle:
             text = line.rstrip("\n").removesuffix(",")
             if text.strip() == "]":
@@ -372,6 +381,55 @@ def _format_2_lines(path: Path) -> Iterator[dict | None]:
                 yield json.loads(text)
             except ValueError as exc:
                 raise RagasUnavailable(f"probe wrote unreadable output: {exc}") from None
+
+
+class PackedRuns(Sequence):
+    """The runs of an output's ``evaluate`` section, each kept packed (``marshal``: about a fifth of its
+    parsed size) and unpacked when it is read, a new copy each time: the host reads them after every
+    row is classified (``ragas_compat.compare.dataset_level.from_probe``, a target at a time), when
+    holding all of them parsed (about 3 KB a case) is what made its peak. Equal to the list of the runs."""
+
+    __slots__ = ("_packed",)
+
+    def __init__(self, packed: list[bytes]) -> None:
+        self._packed = packed  # each run's marshal bytes, in order
+
+    def __getitem__(self, index):  # type: ignore[override]
+        if isinstance(index, slice):
+            return [marshal.loads(data) for data in self._packed[index]]
+        return marshal.loads(self._packed[index])
+
+    def __len__(self) -> int:
+        return len(self._packed)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, (list, PackedRuns)) and list(self) == list(other)
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return f"PackedRuns({list(self)!r})"
+
+
+def _evaluate_runs_packed(output: dict) -> dict:
+    """``output`` with its ``evaluate`` section's runs packed (``PackedRuns``), each freed as it is
+    packed; runs ``marshal`` cannot pack (not JSON data) stay as they are."""
+    evaluate = output.get("evaluate")
+    runs = evaluate.get("runs") if isinstance(evaluate, dict) else None
+    if not isinstance(runs, list):
+        return output
+    packed: list[bytes] = []
+    while runs:  # from the end: each parsed run goes as its bytes are made
+        run = runs.pop()
+        try:
+            packed.append(marshal.dumps(run))
+        except ValueError:  # put every run back as it was
+            runs.append(run)
+            runs.extend(marshal.loads(data) for data in reversed(packed))
+            return output
+    packed.reverse()
+    evaluate["runs"] = PackedRuns(packed)
+    return output
 
 
 class StartedProbe:

@@ -3,17 +3,19 @@ so the host reads the results one at a time (``ragas_compat.runner._read_output_
 
 from __future__ import annotations
 
+import gc
 import json
 import subprocess
 import sys
 import textwrap
+import tracemalloc
 from pathlib import Path
 
 import pytest
 
 from ragas_compat.errors import RagasUnavailable
 from ragas_compat.probe.protocol import RESULTS_LINE
-from ragas_compat.runner import _read_output, _read_output_streamed
+from ragas_compat.runner import PackedRuns, _read_output, _read_output_streamed
 
 DOCUMENT = {
     "probe_format": 2,
@@ -71,3 +73,41 @@ def test_an_output_in_another_layout_is_read_whole(tmp_path: Path, indent):
     assert _read_output_streamed(path) == document
     path.write_text('{"probe_format": 2, ', encoding="utf-8")
     assert _read_output_streamed(path).startswith("probe wrote unreadable output")
+
+
+def test_streamed_evaluate_runs_are_packed_and_read_a_run_at_a_time(tmp_path: Path):
+    """Read one result at a time, the output's evaluate() runs are held packed (``PackedRuns``): equal to
+    the runs as parsed, each unpacked (a new copy) when read, so a reader that takes a run at a time
+    (``dataset_level.from_probe``) never holds every run parsed (issue 40)."""
+    runs = [{"api": "evaluate", "targets": ["legacy:X"], "rows": [{"case_id": f"c{i}", "values": {"legacy:X": i / 7}}
+                                                                   for i in range(50)], "scores": {"legacy:X": 0.5}},
+            {"api": "aevaluate", "targets": ["legacy:X"], "rows": [], "run_error": None, "n": [1, 1.0, True, None]}]
+    document = {**DOCUMENT, "evaluate": {"settings": {"batch": 2}, "runs": runs}}
+    path = tmp_path / "output.json"
+    probe_wrote(document, path)
+    streamed = _read_output_streamed(path)
+    packed = streamed["evaluate"]["runs"]
+    assert isinstance(packed, PackedRuns) and len(packed) == 2
+    assert packed == runs and list(packed) == runs and packed[1:] == runs[1:]
+    assert repr(packed[1]["n"]) == "[1, 1.0, True, None]"
+    packed[0]["rows"].clear()
+    assert packed[0] == runs[0]  # each read is a copy
+    assert {**streamed, "results": list(streamed["results"])} == document
+    many = {**DOCUMENT, "evaluate": {"runs": [{**runs[0], "api": f"api{i}"} for i in range(40)]}}
+    probe_wrote(many, path)
+    gc.collect()
+    tracemalloc.start()
+    try:
+        start = tracemalloc.get_traced_memory()[0]
+        parsed = _read_output(path)["evaluate"]
+        gc.collect()
+        parsed_bytes = tracemalloc.get_traced_memory()[0] - start
+        del parsed
+        gc.collect()
+        start = tracemalloc.get_traced_memory()[0]
+        held = _read_output_streamed(path)["evaluate"]
+        gc.collect()
+        held_bytes = tracemalloc.get_traced_memory()[0] - start
+    finally:
+        tracemalloc.stop()
+    assert len(held["runs"]) == 40 and held_bytes < parsed_bytes // 2, (parsed_bytes, held_bytes)

@@ -304,6 +304,9 @@ class DatasetLevel:
     settings: dict
     targets: tuple[TargetAggregate, ...]
     problems: tuple[str, ...] = field(default=())
+    # the problems of runs that failed while the harness prepared them (its scripted judges, the metrics):
+    # nothing of Ragas was checked there, so each is a harness error of the audit (compare.findings)
+    harness_problems: tuple[str, ...] = field(default=())
 
     def by_metric(self) -> dict[str, list[TargetAggregate]]:
         """The targets grouped by metric, in registry order (a configuration cases name, e.g.
@@ -328,19 +331,24 @@ def from_probe(audit_rows: Sequence, evaluate_output: dict | None) -> DatasetLev
         return None
     by_key = {(row.case.id, row.target): row for row in audit_rows}
     audited_targets = {row.target for row in audit_rows}
-    runs: dict[str, dict[str, dict]] = {}   # target -> api -> run
+    all_runs = evaluate_output.get("runs", [])  # read a run at a time (the host's may unpack each when read)
+    runs: dict[str, dict[str, int]] = {}   # target -> api -> the run's place in all_runs
     problems: list[str] = []
-    for run in evaluate_output.get("runs", []):
+    harness_problems: list[str] = []
+    for index, run in enumerate(all_runs):
         if run.get("run_error"):
             error = run["run_error"]
             problems.append(f"{run.get('api')}() on {', '.join(run.get('targets', []))} failed: "
                             f"{error.get('type')}: {error.get('message')}")
+            if error.get("by") == "harness":
+                harness_problems.append(problems[-1])
             continue
         for target in run.get("targets", []):
             if target in audited_targets:
-                runs.setdefault(target, {})[run["api"]] = run
+                runs.setdefault(target, {})[run["api"]] = index
     targets = []
-    for target, by_api in runs.items():
+    for target, places in runs.items():
+        by_api = {api: all_runs[index] for api, index in places.items()}
         main_api = "evaluate" if "evaluate" in by_api else sorted(by_api)[0]
         run = by_api[main_api]
         errors = {(e["case_id"], e["target"]): (e["type"], e["message"]) for e in run.get("errors", [])}
@@ -353,7 +361,8 @@ def from_probe(audit_rows: Sequence, evaluate_output: dict | None) -> DatasetLev
                 target_problems.append(f"{entry['case_id']}: evaluate() scored a case with no per-row result")
                 continue
             metric, group = audit_row.spec.name, audit_row.spec.reference_key
-            rows.append(AggregationRow(entry["case_id"], audit_row.case.category, audit_row.reference,
+            # the case's own id (equal to the entry's), not one more copy per row
+            rows.append(AggregationRow(audit_row.case.id, audit_row.case.category, audit_row.reference,
                                        audit_row.classification.name, _decode(entry["values"].get(target)),
                                        audit_row.ragas_value, errors.get((entry["case_id"], target))))
         for api, other in sorted(by_api.items()):
@@ -370,4 +379,5 @@ def from_probe(audit_rows: Sequence, evaluate_output: dict | None) -> DatasetLev
                                            group="" if group == metric else group))
     order = {name: i for i, name in enumerate(metric_names())}
     targets.sort(key=lambda a: (order.get(a.metric, len(order)), a.target))
-    return DatasetLevel(dict(evaluate_output.get("settings", {})), tuple(targets), tuple(problems))
+    return DatasetLevel(dict(evaluate_output.get("settings", {})), tuple(targets), tuple(problems),
+                        tuple(harness_problems))
