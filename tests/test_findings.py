@@ -97,3 +97,33 @@ def test_reasons_are_attached_to_the_rows_they_explain(default_run):
     reason_at = section.index("**Expected because** (rule ap-epsilon")
     table_at = section.index("| case | Ragas target |", reason_at)
     assert "cp-worked-example" in section[table_at:section.index("**Expected because**", table_at)]
+
+
+def _with_failed_evaluate_run(output: dict, by: str) -> dict:
+    """The probe output with its first evaluate() run replaced by one that failed (raised ``by`` whom)."""
+    runs = list(output["evaluate"]["runs"])
+    runs[0] = {**runs[0], "rows": [], "errors": [], "scores": {},
+               "run_error": {"type": "ValueError", "message": "aspect_critic prompt is already expected", "by": by}}
+    return {**output, "evaluate": {**output["evaluate"], "runs": runs}}
+
+
+def test_an_evaluate_run_the_harness_failed_to_prepare_is_a_harness_error(default_run):
+    """The dataset-level pass checked nothing when the harness's own preparation raised (its scripted
+    judges): the verdict cannot stay "expected" (it once did, the failure only listed under dataset_level)."""
+    audit = default_run.audit
+    failed = build_audit(audit.suite, _with_failed_evaluate_run(default_run.probe.output, "harness"),
+                         audit.expectations, audit.provenance)
+    v = verdict(failed)
+    assert not v.ok and v.harness_errors == 1 and v.status == "1 evaluate() run not made (harness errors)"
+    assert "1 evaluate() run not made (harness errors)" in v.line() and "rows not scored" not in v.line()
+    [finding] = [f for f in failed.findings if f.kind == "harness_error"]
+    assert finding.line().startswith("harness_error: dataset level: evaluate() on ")
+    assert "already expected" in finding.line()
+
+
+def test_an_evaluate_run_ragas_failed_stays_a_dataset_level_problem(default_run):
+    audit = default_run.audit
+    failed = build_audit(audit.suite, _with_failed_evaluate_run(default_run.probe.output, "ragas"),
+                         audit.expectations, audit.provenance)
+    assert failed.dataset_level.problems and not failed.dataset_level.harness_problems
+    assert verdict(failed).ok

@@ -191,3 +191,19 @@ def sentence_of(agg) -> str:
     from ragas_compat.compare.dataset_level import sentence
 
     return sentence(agg)
+
+
+@pytest.mark.parametrize("failing, by", [("_metrics_with_judges", "harness"), ("_call", "ragas")])
+def test_a_failed_run_says_who_raised(monkeypatch, failing, by):
+    """An evaluate() run that failed while the harness built its metrics and scripted judges is the harness's
+    (the audit counts it as a harness error); one that failed inside Ragas's evaluate() is Ragas's."""
+    from ragas_compat.probe import evaluate
+
+    def raises(*args, **kwargs):
+        raise ValueError("boom")
+
+    monkeypatch.setattr(evaluate, "_metrics_with_judges", lambda targets, cases: ([], []))
+    monkeypatch.setattr(evaluate, "_dataset", lambda targets, cases: None)
+    monkeypatch.setattr(evaluate, failing, raises)
+    record, raw = evaluate._run_batch("evaluate", "set", (), (), {})
+    assert record["run_error"] == {"type": "ValueError", "message": "boom", "by": by} and raw == {}

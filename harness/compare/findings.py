@@ -15,7 +15,9 @@ expectations explains, is fine. Everything else is a *finding* of one kind:
 - ``harness_error``: a row the harness could not score: it raised its own error while driving Ragas
   (its scripted judge had no frozen answer, ``StubMismatch``; its frozen embedding model lacks a text;
   it cannot drive the class; the probe's own code failed). No rule or case entry explains it: it says
-  nothing about Ragas, and a verdict cannot vouch for a row nobody scored.
+  nothing about Ragas, and a verdict cannot vouch for a row nobody scored. Also a dataset-level
+  ``evaluate()`` run the harness failed to prepare (its scripted judges, the metrics): no row, the same
+  reason.
 - ``replay_mismatch``: a case recorded by ``ragas-compat record`` whose offline replay does not
   reproduce the live Ragas score bit for bit, or whose live outcome cannot be replayed
   (``ragas_compat.compare.replay``).
@@ -155,7 +157,8 @@ OCCASIONAL_KINDS: frozenset[str] = frozenset({"harness_error", "replay_mismatch"
 
 def findings(audit: Audit) -> list[Finding]:
     """Every finding of an audit: rows in order, then pairs, then problems of the expectations, then
-    recorded scores the replay does not reproduce. ``build_audit`` calls it once (``judged``, after it
+    recorded scores the replay does not reproduce, then dataset-level runs the harness failed to prepare.
+    ``build_audit`` calls it once (``judged``, after it
     stored each row's and pair's findings, ``Audit.row_findings`` and ``Audit.pair_findings``); read
     ``Audit.findings``."""
     found = [finding for _, row_found in audit.rows_with_findings() for finding in row_found]
@@ -163,6 +166,9 @@ def findings(audit: Audit) -> list[Finding]:
     found += [Finding("unexplained", None, None, None, None, problem) for problem in audit.expectation_problems]
     found += [Finding("replay_mismatch", case_id, target, classification, None, message)
               for case_id, target, classification, message in replay_problems(audit)]
+    level = audit.dataset_level
+    found += [Finding("harness_error", None, None, None, None, f"dataset level: {problem}")
+              for problem in (level.harness_problems if level is not None else ())]
     return found
 
 

@@ -313,12 +313,17 @@ def _run_batch(api: str, set_name: str, targets: tuple[Target, ...], cases: tupl
     started = time.perf_counter()
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
+        by = "harness"  # until the metrics and their scripted judges are built
         try:
             metrics, books = _metrics_with_judges(targets, cases)
             record["ragas_names"] = [result_key(m) for m in metrics]
-            result = _call(api, _dataset(targets, cases), metrics, settings)
+            by = "ragas"
+            dataset = _dataset(targets, cases)
+            result = _call(api, dataset, metrics, settings)
         except Exception as exc:
-            record["run_error"] = {"type": type(exc).__name__, "message": str(exc)}
+            # by: who raised: the harness preparing the call (a harness error: nothing of Ragas was checked)
+            # or Ragas's evaluate() itself
+            record["run_error"] = {"type": type(exc).__name__, "message": str(exc), "by": by}
             result, books = None, []
         finally:
             record["seconds"] = time.perf_counter() - started
