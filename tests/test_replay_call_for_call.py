@@ -103,8 +103,10 @@ ROWS = [
 
 
 def record(server: JudgeServer, folder: Path, api: str) -> Path:
+    """``ROWS`` recorded on ``api``, each case's id prefixed with the API's name, so both recordings can be
+    replayed in one ``run`` (case ids are unique across case files)."""
     dataset = folder / "rag.jsonl"
-    dataset.write_text("".join(json.dumps(r) + "\n" for r in ROWS), encoding="utf-8")
+    dataset.write_text("".join(json.dumps({**r, "id": f"{api}-{r['id']}"}) + "\n" for r in ROWS), encoding="utf-8")
     out = folder / f"{api}.json"
     # in process (the command's own process boundary is not what is tested here; Ragas runs in its probe)
     argv = ["record", str(dataset), "--out", str(out), "--openai-base-url", server.base_url, "--model",
@@ -115,8 +117,8 @@ def record(server: JudgeServer, folder: Path, api: str) -> Path:
     return out
 
 
-def replay(cases: Path, out: Path) -> tuple[int, dict, str]:
-    result = CliRunner().invoke(app, ["run", "--cases", str(cases), "--out", str(out)])
+def replay(cases: list[Path], out: Path) -> tuple[int, dict, str]:
+    result = CliRunner().invoke(app, ["run", *(a for path in cases for a in ("--cases", str(path))), "--out", str(out)])
     assert result.exit_code in (0, 1), result.output
     return result.exit_code, json.loads((out / "report.json").read_text(encoding="utf-8")), result.stdout
 
@@ -131,16 +133,15 @@ def recordings(tmp_path_factory):
 
 
 @pytest.fixture(scope="module")
-def replays(recordings, tmp_path_factory):
-    """``run`` on one API's recording, made once per API and read by every test that asserts on it."""
-    made: dict[str, tuple[int, dict, str]] = {}
+def replayed(recordings, tmp_path_factory):
+    """One ``run`` over both recordings (the legacy one's cases and the collections one's), read by every
+    test that asserts on their replay."""
+    return replay([recordings["legacy"], recordings["collections"]], tmp_path_factory.mktemp("replay") / "report")
 
-    def replayed(api: str) -> tuple[int, dict, str]:
-        if api not in made:
-            made[api] = replay(recordings[api], tmp_path_factory.mktemp(f"replay-{api}") / "report")
-        return made[api]
 
-    return replayed
+def recorded_cases(recordings, api: str) -> dict[str, dict]:
+    """The cases of ``api``'s recording by their ``ROWS`` id (without the API's prefix)."""
+    return {c["id"].removeprefix(f"{api}-"): c for c in json.loads(recordings[api].read_text(encoding="utf-8"))["cases"]}
 
 
 def retried(case: dict, metric: str) -> list[list[str]]:
@@ -150,7 +151,7 @@ def retried(case: dict, metric: str) -> list[list[str]]:
 @slow
 @pytest.mark.parametrize("api", ["legacy", "collections"])
 def test_a_refused_reply_and_its_retry_are_recorded_as_the_case_script(recordings, api):
-    cases = {c["id"]: c for c in json.loads(recordings[api].read_text(encoding="utf-8"))["cases"]}
+    cases = recorded_cases(recordings, api)
     for case_id, metric in (("precision-refused-once", "context_precision_with_reference"),
                             ("recall-refused-once", "context_recall"), ("nli-refused-once", "faithfulness")):
         case = cases[case_id]
@@ -165,9 +166,9 @@ def test_a_refused_reply_and_its_retry_are_recorded_as_the_case_script(recording
 
 @slow
 @pytest.mark.parametrize("api", ["legacy", "collections"])
-def test_the_replay_gives_ragas_the_recorded_replies_call_for_call(recordings, replays, api):
-    code, document, stdout = replays(api)
-    cases = json.loads(recordings[api].read_text(encoding="utf-8"))["cases"]
+def test_the_replay_gives_ragas_the_recorded_replies_call_for_call(recordings, replayed, api):
+    code, document, stdout = replayed
+    cases = list(recorded_cases(recordings, api).values())
     rows = {(r["case_id"], r["ragas_target"]): r for r in result_rows(document)}
     assert [f for f in document["drift"] if f["kind"] == "replay_mismatch"] == []
     call_for_call = 0
@@ -181,27 +182,29 @@ def test_the_replay_gives_ragas_the_recorded_replies_call_for_call(recordings, r
             assert row["prompts"] == made, (case["id"], target, row["prompts"], made)
             call_for_call += bool(retried(case, metric))
     assert call_for_call == 3
-    line = document["verdict"]["replay"]
-    assert f"({call_for_call} call for call through the recorded retry of a refused judge reply)" in line, line
-    assert f"replay: {len(cases) * len(METRICS)} live scores, {len(cases) * len(METRICS)} reproduced bit for bit" in line
+    line = document["verdict"]["replay"]  # both recordings' replay: twice this one's counts
+    assert f"({2 * call_for_call} call for call through the recorded retry of a refused judge reply)" in line, line
+    assert f"replay: {2 * len(cases) * len(METRICS)} live scores, {2 * len(cases) * len(METRICS)} reproduced bit for " \
+           "bit" in line, line
     assert code == 0, stdout
 
 
 @slow
 @pytest.mark.parametrize("api", ["legacy", "collections"])
-def test_the_other_api_replays_the_same_recording_without_a_harness_error(replays, api):
+def test_the_other_api_replays_the_same_recording_without_a_harness_error(replayed, api):
     """The replay scores the recorded case on both APIs; the API that did not record it gets the script
     too (a legacy format fix answered with a collections re-ask's reply, a collections re-ask after a
     legacy reply answered by the frozen verdict) and scores what the verdicts say. The same replay as
-    the test above (one ``run`` per recording), read for the other API's rows."""
-    _, document, _ = replays(api)
+    the test above, read for the other API's rows of this recording's cases."""
+    _, document, _ = replayed
     other = "collections" if api == "legacy" else "legacy"
     rows = {(r["case_id"], r["ragas_target"]): r for r in result_rows(document)}
     for case in ROWS:
         for metric in METRICS:
-            value = rows[(case["id"], TARGETS[other][metric])]["ragas_value"]
+            value = rows[(f"{api}-{case['id']}", TARGETS[other][metric])]["ragas_value"]
             assert not isinstance(value, dict), (case["id"], TARGETS[other][metric], value)
-    drift = [(f["kind"], f["case_id"], f["target"]) for f in document["drift"] if str(f["target"]).startswith(other)]
+    drift = [(f["kind"], f["case_id"], f["target"]) for f in document["drift"]
+             if str(f["target"]).startswith(other) and str(f["case_id"]).startswith(f"{api}-")]
     assert drift == []
 
 
@@ -215,12 +218,12 @@ def test_a_recording_without_its_script_is_not_passed_as_call_for_call(recording
         case.pop("judge_calls", None)
     stripped = tmp_path / "stripped.json"
     stripped.write_text(json.dumps(document), encoding="utf-8")
-    code, report, _ = replay(stripped, tmp_path / "report")
+    code, report, _ = replay([stripped], tmp_path / "report")
     found = {(f["case_id"], f["target"]): f["message"] for f in report["drift"] if f["kind"] == "replay_mismatch"}
-    assert set(found) == {("precision-refused-once", TARGETS["legacy"]["context_precision_with_reference"]),
-                          ("recall-refused-once", TARGETS["legacy"]["context_recall"]),
-                          ("nli-refused-once", TARGETS["legacy"]["faithfulness"])}
-    message = found[("recall-refused-once", TARGETS["legacy"]["context_recall"])]
+    assert set(found) == {("legacy-precision-refused-once", TARGETS["legacy"]["context_precision_with_reference"]),
+                          ("legacy-recall-refused-once", TARGETS["legacy"]["context_recall"]),
+                          ("legacy-nli-refused-once", TARGETS["legacy"]["faithfulness"])}
+    message = found[("legacy-recall-refused-once", TARGETS["legacy"]["context_recall"])]
     assert "asked its judge 1 prompt(s) where the live run made 2 judge call(s)" in message
     assert "no judge_calls.context_recall" in message
     assert "3 with the live value but not the live run's judge calls" in report["verdict"]["replay"]
