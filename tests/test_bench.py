@@ -244,7 +244,7 @@ def test_fuzz_throughput_rows_have_their_shape(quick_bench):
 
     _, data = quick_bench
     rows = [_row(data, row_id) for row_id in ("fuzz_per_process", "fuzz_two_workers")]
-    assert [row["id"] for row in rows] == list(ROW_IDS[-3:-1])
+    assert [row["id"] for row in rows] == list(ROW_IDS[-4:-2])
     for row, target in zip(rows, (PER_PROCESS_TARGET, TWO_WORKERS_TARGET), strict=True):
         assert row["status"] == "measured", row["reason"]
         assert row["target_is_floor"] is True and row["target"] == target
@@ -253,6 +253,12 @@ def test_fuzz_throughput_rows_have_their_shape(quick_bench):
         assert row["contexts"] > 0 and row["cases"] == FUZZ_QUICK_CASES
         assert row["ratio_summary"]["n"] == 1
     assert rows[0]["baseline_samples"] == rows[1]["baseline_samples"]  # one stub loop per repetition, shared
+    # two stub loops at once (the machine's scaling): the same one-loop baseline, no target, both loops' contexts
+    together = _row(data, "stub_loop_two_processes")
+    assert together["status"] == "measured", together["reason"]
+    assert together["id"] == ROW_IDS[-2] and together.get("target") is None
+    assert together["baseline_samples"] == rows[0]["baseline_samples"] and together["contexts"] == rows[0]["contexts"]
+    assert len(together["samples"]) == 1 and together["ratios"][0] > 0
 
 
 @pytest.mark.slow

@@ -548,7 +548,7 @@ class BenchPlan:
 ROW_IDS = ("run_vs_floor", "run_vs_import_floor", "run_vs_ragas_floor", "run_one_metric_vs_floor", "probe_overhead", "scaling_ragas_legacy",
            "scaling_reference_random", "scaling_reference_all_relevant", "scaling_reference_float", "matrix_warm_vs_cold",
            "scale_marginal_time", "scale_peak_memory", "report_size",
-           "fuzz_per_process", "fuzz_two_workers", "record_vs_evaluate")
+           "fuzz_per_process", "fuzz_two_workers", "stub_loop_two_processes", "record_vs_evaluate")
 FUZZ_CASES, FUZZ_QUICK_CASES = 400, 40  # fuzz throughput rows (ragas_compat.tools.fuzz.throughput)
 QUICK_SKIPS_ONE_METRIC = ("--quick skips it unless asked for with --row (a second audit timed against the same "
                           "floor as run vs floor; the full bench measures it)")
@@ -634,7 +634,7 @@ def run_bench(quick: bool, *, python: str = sys.executable,
          + ("" if plan.scale_base_cases is None else f"'s first {plan.scale_base_cases:,}"),
          lambda: measure_scale(plan.scale_cases, plan.scale_repetitions, python=python,
                                base_cases=plan.scale_base_cases)),
-        (("fuzz_per_process", "fuzz_two_workers"),
+        (("fuzz_per_process", "fuzz_two_workers", "stub_loop_two_processes"),
          f"fuzz: {FUZZ_QUICK_CASES if quick else FUZZ_CASES} cases, 1 and 2 workers vs the minimal stub loop", fuzz),
         (("record_vs_evaluate",), "record vs Ragas's evaluate() against a loopback judge", record),
     ]

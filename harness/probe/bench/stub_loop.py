@@ -8,6 +8,9 @@ the fuzz throughput bench (``harness/tools/fuzz/throughput.py``):
 (``{"module", "classes", "verdicts", "cases"}``: each case scored by each class with one reply
 ``{"reason": "r", "verdict": v}`` per verdict of ``case["verdicts"][verdicts]``) and prints
 ``{"contexts", "errors", "loop_seconds"}``. Standard library and Ragas only; it never imports the harness.
+With ``"ready"`` and ``"go"`` (file paths) in the request, it creates ``ready`` once Ragas is imported and
+its scorers are built, and starts the timed loop when ``go`` exists: loops in several processes then run
+at the same time (the machine's own scaling, the ceiling of the fuzz rows with several workers).
 """
 
 from __future__ import annotations
@@ -24,6 +27,7 @@ import time
 import typing as t
 import warnings
 
+GO_WAIT = 600.0  # seconds a loop waits for its go file before it gives up
 
 def list_llm_class() -> type:
     """``ListLLM(replies)``: pops one reply per call, in order (imports Ragas)."""
@@ -71,6 +75,13 @@ async def stub_loop(request: dict) -> dict:
     module = importlib.import_module(request["module"])
     scorers = [context_precision_scorer(getattr(module, name), request["verdicts"]) for name in request["classes"]]
     contexts = errors = 0
+    if request.get("ready") and request.get("go"):
+        open(request["ready"], "w").close()
+        waited_until = time.monotonic() + GO_WAIT
+        while not os.path.exists(request["go"]):
+            if time.monotonic() > waited_until:
+                raise TimeoutError(f"no go file {request['go']} within {GO_WAIT:.0f} s")
+            time.sleep(0.001)
     start = time.perf_counter()
     for case in request["cases"]:
         for score in scorers:

@@ -21,8 +21,12 @@ and serves every batch, so the import is amortised away; the ratios measure what
   reading its output and classifying every pair against the reference; rate = contexts / that time;
 - ``fuzz_per_process`` = fuzz rate with W = 1 / stub loop rate (target >= 0.9);
   ``fuzz_two_workers`` = fuzz rate with W = 2 / stub loop rate (one process) (target >= 1.7);
-- each repetition measures the stub loop, W = 1 and W = 2 once, the order rotating with the
-  repetition; a ratio pairs the stub loop and the fuzz run of the same repetition.
+- ``stub_loop_two_processes`` = two stub loops started together (each waits, imported, for one go
+  file) over one: both loops' contexts over the longer loop's seconds, per the one loop's rate. Two
+  processes can at best double one; what this machine gives instead caps ``fuzz_two_workers`` (its
+  workers are two such processes doing more work each), whatever the harness does (no target: context);
+- each repetition measures the stub loop, W = 1, W = 2 and the two loops once, the order rotating with
+  the repetition; a ratio pairs the stub loop and the other side of the same repetition.
 """
 
 from __future__ import annotations
@@ -46,29 +50,64 @@ from ragas_compat.tools.fuzz.runner import FuzzProbeFailed, batch_timeout, run_f
 THROUGHPUT_CASES = 400
 THROUGHPUT_METRIC = "context_precision_with_reference"
 PER_PROCESS_TARGET, TWO_WORKERS_TARGET = 0.9, 1.7
+TWO_LOOPS = "two stub loops"  # the side of the row stub_loop_two_processes
 IMPORT_WAIT = 300.0  # seconds a fuzz probe may take to import Ragas before the measurement gives up
 
 class MeasurementFailed(RuntimeError):
     pass
 
 
-def stub_loop(n: int, seed: int, *, python: str) -> tuple[int, float]:
-    """(contexts, seconds of the loop after the import) of the minimal stub loop on the throughput work."""
+def _stub_request(n: int, seed: int) -> dict:
     cases = generate_cases(n, seed, (THROUGHPUT_METRIC,))
     classes = [target.split(":", 1)[1] for target in targets_for([THROUGHPUT_METRIC])]
-    request = {"cases": cases, "classes": classes, "verdicts": THROUGHPUT_METRIC,
-               "module": "ragas.metrics._context_precision"}
-    with tempfile.TemporaryDirectory(prefix="ragas-compat-bench-stub-") as tmp:
-        path = Path(tmp) / "request.json"
-        path.write_text(json.dumps(request), encoding="utf-8")
-        proc = subprocess.run(probe_command(python, ENTRY_STUB_LOOP, str(path)), capture_output=True, text=True,
-                              timeout=1800, stdin=subprocess.DEVNULL,
-                              env={**os.environ, "RAGAS_DO_NOT_TRACK": "true"})
+    return {"cases": cases, "classes": classes, "verdicts": THROUGHPUT_METRIC,
+            "module": "ragas.metrics._context_precision"}
+
+
+def _stub_report(proc: subprocess.Popen, stdout: str, stderr: str) -> tuple[int, float]:
     if proc.returncode != 0:
-        tail = " | ".join(proc.stderr.strip().splitlines()[-3:]) or "(no output)"
+        tail = " | ".join(stderr.strip().splitlines()[-3:]) or "(no output)"
         raise MeasurementFailed(f"stub loop exited {proc.returncode}: {tail}")
-    report = json.loads(proc.stdout)
+    report = json.loads(stdout)
     return report["contexts"], report["loop_seconds"]
+
+
+def stub_loops(n: int, seed: int, *, python: str, processes: int = 1) -> list[tuple[int, float]]:
+    """(contexts, seconds of the loop after the import) of the minimal stub loop on the throughput work, in
+    each of ``processes`` processes whose loops start together (each waits, imported, for one go file)."""
+    with tempfile.TemporaryDirectory(prefix="ragas-compat-bench-stub-") as tmp:
+        folder, go = Path(tmp), Path(tmp) / "go"
+        requests = []
+        for index in range(processes):
+            ready = folder / f"ready-{index}"
+            path = folder / f"request-{index}.json"
+            together = {"ready": str(ready), "go": str(go)} if processes > 1 else {}
+            path.write_text(json.dumps({**_stub_request(n, seed), **together}), encoding="utf-8")
+            requests.append((path, ready))
+        procs = [subprocess.Popen(probe_command(python, ENTRY_STUB_LOOP, str(path)), stdout=subprocess.PIPE,
+                                  stderr=subprocess.PIPE, text=True, stdin=subprocess.DEVNULL,
+                                  env={**os.environ, "RAGAS_DO_NOT_TRACK": "true"}) for path, _ in requests]
+        try:
+            if processes > 1:
+                waited_until = time.monotonic() + IMPORT_WAIT
+                while not all(ready.exists() for _, ready in requests):
+                    if time.monotonic() > waited_until or any(p.poll() is not None for p in procs):
+                        raise MeasurementFailed(f"the {processes} stub loops were not all ready within "
+                                                f"{IMPORT_WAIT:.0f} s (or one exited)")
+                    time.sleep(0.005)
+                go.touch()
+            outputs = [proc.communicate(timeout=1800) for proc in procs]
+        finally:
+            for proc in procs:
+                if proc.poll() is None:
+                    proc.kill()
+                    proc.wait()
+        return [_stub_report(proc, *output) for proc, output in zip(procs, outputs, strict=True)]
+
+
+def stub_loop(n: int, seed: int, *, python: str) -> tuple[int, float]:
+    """(contexts, seconds of the loop after the import) of the minimal stub loop on the throughput work."""
+    return stub_loops(n, seed, python=python)[0]
 
 
 class ImportWatch:
@@ -128,20 +167,28 @@ def measure_fuzz_throughput(repetitions: int, *, n: int = THROUGHPUT_CASES, seed
     rows = {1: BenchRow("fuzz_per_process", f"fuzz vs minimal stub loop, 1 worker ({n} cases, contexts/s)",
                         target=PER_PROCESS_TARGET, at_least=True),
             2: BenchRow("fuzz_two_workers", f"fuzz 2 workers vs minimal stub loop ({n} cases, contexts/s)",
-                        target=TWO_WORKERS_TARGET, at_least=True)}
-    sides = ("stub", 1, 2)
+                        target=TWO_WORKERS_TARGET, at_least=True),
+            TWO_LOOPS: BenchRow("stub_loop_two_processes", f"two minimal stub loops at once vs one ({n} cases each, "
+                                "contexts/s): this machine's own scaling, the ceiling of fuzz_two_workers")}
+    sides = ("stub", 1, 2, TWO_LOOPS)
     load = [os.getloadavg()[0]]
     try:
         for repetition in range(repetitions):
             measured: dict[Any, tuple[int, float]] = {}
-            for side in sides[repetition % 3:] + sides[:repetition % 3]:
-                measured[side] = stub_loop(n, seed, python=python) if side == "stub" else \
-                    fuzz_after_import(n, seed, side, python=python)
+            for side in sides[repetition % len(sides):] + sides[:repetition % len(sides)]:
+                if side == "stub":
+                    measured[side] = stub_loop(n, seed, python=python)
+                elif side == TWO_LOOPS:  # both loops' contexts over the longer loop's time
+                    together = stub_loops(n, seed, python=python, processes=2)
+                    measured[side] = (sum(c for c, _ in together), max(s for _, s in together))
+                else:
+                    measured[side] = fuzz_after_import(n, seed, side, python=python)
             stub_contexts, stub_seconds = measured["stub"]
-            for workers, row in rows.items():
-                contexts, seconds = measured[workers]
-                if contexts != stub_contexts:
-                    raise MeasurementFailed(f"fuzz scored {contexts} contexts, the stub loop {stub_contexts}")
+            for side, row in rows.items():
+                contexts, seconds = measured[side]
+                expected = 2 * stub_contexts if side == TWO_LOOPS else stub_contexts
+                if contexts != expected:
+                    raise MeasurementFailed(f"{row.id} scored {contexts} contexts, expected {expected}")
                 row.samples.append(seconds)
                 row.baseline.append(stub_seconds)
                 row.ratios.append((contexts / seconds) / (stub_contexts / stub_seconds))
@@ -152,5 +199,5 @@ def measure_fuzz_throughput(repetitions: int, *, n: int = THROUGHPUT_CASES, seed
         row.extra.update(contexts=stub_contexts, cases=n, seed=seed, metric=THROUGHPUT_METRIC,
                          load_average_1min=load)
         row.notes.append(f"{stub_contexts} contexts per side; rates after the Ragas import; the order of "
-                         "stub loop, 1 worker and 2 workers rotates with the repetition")
-    return [rows[1], rows[2]]
+                         "stub loop, 1 worker, 2 workers and two stub loops at once rotates with the repetition")
+    return [rows[1], rows[2], rows[TWO_LOOPS]]
