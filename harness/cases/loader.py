@@ -924,7 +924,10 @@ class PackedRaw(Mapping):
 
 def raw_object(case: Case) -> dict[str, Any]:
     """``case.raw`` as a JSON object (a packed one unpacked: a new copy)."""
-    return case.raw.unpack() if isinstance(case.raw, PackedRaw) else case.raw
+    raw = case.raw
+    if isinstance(raw, PackedRaw):
+        return raw.unpack()
+    return raw if isinstance(raw, dict) else dict(raw)
 
 
 def packed(suite: Suite) -> Suite:
@@ -932,7 +935,7 @@ def packed(suite: Suite) -> Suite:
     probe request and reads the raw objects only field by field after that. The cases are otherwise
     the same (equal: ``raw`` is not compared). A raw object ``marshal`` cannot pack stays as it is."""
     def pack(case: Case) -> Case:
-        if isinstance(case.raw, PackedRaw):
+        if not isinstance(case.raw, dict):  # packed already
             return case
         try:
             return dataclasses.replace(case, raw=PackedRaw(case.raw))

@@ -85,7 +85,7 @@ class Case:
     conversation: tuple[Message, ...] | None = None
     reference_tool_calls: tuple[ToolCall, ...] | None = None
     reference_topics: tuple[str, ...] | None = None
-    raw: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
+    raw: Mapping[str, Any] = field(default_factory=dict, compare=False, repr=False)  # a dict, or read-only (loader.PackedRaw)
 
 
     @property
