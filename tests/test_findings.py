@@ -114,8 +114,8 @@ def test_an_evaluate_run_the_harness_failed_to_prepare_is_a_harness_error(defaul
     failed = build_audit(audit.suite, _with_failed_evaluate_run(default_run.probe.output, "harness"),
                          audit.expectations, audit.provenance)
     v = verdict(failed)
-    assert not v.ok and v.harness_errors == 1 and v.status == "1 evaluate() run not made (harness errors)"
-    assert "1 evaluate() run not made (harness errors)" in v.line() and "rows not scored" not in v.line()
+    assert not v.ok and v.harness_errors == 1 and v.status == "1 dataset-level check not made (harness errors)"
+    assert "1 dataset-level check not made (harness errors)" in v.line() and "rows not scored" not in v.line()
     [finding] = [f for f in failed.findings if f.kind == "harness_error"]
     assert finding.line().startswith("harness_error: dataset level: evaluate() on ")
     assert "already expected" in finding.line()
@@ -127,3 +127,22 @@ def test_an_evaluate_run_ragas_failed_stays_a_dataset_level_problem(default_run)
                          audit.expectations, audit.provenance)
     assert failed.dataset_level.problems and not failed.dataset_level.harness_problems
     assert verdict(failed).ok
+
+
+def test_an_evaluate_run_whose_scripted_judge_was_asked_amiss_is_a_harness_error(default_run):
+    """A target's evaluate() run in which the harness's scripted judge had no frozen answer (or left prompts
+    unasked) compared Ragas's mean on replies nobody scripted: one harness error per run, the problems listed."""
+    audit = default_run.audit
+    output = default_run.probe.output
+    runs = list(output["evaluate"]["runs"])
+    target = runs[0]["targets"][0]
+    problems = [f"{target}: no frozen answer for a prompt", f"{target}: a prompt expected 1 time(s), asked 0"]
+    runs[0] = {**runs[0], "judge_problems": problems}
+    judged = build_audit(audit.suite, {**output, "evaluate": {**output["evaluate"], "runs": runs}},
+                         audit.expectations, audit.provenance)
+    v = verdict(judged)
+    assert not v.ok and v.harness_errors == 1 and "1 dataset-level check not made" in v.status
+    [finding] = [f for f in judged.findings if f.kind == "harness_error"]
+    assert finding.message == (f"dataset level: {runs[0]['api']}() on {problems[0]} (and 1 more)")
+    [aggregate] = [a for a in judged.dataset_level.targets if a.target == target]
+    assert list(aggregate.run_problems[:2]) == problems

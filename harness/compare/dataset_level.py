@@ -304,8 +304,9 @@ class DatasetLevel:
     settings: dict
     targets: tuple[TargetAggregate, ...]
     problems: tuple[str, ...] = field(default=())
-    # the problems of runs that failed while the harness prepared them (its scripted judges, the metrics):
-    # nothing of Ragas was checked there, so each is a harness error of the audit (compare.findings)
+    # the problems of runs that failed while the harness prepared them (its scripted judges, the metrics), and
+    # of a target's run whose scripted judge was asked amiss (or left prompts unasked): nothing of Ragas was
+    # checked there, so each is a harness error of the audit (compare.findings)
     harness_problems: tuple[str, ...] = field(default=())
 
     def by_metric(self) -> dict[str, list[TargetAggregate]]:
@@ -352,7 +353,13 @@ def from_probe(audit_rows: Sequence, evaluate_output: dict | None) -> DatasetLev
         main_api = "evaluate" if "evaluate" in by_api else sorted(by_api)[0]
         run = by_api[main_api]
         errors = {(e["case_id"], e["target"]): (e["type"], e["message"]) for e in run.get("errors", [])}
-        rows, target_problems = [], [p for p in run.get("stub_problems", []) if p.startswith(target + ":")]
+        judged_amiss = {api: [p for p in r.get("judge_problems", []) if p.startswith(target + ":")]
+                        for api, r in sorted(by_api.items())}
+        rows, target_problems = [], judged_amiss[main_api] + [
+            p for p in run.get("stub_problems", []) if p.startswith(target + ":")]
+        # the harness's scripted judge asked amiss in a run: its check of the target is not made (one per run)
+        harness_problems += [f"{api}() on {found[0]}" + (f" (and {len(found) - 1} more)" if len(found) > 1 else "")
+                             for api, found in judged_amiss.items() if found]
         metric: str | None = None
         group = ""
         for entry in run.get("rows", []):

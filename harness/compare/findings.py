@@ -16,8 +16,8 @@ expectations explains, is fine. Everything else is a *finding* of one kind:
   (its scripted judge had no frozen answer, ``StubMismatch``; its frozen embedding model lacks a text;
   it cannot drive the class; the probe's own code failed). No rule or case entry explains it: it says
   nothing about Ragas, and a verdict cannot vouch for a row nobody scored. Also a dataset-level
-  ``evaluate()`` run the harness failed to prepare (its scripted judges, the metrics): no row, the same
-  reason.
+  check the harness could not make: an ``evaluate()`` run it failed to prepare (its scripted judges, the
+  metrics), or a target's run its scripted judge answered amiss: no row, the same reason.
 - ``replay_mismatch``: a case recorded by ``ragas-compat record`` whose offline replay does not
   reproduce the live Ragas score bit for bit, or whose live outcome cannot be replayed
   (``ragas_compat.compare.replay``).
@@ -157,7 +157,7 @@ OCCASIONAL_KINDS: frozenset[str] = frozenset({"harness_error", "replay_mismatch"
 
 def findings(audit: Audit) -> list[Finding]:
     """Every finding of an audit: rows in order, then pairs, then problems of the expectations, then
-    recorded scores the replay does not reproduce, then dataset-level runs the harness failed to prepare.
+    recorded scores the replay does not reproduce, then dataset-level checks the harness could not make.
     ``build_audit`` calls it once (``judged``, after it
     stored each row's and pair's findings, ``Audit.row_findings`` and ``Audit.pair_findings``); read
     ``Audit.findings``."""

@@ -33,17 +33,17 @@ class Verdict:
     errors: int        # drift findings of kind "error" (Ragas raised, no rule explains it)
     harness_errors: int = 0  # rows not scored: the harness raised its own error (kind "harness_error")
     replay: str | None = None  # a recorded suite: ragas_compat.compare.replay.ReplayAccount.line()
-    runs_not_made: int = 0  # dataset-level evaluate() runs the harness failed to prepare (also harness errors)
+    checks_not_made: int = 0  # dataset-level checks the harness could not make (also counted in harness_errors)
 
     @property
     def ok(self) -> bool:
         return self.unexplained == 0 and self.errors == 0 and self.harness_errors == 0
 
     def line(self) -> str:
-        rows = self.harness_errors - self.runs_not_made
+        rows = self.harness_errors - self.checks_not_made
         not_scored = (f", {rows} row{'' if rows == 1 else 's'} not scored (harness errors)" if rows else "")
-        not_scored += (f", {self.runs_not_made} evaluate() run{'' if self.runs_not_made == 1 else 's'} not made "
-                       "(harness errors)" if self.runs_not_made else "")
+        not_scored += (f", {self.checks_not_made} dataset-level check{'' if self.checks_not_made == 1 else 's'} "
+                       "not made (harness errors)" if self.checks_not_made else "")
         return (f"Verdict: {self.status}: {self.rows} rows, {self.identical} identical, {self.explained} "
                 f"explained by rules or entries, {self.unexplained} unexplained, {self.errors} unexplained errors"
                 f"{not_scored}.")
@@ -65,20 +65,20 @@ def verdict(audit: Audit) -> Verdict:
     found = audit.findings
     errors = sum(1 for f in found if f.kind == "error")
     harness_errors = sum(1 for f in found if f.kind == "harness_error")
-    runs_not_made = sum(1 for f in found if f.kind == "harness_error" and f.case_id is None)
+    checks_not_made = sum(1 for f in found if f.kind == "harness_error" and f.case_id is None)
     unexplained = len(found) - errors - harness_errors
     identical = sum(1 for r in audit.rows if r.classification.name == "identical" and not r.unexpected)
     explained = sum(1 for r in audit.rows if r.classification.name != "identical" and not r.unexpected
                     and r.expected.explained)
     parts = [f"{unexplained} unexplained"] if unexplained else []
     parts += [f"{errors} error{'' if errors == 1 else 's'}"] if errors else []
-    not_scored = harness_errors - runs_not_made
+    not_scored = harness_errors - checks_not_made
     parts += [f"{not_scored} row{'' if not_scored == 1 else 's'} not scored (harness errors)"] if not_scored else []
-    parts += [f"{runs_not_made} evaluate() run{'' if runs_not_made == 1 else 's'} not made (harness errors)"
-              ] if runs_not_made else []
+    parts += [f"{checks_not_made} dataset-level check{'' if checks_not_made == 1 else 's'} not made (harness errors)"
+              ] if checks_not_made else []
     account = replay_account(audit)
     return Verdict(", ".join(parts) or "expected", len(audit.rows), identical, explained, unexplained, errors,
-                   harness_errors, account.line() if account is not None else None, runs_not_made)
+                   harness_errors, account.line() if account is not None else None, checks_not_made)
 
 
 def verdict_json(audit: Audit) -> dict[str, Any]:

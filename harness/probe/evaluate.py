@@ -244,7 +244,8 @@ def _merged(batches: list[dict[str, t.Any]]) -> dict[str, t.Any]:
     """One run's record from its batches' (``merge_batches``)."""
     mean = _ragas_mean()
     merged = {key: value for key, value in batches[0].items() if key not in ("batch", "raw_values")}
-    merged.update(case_ids=[], rows=[], errors=[], stub_problems=[], warnings=[], seconds=0.0, prompts={},
+    merged.update(case_ids=[], rows=[], errors=[], stub_problems=[], judge_problems=[], warnings=[], seconds=0.0,
+                  prompts={},
                   expected_prompts={}, batches=len(batches))
     values: dict[str, list[t.Any]] = {name: [] for name in merged["targets"]}
     for number, record in enumerate(batches, start=1):
@@ -254,6 +255,7 @@ def _merged(batches: list[dict[str, t.Any]]) -> dict[str, t.Any]:
         merged["rows"] += record["rows"]
         merged["errors"] += record["errors"]
         merged["stub_problems"] += record["stub_problems"]
+        merged["judge_problems"] += record["judge_problems"]
         merged["warnings"] += [w for w in record["warnings"] if w not in merged["warnings"]]
         merged["seconds"] += record["seconds"] or 0.0
         for key in ("prompts", "expected_prompts"):
@@ -304,7 +306,7 @@ def _run_batch(api: str, set_name: str, targets: tuple[Target, ...], cases: tupl
         "api": api, "metric_set": set_name, "targets": [target.name for target in targets],
         "metrics": [target.metric for target in targets], "ragas_names": [],
         "case_ids": [case.get("id") for case in cases], "scores": {}, "rows": [], "errors": [],
-        "run_error": None, "stub_problems": [], "prompts": {}, "expected_prompts": {},
+        "run_error": None, "stub_problems": [], "judge_problems": [], "prompts": {}, "expected_prompts": {},
         "seconds": None, "warnings": [],
     }
     handler = _JobErrors()
@@ -349,7 +351,8 @@ def _run_batch(api: str, set_name: str, targets: tuple[Target, ...], cases: tupl
         if book is not None:
             record["prompts"][target.name] = len(book.asked)
             record["expected_prompts"][target.name] = book.expected_count
-            record["stub_problems"] += [f"{target.name}: {p}" for p in book.problems + book.unasked()]
+            # the scripted judge asked amiss (or left prompts unasked): the harness's, as for a row
+            record["judge_problems"] += [f"{target.name}: {p}" for p in book.problems + book.unasked()]
     return record, raw
 
 

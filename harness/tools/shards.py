@@ -243,12 +243,14 @@ def merge_evaluate(shards: Sequence[dict[str, Any]], suite: Suite) -> dict[str, 
             for target in run.get("targets", []):
                 entry = merged.setdefault((run["api"], target), {
                     "api": run["api"], "metric_set": run.get("metric_set"), "targets": [target],
-                    "rows": [], "errors": [], "run_error": None, "stub_problems": [], "means": []})
+                    "rows": [], "errors": [], "run_error": None, "stub_problems": [], "judge_problems": [],
+                    "means": []})
                 rows = [{"case_id": row["case_id"], "values": {target: row["values"].get(target)}}
                         for row in run.get("rows", [])]
                 entry["rows"] += rows
                 entry["errors"] += [e for e in run.get("errors", []) if e.get("target") == target]
                 entry["stub_problems"] += [p for p in run.get("stub_problems", []) if p.startswith(target + ":")]
+                entry["judge_problems"] += [p for p in run.get("judge_problems", []) if p.startswith(target + ":")]
                 reported = run.get("scores", {}).get(target)
                 own = numpy_nanmean([_decoded(row["values"][target]) for row in rows])
                 if encode_float(own) != reported:
