@@ -117,9 +117,9 @@ def test_settings_and_no_network(concurrent):
         assert run["run_error"] is None
         # the one known harness limit: a case with no vote (criteria-no-votes) gives the scripted judge
         # nothing to answer (rule criteria-no-votes-unanswerable); every other prompt is answered
-        unanswerable = [p for p in run["stub_problems"]
+        unanswerable = [p for p in run["judge_problems"]
                         if p.startswith("legacy:AspectCritic") and '"user_input":"Is the response polite?"' in p]
-        assert [p for p in run["stub_problems"] if p not in unanswerable] == []
+        assert [p for p in run["judge_problems"] if p not in unanswerable] == [] and run["stub_problems"] == []
         prompts = {t: n - sum(p.startswith(t + ":") for p in unanswerable)  # asked, not answered
                    for t, n in run["prompts"].items() if t not in RETRIED_TEMPLATE_TARGETS}
         assert prompts == {t: n for t, n in run["expected_prompts"].items() if t not in RETRIED_TEMPLATE_TARGETS}

@@ -33,7 +33,7 @@ request = {"apis": ["evaluate"]}
 settings, whole = planned_runs(cases, request, targets)
 _, batched = planned_runs(cases, request, targets, batch_cases=7)
 keys = ("api", "targets", "case_ids", "rows", "errors", "scores", "run_error", "prompts", "expected_prompts",
-        "stub_problems")
+        "stub_problems", "judge_problems")
 one = [run_planned(run, settings) for run in whole]
 many = merge_batches([run_planned(run, settings) for run in batched])
 print(json.dumps({"whole": [{k: r[k] for k in keys} for r in one], "merged": [{k: r[k] for k in keys} for r in many],
