@@ -8,6 +8,7 @@ once, from them, as ``Audit.verdict``. ``--fail-on`` names the kinds that make t
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
@@ -39,11 +40,14 @@ class Verdict:
     def ok(self) -> bool:
         return self.unexplained == 0 and self.errors == 0 and self.harness_errors == 0
 
+    def not_checked(self) -> list[str]:
+        """The harness errors as the verdict names them: rows not scored, dataset-level checks not made."""
+        rows, checks = self.harness_errors - self.checks_not_made, self.checks_not_made
+        return ([f"{rows} row{'' if rows == 1 else 's'} not scored (harness errors)"] if rows else []) + (
+            [f"{checks} dataset-level check{'' if checks == 1 else 's'} not made (harness errors)"] if checks else [])
+
     def line(self) -> str:
-        rows = self.harness_errors - self.checks_not_made
-        not_scored = (f", {rows} row{'' if rows == 1 else 's'} not scored (harness errors)" if rows else "")
-        not_scored += (f", {self.checks_not_made} dataset-level check{'' if self.checks_not_made == 1 else 's'} "
-                       "not made (harness errors)" if self.checks_not_made else "")
+        not_scored = "".join(f", {part}" for part in self.not_checked())
         return (f"Verdict: {self.status}: {self.rows} rows, {self.identical} identical, {self.explained} "
                 f"explained by rules or entries, {self.unexplained} unexplained, {self.errors} unexplained errors"
                 f"{not_scored}.")
@@ -72,13 +76,10 @@ def verdict(audit: Audit) -> Verdict:
                     and r.expected.explained)
     parts = [f"{unexplained} unexplained"] if unexplained else []
     parts += [f"{errors} error{'' if errors == 1 else 's'}"] if errors else []
-    not_scored = harness_errors - checks_not_made
-    parts += [f"{not_scored} row{'' if not_scored == 1 else 's'} not scored (harness errors)"] if not_scored else []
-    parts += [f"{checks_not_made} dataset-level check{'' if checks_not_made == 1 else 's'} not made (harness errors)"
-              ] if checks_not_made else []
     account = replay_account(audit)
-    return Verdict(", ".join(parts) or "expected", len(audit.rows), identical, explained, unexplained, errors,
-                   harness_errors, account.line() if account is not None else None, checks_not_made)
+    counted = Verdict("", len(audit.rows), identical, explained, unexplained, errors, harness_errors,
+                      account.line() if account is not None else None, checks_not_made)
+    return dataclasses.replace(counted, status=", ".join(parts + counted.not_checked()) or "expected")
 
 
 def verdict_json(audit: Audit) -> dict[str, Any]:
