@@ -3,6 +3,10 @@ row; report.md opens with the verdict and the findings; every classification's r
 
 from __future__ import annotations
 
+import json
+from importlib import resources
+
+import jsonschema
 import pytest
 
 from ragas_compat.compare.audit import build_audit
@@ -10,6 +14,7 @@ from ragas_compat.compare.expectations import Expectations
 from ragas_compat.compare.findings import findings
 from ragas_compat.compare.headlines import headlines
 from ragas_compat.compare.verdict import verdict
+from ragas_compat.pipeline import render_reports
 from ragas_compat.report.markdown.document import render_markdown
 
 
@@ -121,12 +126,26 @@ def test_an_evaluate_run_the_harness_failed_to_prepare_is_a_harness_error(defaul
     assert "already expected" in finding.line()
 
 
-def test_an_evaluate_run_ragas_failed_stays_a_dataset_level_problem(default_run):
+@pytest.mark.parametrize("by", ["ragas", None])
+def test_an_evaluate_run_ragas_raised_in_is_an_unexplained_error(default_run, by):
+    """Ragas's own evaluate() raised: no dataset-level mean was aggregated, so the verdict cannot say
+    "expected" (it once did, the failure only listed). A run whose raiser is not recorded counts the same."""
     audit = default_run.audit
-    failed = build_audit(audit.suite, _with_failed_evaluate_run(default_run.probe.output, "ragas"),
-                         audit.expectations, audit.provenance)
+    output = _with_failed_evaluate_run(default_run.probe.output, "ragas")
+    if by is None:
+        runs = output["evaluate"]["runs"]
+        error = {k: v for k, v in runs[0]["run_error"].items() if k != "by"}
+        output = {**output, "evaluate": {**output["evaluate"], "runs": [{**runs[0], "run_error": error}, *runs[1:]]}}
+    failed = build_audit(audit.suite, output, audit.expectations, audit.provenance)
     assert failed.dataset_level.problems and not failed.dataset_level.harness_problems
-    assert verdict(failed).ok
+    v = verdict(failed)
+    assert not v.ok and v.errors == 1 and v.harness_errors == 0 and v.status == "1 error"
+    [finding] = [f for f in failed.findings if f.kind == "error"]
+    assert finding.case_id is None and finding.line().startswith("error: dataset level: evaluate() on ")
+    files = render_reports(failed)
+    schema = json.loads(resources.files("ragas_compat").joinpath("report/report.schema.json").read_text())
+    jsonschema.validate(json.loads(files["report.json"]), schema)
+    assert "dataset level: evaluate() on " in files["report.md"] and v.line() in files["report.md"]
 
 
 def test_an_evaluate_run_whose_scripted_judge_was_asked_amiss_is_a_harness_error(default_run):

@@ -308,6 +308,9 @@ class DatasetLevel:
     # of a target's run whose scripted judge was asked amiss (or left prompts unasked): nothing of Ragas was
     # checked there, so each is a harness error of the audit (compare.findings)
     harness_problems: tuple[str, ...] = field(default=())
+    # the problems of runs Ragas's own evaluate() / aevaluate() raised in (or a run whose raiser is not
+    # recorded): nothing was aggregated there, so each is an unexplained Ragas error of the audit
+    ragas_problems: tuple[str, ...] = field(default=())
 
     def by_metric(self) -> dict[str, list[TargetAggregate]]:
         """The targets grouped by metric, in registry order (a configuration cases name, e.g.
@@ -336,13 +339,13 @@ def from_probe(audit_rows: Sequence, evaluate_output: dict | None) -> DatasetLev
     runs: dict[str, dict[str, int]] = {}   # target -> api -> the run's place in all_runs
     problems: list[str] = []
     harness_problems: list[str] = []
+    ragas_problems: list[str] = []
     for index, run in enumerate(all_runs):
         if run.get("run_error"):
             error = run["run_error"]
             problems.append(f"{run.get('api')}() on {', '.join(run.get('targets', []))} failed: "
                             f"{error.get('type')}: {error.get('message')}")
-            if error.get("by") == "harness":
-                harness_problems.append(problems[-1])
+            (harness_problems if error.get("by") == "harness" else ragas_problems).append(problems[-1])
             continue
         for target in run.get("targets", []):
             if target in audited_targets:
@@ -387,4 +390,4 @@ def from_probe(audit_rows: Sequence, evaluate_output: dict | None) -> DatasetLev
     order = {name: i for i, name in enumerate(metric_names())}
     targets.sort(key=lambda a: (order.get(a.metric, len(order)), a.target))
     return DatasetLevel(dict(evaluate_output.get("settings", {})), tuple(targets), tuple(problems),
-                        tuple(harness_problems))
+                        tuple(harness_problems), tuple(ragas_problems))

@@ -8,7 +8,8 @@ expectations explains, is fine. Everything else is a *finding* of one kind:
   classification (it moved), and the problems of an expectations file (stale or ambiguous case
   entries);
 - ``divergence``: a ``divergence`` no rule explains;
-- ``error``: an ``error`` (Ragas raised) no rule explains;
+- ``error``: an ``error`` (Ragas raised) no rule explains; also a dataset-level ``evaluate()`` run that
+  Ragas's own ``evaluate()`` raised in: no mean was aggregated, so nothing there was checked;
 - ``out_of_range``: a Ragas value outside its metric's range (``value_range``), unless the rule or
   case entry explaining the row allows it (``allow_out_of_range``). NaN is not out of range (it is
   how Ragas encodes undefined); infinities are.
@@ -157,7 +158,8 @@ OCCASIONAL_KINDS: frozenset[str] = frozenset({"harness_error", "replay_mismatch"
 
 def findings(audit: Audit) -> list[Finding]:
     """Every finding of an audit: rows in order, then pairs, then problems of the expectations, then
-    recorded scores the replay does not reproduce, then dataset-level checks the harness could not make.
+    recorded scores the replay does not reproduce, then dataset-level runs Ragas raised in, then dataset-level
+    checks the harness could not make.
     ``build_audit`` calls it once (``judged``, after it
     stored each row's and pair's findings, ``Audit.row_findings`` and ``Audit.pair_findings``); read
     ``Audit.findings``."""
@@ -167,8 +169,11 @@ def findings(audit: Audit) -> list[Finding]:
     found += [Finding("replay_mismatch", case_id, target, classification, None, message)
               for case_id, target, classification, message in replay_problems(audit)]
     level = audit.dataset_level
-    found += [Finding("harness_error", None, None, None, None, f"dataset level: {problem}")
-              for problem in (level.harness_problems if level is not None else ())]
+    if level is not None:
+        found += [Finding("error", None, None, None, None, f"dataset level: {problem}")
+                  for problem in level.ragas_problems]
+        found += [Finding("harness_error", None, None, None, None, f"dataset level: {problem}")
+                  for problem in level.harness_problems]
     return found
 
 
