@@ -285,13 +285,16 @@ class RagasCompat:
 
     def _loaded(self, cases: str | Path | list[str | Path],
                 expectations: str | Path | None) -> tuple[list[Path], Any, Any]:
-        """The case files' paths, their suite and the expectations, read and checked (no probe yet)."""
+        """The case files' paths, their suite and the expectations, read and checked (no probe yet). The
+        suite's raw objects are packed (``cases.loader.packed``, as ``run`` holds them): read whole only for
+        the probe's request, and the collected items keep their rows' cases for the whole session."""
+        from ragas_compat.cases.loader import packed
         from ragas_compat.errors import HarnessInputError
         from ragas_compat.pipeline import load_run_expectations, load_suite
 
         case_files = [cases] if isinstance(cases, (str, Path)) else list(cases)
         paths = [self._path(p) for p in case_files]
-        suite = load_suite(paths)
+        suite = packed(load_suite(paths))
         expectations_path = None if expectations is None else self._path(expectations)
         if expectations_path is not None and not expectations_path.exists():
             raise HarnessInputError(f"expectations file {expectations_path} does not exist",

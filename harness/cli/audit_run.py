@@ -21,6 +21,7 @@ from typing import Optional
 
 import typer
 
+from ragas_compat.cases.loader import packed
 from ragas_compat.cli.common import exits_on_harness_errors, positive_seconds, shown, stdout
 from ragas_compat.cli.output import OutputFormat, format_option, print_json, quiet_option
 from ragas_compat.compare.verdict import exit_code, parse_fail_on
@@ -70,7 +71,8 @@ def audit_run(
         source = resolve_ragas_source(python=python, checkout=None, git_url=None, allow_other_commit=False,
                                       timeout=timeout, located=started.located())
         write_atomically(cases_out, planned.text)
-        suite = load_suite([cases_out])                  # the case file as `run --cases` reads it
+        # the case file as `run --cases` reads it, its raw objects packed as `run` holds them while the probe scores
+        suite = packed(load_suite([cases_out]))
         metrics = tuple(sorted({g.metric for g in planned.graded if g.metric is not None})) or None
         audit = run_audit(suite, loaded_expectations, source, python=python, timeout=timeout, workers=workers,
                           metrics=metrics, started=started, keep_output=False).audit

@@ -243,6 +243,9 @@ def run(
         source = resolve_ragas_source(python=python, checkout=ragas_checkout, git_url=ragas_git,
                                       allow_other_commit=allow_other_commit, timeout=timeout,
                                       located=started.located() if started else None)
+        # the cases' raw objects are read whole only for the probe's request (a shard's: and the suite's
+        # digest): packed, they take a third
+        suite = packed(suite)
         if part is not None:
             with scoring_progress(enabled=not quiet and output is OutputFormat.TABLE) as on_progress:
                 document = shards.run_shard(suite, part, loaded_expectations, source, python=python,
@@ -255,8 +258,6 @@ def run(
                                f"written to {shown(path)} (merge the {part.count} shards with `ragas-compat merge`)",
                                highlight=False)
             raise typer.Exit(0)
-        # the cases' raw objects are read whole only for the probe's request: packed, they take a third
-        suite = packed(suite)
         with scoring_progress(enabled=not quiet and output is OutputFormat.TABLE) as on_progress:
             audit = run_audit(suite, loaded_expectations, source, python=python, timeout=timeout,
                               metrics=selected or None, workers=workers, started=started,

@@ -40,6 +40,7 @@ from pathlib import Path
 from typing import Any
 
 from ragas_compat.cases import Suite
+from ragas_compat.cases.loader import packed, raw_object
 from ragas_compat.compare.audit import Audit, build_audit
 from ragas_compat.compare.dataset_level import numpy_nanmean
 from ragas_compat.compare.expectations import Expectations
@@ -93,7 +94,7 @@ def suite_digest(suite: Suite) -> str:
     """SHA-256 over the cases' raw JSON (keys sorted) in suite order: equal suites, equal digests."""
     digest = hashlib.sha256()
     for case in suite.cases:
-        digest.update(json.dumps(case.raw, sort_keys=True, ensure_ascii=False).encode("utf-8"))
+        digest.update(json.dumps(raw_object(case), sort_keys=True, ensure_ascii=False).encode("utf-8"))
         digest.update(b"\n")
     return "sha256:" + digest.hexdigest()
 
@@ -113,10 +114,13 @@ def run_shard(suite: Suite, spec: ShardSpec, expectations: Expectations, source:
               metrics: tuple[str, ...] | None = None, workers: int = 1, started: StartedProbe | None = None,
               on_progress: Callable[[int, int], None] | None = None) -> dict[str, Any]:
     """Run the probe on shard ``spec`` of ``suite`` as ``run`` would on the whole suite, and return the
-    shard document (``write_shard``). Raises RagasUnavailable (exit 3)."""
+    shard document (``write_shard``). Raises RagasUnavailable (exit 3). ``suite`` is best given packed
+    (``cases.loader.packed``, as ``run --shard`` gives it): the whole suite is held while the probe scores
+    the shard, and its raw objects are read whole only for the request and the suite's digest."""
     part = shard_suite(suite, spec)
     with started or StartedProbe(python=python, sys_path_prefix=source.sys_path_prefix, timeout=timeout) as own:
-        own.submit([case.raw for case in part.cases], targets=targets_of(metrics), evaluate=True, workers=workers)
+        # the raw objects as one list only while the request is written (a packed suite's: unpacked copies)
+        own.submit([raw_object(case) for case in part.cases], targets=targets_of(metrics), evaluate=True, workers=workers)
         probe = own.result(on_progress)
     if not probe.ok:
         raise RagasUnavailable(probe.error or "the Ragas probe failed")
@@ -300,7 +304,7 @@ def merge_shards(folders: Sequence[Path], *, case_files: Sequence[Path] | None =
             raise HarnessInputError("merge: the shards read their cases from standard input; give the same cases "
                                     "with --cases", field="--cases")
         case_files = [Path(p) for p in inputs["cases"]]
-    suite = load_suite(list(case_files))
+    suite = packed(load_suite(list(case_files)))  # held through the classification: read field by field after the digest
     if suite_digest(suite) != first["suite"]["digest"] or suite.name != first["suite"]["name"]:
         raise HarnessInputError(f"merge: suite: the cases read ({suite.source}, {len(suite.cases)} cases) are not "
                                 f"those the shards ran ({first['provenance']['suite']['source']}, "
