@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 
 import pytest
@@ -104,3 +105,170 @@ def test_text_without_the_input_block_fails():
     book = book_with(("c1", 1))
     with pytest.raises(StubMismatch, match="unrecognised prompt layout"):
         book.answer("free text prompt")
+
+
+# -- identical rows scored concurrently (evaluate()): served per asking asyncio task ---------------------
+
+TA_INSTRUCTION = "Given a topic, classify if the AI refused to answer the question about the topic."
+RETRY_TEXT = "Rate the answer 0, 2 or 4.\nAnswer: Paris\nRating:"
+
+
+def topic_input() -> dict:
+    return {"user_input": "conversation", "topic": "billing"}
+
+
+def book_of_rows(*sequences: list[int]) -> PromptBook:
+    """One content-keyed prompt, each row (its own token) expecting ``sequence`` in turn."""
+    book = PromptBook()
+    for sequence in sequences:
+        row = object()
+        for i, refused in enumerate(sequence):
+            book.expect("topic_refused", TA_INSTRUCTION, topic_input(), {"refused_to_answer": refused},
+                        label=f"[{i}].refused", row=row)
+    return book
+
+
+async def ask_in_turn(answer, prompt: str, times: int) -> list[str]:
+    """One row's askings of ``prompt``, one after another in this task, yielding between them."""
+    replies = []
+    for _ in range(times):
+        replies.append(answer(prompt))
+        await asyncio.sleep(0)  # the other row's task asks in between
+    return replies
+
+
+def refused(replies: list[str]) -> list[int]:
+    return [json.loads(r)["refused_to_answer"] for r in replies]
+
+
+def test_identical_rows_asked_interleaved_from_two_tasks_get_their_own_sequences():
+    book = book_of_rows([0, 1], [0, 1])
+    prompt = render(TA_INSTRUCTION, topic_input())
+
+    async def both():
+        return await asyncio.gather(ask_in_turn(book.answer, prompt, 2), ask_in_turn(book.answer, prompt, 2))
+
+    first, second = asyncio.run(both())
+    assert refused(first) == refused(second) == [0, 1]
+    assert book.problems == [] and book.unasked() == []
+
+
+def test_identical_rows_with_different_sequences_stay_ambiguous():
+    book = book_of_rows([0, 1], [1, 0])
+    prompt = render(TA_INSTRUCTION, topic_input())
+
+    async def one():
+        return book.answer(prompt)
+
+    with pytest.raises(StubMismatch, match="ambiguous"):
+        asyncio.run(one())
+
+
+def test_identical_rows_outside_an_event_loop_stay_ambiguous():
+    book = book_of_rows([0, 1], [0, 1])
+    with pytest.raises(StubMismatch, match="ambiguous"):
+        book.answer(render(TA_INSTRUCTION, topic_input()))
+
+
+def test_askings_from_a_child_task_per_call_are_flagged():
+    # a metric that gathered each call in a task of its own: every task would get reply[0], silently
+    book = book_of_rows([0, 1], [0, 1])
+    prompt = render(TA_INSTRUCTION, topic_input())
+
+    async def one_call():
+        return book.answer(prompt)
+
+    async def row():
+        return [await asyncio.create_task(one_call()) for _ in range(2)]
+
+    async def both():
+        return await asyncio.gather(row(), row(), return_exceptions=True)
+
+    asyncio.run(both())
+    assert any("asked from 3 asyncio tasks; 2 rows expect it" in p for p in book.problems)
+
+
+def test_a_task_not_asking_one_rows_whole_sequence_is_flagged_at_the_end():
+    book = book_of_rows([0, 1], [0, 1])
+    prompt = render(TA_INSTRUCTION, topic_input())
+
+    async def both():
+        return await asyncio.gather(ask_in_turn(book.answer, prompt, 2), ask_in_turn(book.answer, prompt, 1))
+
+    asyncio.run(both())
+    assert book.problems == []
+    unasked = book.unasked()
+    assert "expected 4 time(s), asked 3" in unasked[0]
+    assert "asked across 2 asyncio tasks, 1 of them not 2 times" in unasked[1]
+
+
+def test_a_task_asking_beyond_one_rows_sequence_fails():
+    book = book_of_rows([0, 1], [0, 1])
+    prompt = render(TA_INSTRUCTION, topic_input())
+    with pytest.raises(StubMismatch, match="asked 3 times within one asyncio task"):
+        asyncio.run(ask_in_turn(book.answer, prompt, 3))
+
+
+def test_one_row_replays_in_order_with_or_without_a_task():
+    prompt = render(TA_INSTRUCTION, topic_input())
+    book = book_of_rows([0, 1])
+    assert refused([book.answer(prompt), book.answer(prompt)]) == [0, 1]
+    assert book.problems == [] and book.unasked() == []
+
+    book = book_of_rows([0, 1])
+    assert refused(asyncio.run(ask_in_turn(book.answer, prompt, 2))) == [0, 1]
+    assert book.problems == [] and book.unasked() == []
+    assert not next(iter(book._entries.values())).per_task  # one row: never served per task
+
+
+def test_identical_text_rows_asked_interleaved_get_their_own_retries():
+    book = PromptBook()
+    for _ in range(2):  # two identical rows: the first reply unusable, the retry good
+        book.expect_text("rating", RETRY_TEXT, ["no rating", "4"], label="verdicts.rating")
+
+    async def both():
+        return await asyncio.gather(ask_in_turn(book.answer, RETRY_TEXT, 2), ask_in_turn(book.answer, RETRY_TEXT, 2))
+
+    assert asyncio.run(both()) == [["no rating", "4"], ["no rating", "4"]]
+    assert book.problems == [] and book.unasked() == []
+
+
+def test_identical_text_rows_a_task_may_stop_early_and_asks_on_get_the_last_reply():
+    book = PromptBook()
+    for _ in range(2):
+        book.expect_text("rating", RETRY_TEXT, ["no rating", "4"], label="verdicts.rating")
+
+    async def both():
+        return await asyncio.gather(ask_in_turn(book.answer, RETRY_TEXT, 1), ask_in_turn(book.answer, RETRY_TEXT, 3))
+
+    assert asyncio.run(both()) == [["no rating"], ["no rating", "4", "4"]]
+    assert book.problems == []
+
+
+def test_text_rows_with_different_replies_stay_ambiguous_and_more_tasks_than_rows_are_flagged():
+    book = PromptBook()
+    book.expect_text("rating", RETRY_TEXT, ["no rating", "4"], label="verdicts.rating")
+    book.expect_text("rating", RETRY_TEXT, ["no rating", "2"], label="verdicts.rating")
+
+    async def one():
+        return book.answer(RETRY_TEXT)
+
+    with pytest.raises(StubMismatch, match="ambiguous"):
+        asyncio.run(one())
+
+    book = PromptBook()
+    for _ in range(2):
+        book.expect_text("rating", RETRY_TEXT, ["no rating", "4"], label="verdicts.rating")
+    for _ in range(2):
+        assert asyncio.run(one()) == "no rating"  # each asyncio.run: a task of its own
+    with pytest.raises(StubMismatch, match="asked from 3 asyncio tasks; 2 rows expect it"):
+        asyncio.run(one())
+    with pytest.raises(StubMismatch, match="ambiguous"):  # outside an event loop: as before
+        book.answer(RETRY_TEXT)
+
+
+def test_one_text_row_replays_its_retries_in_order_without_a_loop():
+    book = PromptBook()
+    book.expect_text("rating", RETRY_TEXT, ["no rating", "4"], label="verdicts.rating")
+    assert [book.answer(RETRY_TEXT) for _ in range(3)] == ["no rating", "4", "4"]
+    assert book.problems == [] and not book._texts[RETRY_TEXT].per_task

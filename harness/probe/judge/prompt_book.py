@@ -16,8 +16,18 @@ script that knows Ragas asks those prompts one after another (context precision 
 contexts in index order, in both APIs), is a queue: its k-th asking gets the k-th reply, so a judge
 (or a labeller) that gave two identical chunks different verdicts replays as it was recorded. Asked
 more often than the queue holds is still a mismatch. Identical content with different replies from
-different rows (or expected without a row) stays ambiguous: ``evaluate()`` scores rows concurrently,
+different rows (or expected without a row) is ambiguous: ``evaluate()`` scores rows concurrently,
 so the order between rows is not Ragas's to give.
+
+Replay per asyncio task: rows whose identical content expects the SAME reply sequence (copies of a case,
+duplicate rows) are served by the task asking. ``evaluate()`` runs each (row, metric) job as its own
+asyncio task, and a legacy metric makes one row's judge calls one after another inside it; so each asking
+task gets its own cursor over that one sequence, and any assignment of tasks to rows gives every row
+exactly its own replies. Guarded: more asking tasks than rows expecting the prompt is a mismatch when
+asked (a metric asking each call from a child task of its own), and at the end (:meth:`PromptBook.unasked`)
+a content-keyed prompt's every asking task must have asked one row's whole sequence. Outside a running
+event loop, and for rows with different sequences, such a prompt stays ambiguous. A prompt expected by
+one row only is answered as above, never per task.
 
 Per-call scripts (:meth:`PromptBook.script_calls`; a case's ``judge_calls``): the askings of one prompt
 kind answered in CALL order, not by content, each with the scripted raw reply text verbatim (or the
@@ -35,6 +45,7 @@ fails as above.
 
 from __future__ import annotations
 
+import asyncio
 import functools
 import json
 import threading
@@ -121,6 +132,14 @@ def split_prompt(prompt_text: str) -> tuple[str, object]:
     return head, data
 
 
+def _asking_task() -> object | None:
+    """The asyncio task making this asking; None outside a running event loop (on this thread)."""
+    try:
+        return asyncio.current_task()
+    except RuntimeError:
+        return None
+
+
 def _prompt_text(prompt: object) -> str:
     if isinstance(prompt, str):
         return prompt
@@ -140,10 +159,29 @@ class _Entry:
     optional: bool = False  # may be asked, never missed (allow)
     repeatable: bool = False  # asked again on identical content: the same (last) reply (a format fix)
     rows: list[object] = field(default_factory=list)  # the row token of each reply (None: no row given)
+    per_task: dict[object, int] = field(default_factory=dict)  # served per task: asking task -> askings made
+    _split_at: int = -1  # len(replies) when _split was worked out
+    _split: tuple[list[str], int] | None = None
 
     def one_row(self) -> bool:
         """Every reply was expected by one and the same row (asked one after another, in order)."""
         return bool(self.rows) and self.rows[0] is not None and all(r is self.rows[0] for r in self.rows)
+
+    def row_sequence(self) -> tuple[list[str], int] | None:
+        """``(sequence, rows)`` when more than one row (each with a row token) expects this prompt and every
+        one of them the same reply ``sequence`` (copies of a case): servable per asking task; else None."""
+        if self._split_at != len(self.replies):
+            by_row: dict[int, list[str]] = {}
+            for row, reply in zip(self.rows, self.replies):
+                if row is None:
+                    by_row = {}
+                    break
+                by_row.setdefault(id(row), []).append(reply)
+            sequences = list(by_row.values())
+            self._split = ((sequences[0], len(sequences)) if len(sequences) > 1
+                           and all(s == sequences[0] for s in sequences) else None)
+            self._split_at = len(self.replies)
+        return self._split
 
 
 @dataclass
@@ -186,7 +224,13 @@ class _TextEntry:
     label: str
     replies: list[str]
     asked: int = 0
-    ambiguous: bool = False
+    ambiguous: bool = False  # expected again with other replies
+    rows: int = 1  # rows expecting it (expected again with the same replies: identical rows)
+    per_task: dict[object, int] = field(default_factory=dict)  # served per task: asking task -> askings made
+
+    def per_row(self) -> bool:
+        """Rows that expect the same replies, which change from asking to asking: served per asking task."""
+        return self.rows > 1 and len(set(self.replies)) > 1
 
 
 class PromptBook:
@@ -335,15 +379,19 @@ class PromptBook:
         verbatim (the last one again when asked more often: a judge asked again after a reply its
         caller could not use). Call order matters only among askings of this one text, which Ragas
         makes one after another (a retry). Replies never asked are not a mismatch (the caller
-        stops at the first reply it can use). The same text expected again with other replies, or
-        with replies that change from asking to asking, is ambiguous and fails when asked."""
+        stops at the first reply it can use). The same text expected again with other replies is
+        ambiguous and fails when asked. Expected again with the same replies (an identical row), they
+        are served per asking task when they change from asking to asking (module docstring); outside
+        a running event loop that is ambiguous too."""
         if not replies:
             raise ValueError("expect_text needs at least one reply")
         entry = self._texts.get(prompt_text)
         if entry is None:
             self._texts[prompt_text] = _TextEntry(kind, label, list(replies))
-        elif entry.replies != replies or len(set(replies)) > 1:
+        elif entry.replies != replies:
             entry.ambiguous = True
+        else:
+            entry.rows += 1
 
     def scripted_text(self, prompt: object) -> bool:
         """True when the prompt is expected by its whole text (:meth:`expect_text`): every reply to
@@ -352,12 +400,28 @@ class PromptBook:
 
     def _answer_text(self, entry: _TextEntry, prompt_text: str) -> str:
         self.asked.append({"kind": entry.kind, "input": None, "template": template_digest(prompt_text, WHOLE_TEXT)})
-        if entry.ambiguous:
+        task = _asking_task() if entry.per_row() else None
+        if entry.ambiguous or (entry.per_row() and task is None):
             raise self._fail(f"{entry.kind} prompt ({entry.label}) is ambiguous: the same prompt text is "
                              f"expected with different replies")
-        reply = entry.replies[min(entry.asked, len(entry.replies) - 1)]
+        if task is None:
+            reply = entry.replies[min(entry.asked, len(entry.replies) - 1)]
+            entry.asked += 1
+            return reply
         entry.asked += 1
-        return reply
+        made = self._task_askings(entry.per_task, task, entry.rows, entry.kind, entry.label)
+        return entry.replies[min(made, len(entry.replies) - 1)]
+
+    def _task_askings(self, per_task: dict[object, int], task: object, rows: int, kind: str, label: str) -> int:
+        """The askings ``task`` made of a prompt served per task before this one (its cursor), counting this
+        one; StubMismatch when a task beyond the ``rows`` that expect the prompt asks it."""
+        made = per_task.get(task)
+        per_task[task] = (made or 0) + 1
+        if made is None and len(per_task) > rows:
+            raise self._fail(f"{kind} prompt ({label}) asked from {len(per_task)} asyncio tasks; {rows} rows "
+                             f"expect it, each asking in turn within one task (a metric asking each call from "
+                             f"a task of its own: the judge cannot tell which row asks)")
+        return made or 0
 
     def expect_in_order(self, kind: str, instruction: str, prompt_input: dict, replies: list[dict],
                         label: str) -> None:
@@ -455,6 +519,15 @@ class PromptBook:
                 )
             if len(set(entry.replies)) > 1 and not (entry.in_order or entry.one_row()):
                 entry.asked += 1
+                split = entry.row_sequence()
+                task = _asking_task() if split is not None else None
+                if task is not None:  # identical rows with one reply sequence: the asking task's next reply
+                    sequence, rows = split
+                    made = self._task_askings(entry.per_task, task, rows, kind, entry.label)
+                    if made >= len(sequence):
+                        raise self._fail(f"{kind} prompt ({entry.label}) asked {made + 1} times within one asyncio "
+                                         f"task; one row's frozen verdicts provide {len(sequence)}")
+                    return [sequence[made]] * n
                 rows = ("" if not any(r is not None for r in entry.rows) else
                         " in different rows (evaluate() scores rows concurrently: no asking order between them)")
                 raise self._fail(
@@ -509,11 +582,20 @@ class PromptBook:
         return {key: value for key, value in data.items() if key not in ignored}
 
     def unasked(self) -> list[str]:
-        """Expected prompts Ragas never asked (one line per missing asking)."""
+        """Expected prompts Ragas never asked (one line per missing asking), and each prompt served per
+        asyncio task (module docstring) whose asking tasks did not each ask one row's whole reply
+        sequence (the per-task answers then need not be the rows' own)."""
         out = []
         for (kind, _), entry in self._unique_entries().items():
             missing = 0 if entry.optional or kind in self._calls else (entry.askings if entry.samples else len(entry.replies)) - entry.asked
             if missing > 0:
                 out.append(f"{kind} prompt ({entry.label}) expected {len(entry.replies)} "
                            f"time(s), asked {entry.asked}")
+            split = entry.row_sequence() if entry.per_task else None
+            if split is not None:
+                length = len(split[0])
+                off = sorted(made for made in entry.per_task.values() if made != length)
+                if off:
+                    out.append(f"{kind} prompt ({entry.label}) asked across {len(entry.per_task)} asyncio tasks, "
+                               f"{len(off)} of them not {length} times (one row's replies in turn): {off}")
         return out
