@@ -272,3 +272,40 @@ def test_one_text_row_replays_its_retries_in_order_without_a_loop():
     book.expect_text("rating", RETRY_TEXT, ["no rating", "4"], label="verdicts.rating")
     assert [book.answer(RETRY_TEXT) for _ in range(3)] == ["no rating", "4", "4"]
     assert book.problems == [] and not book._texts[RETRY_TEXT].per_task
+
+
+AC_INSTRUCTION = "Evaluate the Input based on the criterial defined."
+
+
+def sampled_rows(rows: int, votes: list[int]) -> PromptBook:
+    book = PromptBook()
+    for _ in range(rows):  # identical rows: the same input, the same sampled votes
+        book.expect_samples("aspect_critic", AC_INSTRUCTION, {"response": "r"}, [{"verdict": v} for v in votes],
+                            label="verdicts.aspect_critic")
+    return book
+
+
+def test_identical_sampled_rows_each_read_their_own_first_sample():
+    # Ragas 0.4.3's AspectCritic asks one generation and reads it: served in turn across rows, the second row
+    # got the first row's second sample
+    book = sampled_rows(2, [0, 1, 1])
+    prompt = render(AC_INSTRUCTION, {"response": "r"})
+
+    async def both():
+        return await asyncio.gather(ask_in_turn(book.answer, prompt, 1), ask_in_turn(book.answer, prompt, 1))
+
+    first, second = asyncio.run(both())
+    assert [json.loads(r)["verdict"] for r in first + second] == [0, 0]
+    assert book.problems == [] and book.unasked() == []
+
+
+def test_identical_sampled_rows_asked_from_more_tasks_than_rows_are_flagged():
+    book = sampled_rows(2, [0, 1, 1])
+    prompt = render(AC_INSTRUCTION, {"response": "r"})
+
+    async def one():
+        return book.prompt_generations(prompt, 3)
+
+    assert asyncio.run(one()) == asyncio.run(one())  # each row all three of its own samples
+    with pytest.raises(StubMismatch, match="asked from 3 asyncio tasks; 2 rows expect it"):
+        asyncio.run(one())

@@ -20,7 +20,8 @@ different rows (or expected without a row) is ambiguous: ``evaluate()`` scores r
 so the order between rows is not Ragas's to give.
 
 Replay per asyncio task: rows whose identical content expects the SAME reply sequence (copies of a case,
-duplicate rows) are served by the task asking. ``evaluate()`` runs each (row, metric) job as its own
+duplicate rows; a sampled prompt's generations, :meth:`PromptBook.expect_samples`) are served by the task
+asking. ``evaluate()`` runs each (row, metric) job as its own
 asyncio task, and a legacy metric makes one row's judge calls one after another inside it; so each asking
 task gets its own cursor over that one sequence, and any assignment of tasks to rows gives every row
 exactly its own replies. Guarded: more asking tasks than rows expecting the prompt is a mismatch when
@@ -321,8 +322,10 @@ class PromptBook:
         :meth:`answer` (one generation) gets the next one.
 
         Expected again (rows of one dataset with identical input, scored by one ``evaluate()``): one more
-        asking, its generations after the others'. Rows that give identical input different generations
-        are ambiguous, as :meth:`expect` (no asking order between rows): a mismatch when asked."""
+        asking, its generations after the others'; asked from an asyncio task, each asking task is served
+        its own row's generations (module docstring: a Ragas that reads only the first of ``strictness``
+        samples would otherwise get the previous row's second). Rows that give identical input different
+        generations are ambiguous, as :meth:`expect` (no asking order between rows): a mismatch when asked."""
         if not replies:
             raise ValueError("expect_samples needs at least one reply")
         known = self._kinds.setdefault(instruction, kind)
@@ -412,11 +415,13 @@ class PromptBook:
         made = self._task_askings(entry.per_task, task, entry.rows, entry.kind, entry.label)
         return entry.replies[min(made, len(entry.replies) - 1)]
 
-    def _task_askings(self, per_task: dict[object, int], task: object, rows: int, kind: str, label: str) -> int:
-        """The askings ``task`` made of a prompt served per task before this one (its cursor), counting this
-        one; StubMismatch when a task beyond the ``rows`` that expect the prompt asks it."""
+    def _task_askings(self, per_task: dict[object, int], task: object, rows: int, kind: str, label: str,
+                      step: int = 1) -> int:
+        """The askings (a sampled prompt's: generations) ``task`` made of a prompt served per task before this
+        one (its cursor), counting this one's ``step``; StubMismatch when a task beyond the ``rows`` that expect
+        the prompt asks it."""
         made = per_task.get(task)
-        per_task[task] = (made or 0) + 1
+        per_task[task] = (made or 0) + step
         if made is None and len(per_task) > rows:
             raise self._fail(f"{kind} prompt ({label}) asked from {len(per_task)} asyncio tasks; {rows} rows "
                              f"expect it, each asking in turn within one task (a metric asking each call from "
@@ -503,6 +508,15 @@ class PromptBook:
                     raise self._fail(f"{kind} prompt ({entry.label}) is ambiguous: identical prompt content is "
                                      f"expected with different sampled replies in different rows (evaluate() "
                                      f"scores rows concurrently: no asking order between them)")
+                task = _asking_task() if entry.askings > 1 else None
+                if task is not None:  # identical rows with the same samples: the asking task's row's next ones
+                    own = len(entry.replies) // entry.askings
+                    start = self._task_askings(entry.per_task, task, entry.askings, kind, entry.label, n)
+                    if start + n > own:
+                        raise self._fail(f"{kind} prompt ({entry.label}) asked for {n} generations within one "
+                                         f"asyncio task; one row's frozen verdicts provide {max(own - start, 0)} "
+                                         f"samples")
+                    return entry.replies[start:start + n]
                 if entry.served >= len(entry.replies):
                     raise self._fail(f"{kind} prompt ({entry.label}) asked {entry.asked} times; "
                                      f"the frozen samples ({len(entry.replies)}) are all used")
