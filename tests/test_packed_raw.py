@@ -13,13 +13,8 @@ import json
 import tracemalloc
 from pathlib import Path
 
-import typer
-from typer.testing import CliRunner
-
 from ragas_compat.cases import load_cases, load_default_suite, parse_suite
 from ragas_compat.cases.loader import PackedRaw, packed, raw_object
-from ragas_compat.cli import run as cli_run
-from ragas_compat.cli.app import app
 from ragas_compat.tools.scale_bench import copied_suite
 
 
@@ -88,34 +83,3 @@ def test_a_packed_suite_holds_at_most_85_percent_of_the_loaded_one(tmp_path: Pat
         tracemalloc.stop()
     assert len(suite.cases) == 600 and parsed > 600 * 1000
     assert held < parsed * 85 // 100, (parsed, held, held / parsed)
-
-
-def test_run_hands_the_audit_a_packed_suite(monkeypatch, tmp_path: Path):
-    class NoProbe:
-        def __init__(self, **_):
-            pass
-
-        def __enter__(self):
-            return self
-
-        def __exit__(self, *_):
-            return None
-
-        def located(self, *_):
-            return None
-
-    seen = []
-
-    def run_audit(suite, *_, **__):
-        seen.append(suite)
-        raise typer.Exit(0)
-
-    monkeypatch.setattr(cli_run, "take_early_probe", lambda **_: None)
-    monkeypatch.setattr(cli_run, "StartedProbe", NoProbe)
-    monkeypatch.setattr(cli_run, "resolve_ragas_source", lambda **_: None)
-    monkeypatch.setattr(cli_run, "run_audit", run_audit)
-    result = CliRunner().invoke(app, ["run", "--out", str(tmp_path / "r"), "--quiet"])
-    assert result.exit_code == 0, result.output
-    (suite,) = seen
-    assert suite.cases == load_default_suite().cases
-    assert all(isinstance(case.raw, PackedRaw) for case in suite.cases)

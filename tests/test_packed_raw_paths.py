@@ -55,18 +55,22 @@ class Stop(Exception):
     """Raised by a stand-in once it has seen the suite the path hands on."""
 
 
-def test_run_shard_hands_the_shard_a_packed_suite(monkeypatch, tmp_path: Path):
+@pytest.mark.parametrize("arguments, module, name", [
+    (["run"], cli_run, "run_audit"),                        # the whole suite, as the probe scores it
+    (["run", "--shard", "1/2"], shards, "run_shard"),       # the whole suite is held while the shard is scored
+])
+def test_run_hands_on_a_packed_suite(monkeypatch, tmp_path: Path, arguments, module, name):
     seen = []
 
-    def run_shard(suite, *_, **__):
+    def stand_in(suite, *_, **__):
         seen.append(suite)
         raise typer.Exit(0)
 
     monkeypatch.setattr(cli_run, "take_early_probe", lambda **_: None)
     monkeypatch.setattr(cli_run, "StartedProbe", NoProbe)
     monkeypatch.setattr(cli_run, "resolve_ragas_source", lambda **_: None)
-    monkeypatch.setattr(shards, "run_shard", run_shard)
-    result = CliRunner().invoke(app, ["run", "--shard", "1/2", "--out", str(tmp_path / "s"), "--quiet"])
+    monkeypatch.setattr(module, name, stand_in)
+    result = CliRunner().invoke(app, [*arguments, "--out", str(tmp_path / "r"), "--quiet"])
     assert result.exit_code == 0, result.output
     (suite,) = seen
     assert suite.cases == load_default_suite().cases
