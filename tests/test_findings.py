@@ -165,3 +165,42 @@ def test_an_evaluate_run_whose_scripted_judge_was_asked_amiss_is_a_harness_error
     assert finding.message == (f"dataset level: {runs[0]['api']}() on {problems[0]} (and 1 more)")
     [aggregate] = [a for a in judged.dataset_level.targets if a.target == target]
     assert list(aggregate.run_problems[:2]) == problems
+
+
+def _evaluate_run_changed(output: dict, *, rows: bool, mean: bool) -> tuple[dict, str]:
+    """The probe output with its first evaluate() run's first target moved by 0.125: in every row
+    (``rows``) and/or in the mean it reports (``mean``); its aevaluate() run is left as it was."""
+    runs = list(output["evaluate"]["runs"])
+    run = runs[0]
+    target = run["targets"][0]
+
+    def moved(value):
+        return value + 0.125 if isinstance(value, float) else value
+
+    if rows:
+        run = {**run, "rows": [{**entry, "values": {**entry["values"], target: moved(entry["values"].get(target))}}
+                               for entry in run["rows"]]}
+    if mean:
+        run = {**run, "scores": {**run["scores"], target: moved(run["scores"].get(target))}}
+    runs[0] = run
+    return {**output, "evaluate": {**output["evaluate"], "runs": runs}}, target
+
+
+@pytest.mark.parametrize("rows, mean, says", [
+    (True, True, ["the APIs' means differ", "row values differ from evaluate()",
+                  "evaluate()'s row is not single_turn_ascore's value"]),
+    (False, True, ["is not numpy's nanmean over its own rows", "the APIs' means differ"]),
+])
+def test_a_dataset_level_run_that_disagrees_with_the_per_row_scoring_is_unexplained(default_run, rows, mean, says):
+    """Ragas's evaluate() rows are checked against its own single_turn_ascore on the same cases, its mean against
+    numpy's nanmean of its rows, and evaluate() against aevaluate(): a disagreement is an unexplained finding (it
+    once showed only in the dataset-level section while the verdict said "expected")."""
+    audit = default_run.audit
+    assert not [f for f in audit.findings if f.message.startswith("dataset level:")]  # all hold in the default audit
+    output, target = _evaluate_run_changed(default_run.probe.output, rows=rows, mean=mean)
+    changed = build_audit(audit.suite, output, audit.expectations, audit.provenance)
+    found = [f for f in changed.findings if f.message.startswith("dataset level:")]
+    assert {f.kind for f in found} == {"unexplained"} and {f.target for f in found} == {target}
+    assert len(found) == len(says) and all(any(text in f.message for f in found) for text in says)
+    v = verdict(changed)
+    assert not v.ok and v.unexplained == len(says) and v.status == f"{len(says)} unexplained"

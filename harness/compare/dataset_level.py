@@ -191,6 +191,8 @@ class TargetAggregate:
     run_problems: tuple[str, ...] = field(default=())
     # the metric and a case-named configuration of it (MetricSpec.reference_key): its own reference
     group: str = ""
+    # Ragas's runs of the target that disagree row by row with each other, or score a case the audit has no row of
+    api_disagreements: tuple[str, ...] = field(default=())
 
     @property
     def ragas_mean(self) -> float:
@@ -214,6 +216,26 @@ class TargetAggregate:
         values = list(self.apis.values())
         return all(same_float(v, values[0]) for v in values)
 
+    def disagreements(self) -> list[str]:
+        """What of Ragas's own dataset-level run does not hold together with its per-row scoring: its mean is
+        not numpy's nanmean over its own rows, its APIs' means or rows differ, or a case's ``evaluate()`` row
+        is not what ``single_turn_ascore`` returned for that case (NaN where that raised). Nothing explains
+        them: each is an unexplained finding of the audit (``compare.findings``); the default audit has none."""
+        out = [] if self.mean_recomputed_exactly else [
+            f"{self.target}: evaluate()'s mean {self.ragas_mean!r} is not numpy's nanmean over its own rows "
+            f"({self.recomputed_mean!r})"]
+        if not self.apis_agree:
+            out.append(f"{self.target}: the APIs' means differ: "
+                       + ", ".join(f"{api}() {value!r}" for api, value in sorted(self.apis.items())))
+        out += [f"{self.target}: {problem}" for problem in self.api_disagreements]
+        differ = self.single_turn_mismatches
+        if differ:
+            shown = ", ".join(differ[:DISAGREEING_SHOWN]) + (
+                f" and {len(differ) - DISAGREEING_SHOWN} more" if len(differ) > DISAGREEING_SHOWN else "")
+            out.append(f"{self.target}: evaluate()'s row is not single_turn_ascore's value (NaN where that raised) "
+                       f"for {len(differ)} case(s): {shown}")
+        return out
+
     @property
     def single_turn_mismatches(self) -> tuple[str, ...]:
         return tuple(r.case_id for r in self.rows if not _same_value(r.evaluate_value, r.single_turn_value))
@@ -221,6 +243,9 @@ class TargetAggregate:
     @property
     def mean_recomputed_exactly(self) -> bool:
         return same_float(self.recomputed_mean, self.ragas_mean)
+
+
+DISAGREEING_SHOWN = 5  # rows named in a disagreement's line
 
 
 def drop_cause(row: AggregationRow) -> str:
@@ -360,6 +385,7 @@ def from_probe(audit_rows: Sequence, evaluate_output: dict | None) -> DatasetLev
                         for api, r in sorted(by_api.items())}
         rows, target_problems = [], judged_amiss[main_api] + [
             p for p in run.get("stub_problems", []) if p.startswith(target + ":")]
+        disagreeing: list[str] = []  # Ragas's runs against each other and against the audited cases
         # the harness's scripted judge asked amiss in a run: its check of the target is not made (one per run)
         harness_problems += [f"{api}() on {found[0]}" + (f" (and {len(found) - 1} more)" if len(found) > 1 else "")
                              for api, found in judged_amiss.items() if found]
@@ -368,7 +394,7 @@ def from_probe(audit_rows: Sequence, evaluate_output: dict | None) -> DatasetLev
         for entry in run.get("rows", []):
             audit_row = by_key.get((entry["case_id"], target))
             if audit_row is None:
-                target_problems.append(f"{entry['case_id']}: evaluate() scored a case with no per-row result")
+                disagreeing.append(f"{entry['case_id']}: {main_api}() scored a case with no per-row result")
                 continue
             metric, group = audit_row.spec.name, audit_row.spec.reference_key
             # the case's own id (equal to the entry's), not one more copy per row
@@ -381,12 +407,13 @@ def from_probe(audit_rows: Sequence, evaluate_output: dict | None) -> DatasetLev
             theirs = {e["case_id"]: _decode(e["values"].get(target)) for e in other.get("rows", [])}
             differ = [r.case_id for r in rows if not same_float(theirs.get(r.case_id, math.nan), r.evaluate_value)]
             if differ:
-                target_problems.append(f"{api}() row values differ from {main_api}() for {', '.join(differ)}")
+                disagreeing.append(f"{api}() row values differ from {main_api}() for {', '.join(differ)}")
         if metric is None:
             continue
         apis = {api: _decode(r.get("scores", {}).get(target)) for api, r in sorted(by_api.items())}
-        targets.append(dataclasses.replace(aggregate_target(metric, target, apis, rows, target_problems),
-                                           group="" if group == metric else group))
+        targets.append(dataclasses.replace(aggregate_target(metric, target, apis, rows, target_problems + disagreeing),
+                                           group="" if group == metric else group,
+                                           api_disagreements=tuple(disagreeing)))
     order = {name: i for i, name in enumerate(metric_names())}
     targets.sort(key=lambda a: (order.get(a.metric, len(order)), a.target))
     return DatasetLevel(dict(evaluate_output.get("settings", {})), tuple(targets), tuple(problems),

@@ -5,8 +5,10 @@ expectations explains, is fine. Everything else is a *finding* of one kind:
 
 - ``unexplained``: a row no rule explains whose classification is neither ``divergence`` nor
   ``error`` (e.g. an ``epsilon`` on a class no rule names), a row whose case entry expects another
-  classification (it moved), and the problems of an expectations file (stale or ambiguous case
-  entries);
+  classification (it moved), the problems of an expectations file (stale or ambiguous case
+  entries), and a target whose dataset-level ``evaluate()`` run does not hold together with its
+  per-row scoring (``TargetAggregate.disagreements``: its mean is not numpy's nanmean of its rows,
+  ``evaluate()`` and ``aevaluate()`` differ, a row is not the case's ``single_turn_ascore`` value);
 - ``divergence``: a ``divergence`` no rule explains;
 - ``error``: an ``error`` (Ragas raised) no rule explains; also a dataset-level ``evaluate()`` run that
   Ragas's own ``evaluate()`` raised in: no mean was aggregated, so nothing there was checked;
@@ -158,8 +160,8 @@ OCCASIONAL_KINDS: frozenset[str] = frozenset({"harness_error", "replay_mismatch"
 
 def findings(audit: Audit) -> list[Finding]:
     """Every finding of an audit: rows in order, then pairs, then problems of the expectations, then
-    recorded scores the replay does not reproduce, then dataset-level runs Ragas raised in, then dataset-level
-    checks the harness could not make.
+    recorded scores the replay does not reproduce, then dataset-level runs that disagree with the per-row
+    scoring, then dataset-level runs Ragas raised in, then dataset-level checks the harness could not make.
     ``build_audit`` calls it once (``judged``, after it
     stored each row's and pair's findings, ``Audit.row_findings`` and ``Audit.pair_findings``); read
     ``Audit.findings``."""
@@ -170,6 +172,8 @@ def findings(audit: Audit) -> list[Finding]:
               for case_id, target, classification, message in replay_problems(audit)]
     level = audit.dataset_level
     if level is not None:
+        found += [Finding("unexplained", None, aggregate.target, None, None, f"dataset level: {text}")
+                  for aggregate in level.targets for text in aggregate.disagreements()]
         found += [Finding("error", None, None, None, None, f"dataset level: {problem}")
                   for problem in level.ragas_problems]
         found += [Finding("harness_error", None, None, None, None, f"dataset level: {problem}")
