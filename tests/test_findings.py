@@ -204,3 +204,7 @@ def test_a_dataset_level_run_that_disagrees_with_the_per_row_scoring_is_unexplai
     assert len(found) == len(says) and all(any(text in f.message for f in found) for text in says)
     v = verdict(changed)
     assert not v.ok and v.unexplained == len(says) and v.status == f"{len(says)} unexplained"
+    files = render_reports(changed)
+    schema = json.loads(resources.files("ragas_compat").joinpath("report/report.schema.json").read_text())
+    jsonschema.validate(json.loads(files["report.json"]), schema)
+    assert all(f.message in files["report.md"] for f in found)
