@@ -208,3 +208,19 @@ def test_a_dataset_level_run_that_disagrees_with_the_per_row_scoring_is_unexplai
     schema = json.loads(resources.files("ragas_compat").joinpath("report/report.schema.json").read_text())
     jsonschema.validate(json.loads(files["report.json"]), schema)
     assert all(f.message in files["report.md"] for f in found)
+
+
+def test_a_batch_whose_reported_mean_is_not_its_rows_mean_is_unexplained(default_run):
+    """A batched evaluate() run's mean is the harness's safe_nanmean over every row (probe/evaluate.py merges the
+    batches); what Ragas reported for each batch is checked there, and a batch that disagrees is a finding too."""
+    audit = default_run.audit
+    output = default_run.probe.output
+    runs = list(output["evaluate"]["runs"])
+    target = runs[0]["targets"][0]
+    problem = f"{target}: batch 1/2: evaluate() reported the mean 0.5, Ragas's safe_nanmean of its 3 rows is 0.25"
+    runs[0] = {**runs[0], "stub_problems": [problem]}
+    changed = build_audit(audit.suite, {**output, "evaluate": {**output["evaluate"], "runs": runs}},
+                          audit.expectations, audit.provenance)
+    [finding] = [f for f in changed.findings if f.message.startswith("dataset level:")]
+    assert finding.kind == "unexplained" and finding.message == f"dataset level: {problem}"
+    assert not verdict(changed).ok

@@ -191,8 +191,9 @@ class TargetAggregate:
     run_problems: tuple[str, ...] = field(default=())
     # the metric and a case-named configuration of it (MetricSpec.reference_key): its own reference
     group: str = ""
-    # Ragas's runs of the target that disagree row by row with each other, or score a case the audit has no row of
-    api_disagreements: tuple[str, ...] = field(default=())
+    # Ragas's runs of the target that disagree with themselves (a batch's reported mean is not the safe_nanmean of
+    # its rows), with each other row by row, or score a case the audit has no row of
+    run_disagreements: tuple[str, ...] = field(default=())
 
     @property
     def ragas_mean(self) -> float:
@@ -227,7 +228,8 @@ class TargetAggregate:
         if not self.apis_agree:
             out.append(f"{self.target}: the APIs' means differ: "
                        + ", ".join(f"{api}() {value!r}" for api, value in sorted(self.apis.items())))
-        out += [f"{self.target}: {problem}" for problem in self.api_disagreements]
+        out += [problem if problem.startswith(self.target + ":") else f"{self.target}: {problem}"
+                for problem in self.run_disagreements]  # a batch's mean problem names its target already
         differ = self.single_turn_mismatches
         if differ:
             shown = ", ".join(differ[:DISAGREEING_SHOWN]) + (
@@ -383,9 +385,10 @@ def from_probe(audit_rows: Sequence, evaluate_output: dict | None) -> DatasetLev
         errors = {(e["case_id"], e["target"]): (e["type"], e["message"]) for e in run.get("errors", [])}
         judged_amiss = {api: [p for p in r.get("judge_problems", []) if p.startswith(target + ":")]
                         for api, r in sorted(by_api.items())}
-        rows, target_problems = [], judged_amiss[main_api] + [
-            p for p in run.get("stub_problems", []) if p.startswith(target + ":")]
-        disagreeing: list[str] = []  # Ragas's runs against each other and against the audited cases
+        rows, target_problems = [], judged_amiss[main_api]
+        # Ragas's runs against themselves (a batch's own mean), each other and the audited cases
+        disagreeing = [p for _, r in sorted(by_api.items(), key=lambda item: item[0] != main_api)
+                       for p in r.get("stub_problems", []) if p.startswith(target + ":")]
         # the harness's scripted judge asked amiss in a run: its check of the target is not made (one per run)
         harness_problems += [f"{api}() on {found[0]}" + (f" (and {len(found) - 1} more)" if len(found) > 1 else "")
                              for api, found in judged_amiss.items() if found]
@@ -413,7 +416,7 @@ def from_probe(audit_rows: Sequence, evaluate_output: dict | None) -> DatasetLev
         apis = {api: _decode(r.get("scores", {}).get(target)) for api, r in sorted(by_api.items())}
         targets.append(dataclasses.replace(aggregate_target(metric, target, apis, rows, target_problems + disagreeing),
                                            group="" if group == metric else group,
-                                           api_disagreements=tuple(disagreeing)))
+                                           run_disagreements=tuple(disagreeing)))
     order = {name: i for i, name in enumerate(metric_names())}
     targets.sort(key=lambda a: (order.get(a.metric, len(order)), a.target))
     return DatasetLevel(dict(evaluate_output.get("settings", {})), tuple(targets), tuple(problems),
