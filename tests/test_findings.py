@@ -224,3 +224,24 @@ def test_a_batch_whose_reported_mean_is_not_its_rows_mean_is_unexplained(default
     [finding] = [f for f in changed.findings if f.message.startswith("dataset level:")]
     assert finding.kind == "unexplained" and finding.message == f"dataset level: {problem}"
     assert not verdict(changed).ok
+
+
+def test_a_dataset_level_disagreement_the_harness_caused_is_not_said_of_ragas(default_run):
+    """A row the harness failed to score, or a run whose scripted judge was asked amiss, makes no dataset-level
+    disagreement: the harness error says it (never blamed on Ragas)."""
+    audit = default_run.audit
+    output, target = _evaluate_run_changed(default_run.probe.output, rows=True, mean=True)
+    runs = list(output["evaluate"]["runs"])
+    runs[0] = {**runs[0], "judge_problems": [f"{target}: no frozen answer for a prompt"]}
+    amiss = build_audit(audit.suite, {**output, "evaluate": {**output["evaluate"], "runs": runs}},
+                        audit.expectations, audit.provenance)
+    assert [f.kind for f in amiss.findings if f.message.startswith("dataset level:")] == ["harness_error"]
+
+    case_id = runs[0]["rows"][0]["case_id"]
+    harness_row = {"error": {"type": "StubMismatch", "message": "no frozen answer", "origin": "harness"}}
+    results = [{**r, "value": harness_row} if (r["case_id"], r["target"]) == (case_id, target) else r
+               for r in default_run.probe.output["results"]]
+    only_row, _ = _evaluate_run_changed({**default_run.probe.output, "results": results}, rows=False, mean=False)
+    scored = build_audit(audit.suite, only_row, audit.expectations, audit.provenance)
+    assert not [f for f in scored.findings if f.message.startswith("dataset level:")]
+    assert [f.kind for f in scored.findings if f.case_id == case_id and f.target == target] == ["harness_error"]

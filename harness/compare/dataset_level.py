@@ -194,6 +194,9 @@ class TargetAggregate:
     # Ragas's runs of the target that disagree with themselves (a batch's reported mean is not the safe_nanmean of
     # its rows), with each other row by row, or score a case the audit has no row of
     run_disagreements: tuple[str, ...] = field(default=())
+    # the harness's scripted judge was asked amiss in a run of the target: a harness error says the check was not
+    # made (DatasetLevel.harness_problems), and nothing of its disagreements is said of Ragas
+    judged_amiss: bool = False
 
     @property
     def ragas_mean(self) -> float:
@@ -221,7 +224,11 @@ class TargetAggregate:
         """What of Ragas's own dataset-level run does not hold together with its per-row scoring: its mean is
         not numpy's nanmean over its own rows, its APIs' means or rows differ, or a case's ``evaluate()`` row
         is not what ``single_turn_ascore`` returned for that case (NaN where that raised). Nothing explains
-        them: each is an unexplained finding of the audit (``compare.findings``); the default audit has none."""
+        them: each is an unexplained finding of the audit (``compare.findings``); the default audit has none.
+        Nothing when the harness's judge was asked amiss in a run of the target (``judged_amiss``), and no row
+        the harness failed to score on either side: the harness's errors are never said of Ragas."""
+        if self.judged_amiss:
+            return []
         out = [] if self.mean_recomputed_exactly else [
             f"{self.target}: evaluate()'s mean {self.ragas_mean!r} is not numpy's nanmean over its own rows "
             f"({self.recomputed_mean!r})"]
@@ -230,7 +237,8 @@ class TargetAggregate:
                        + ", ".join(f"{api}() {value!r}" for api, value in sorted(self.apis.items())))
         out += [problem if problem.startswith(self.target + ":") else f"{self.target}: {problem}"
                 for problem in self.run_disagreements]  # a batch's mean problem names its target already
-        differ = self.single_turn_mismatches
+        differ = [row.case_id for row in self.rows if not _same_value(row.evaluate_value, row.single_turn_value)
+                  and not _harness_side(row)]
         if differ:
             shown = ", ".join(differ[:DISAGREEING_SHOWN]) + (
                 f" and {len(differ) - DISAGREEING_SHOWN} more" if len(differ) > DISAGREEING_SHOWN else "")
@@ -248,6 +256,12 @@ class TargetAggregate:
 
 
 DISAGREEING_SHOWN = 5  # rows named in a disagreement's line
+
+
+def _harness_side(row: AggregationRow) -> bool:
+    """The harness failed to score the case: per row (its own error) or in evaluate() (the row's exception)."""
+    raised = [row.single_turn_value] + ([RagasError(*row.evaluate_error)] if row.evaluate_error is not None else [])
+    return any(isinstance(value, RagasError) and value.raised_by_harness for value in raised)
 
 
 def drop_cause(row: AggregationRow) -> str:
@@ -416,7 +430,8 @@ def from_probe(audit_rows: Sequence, evaluate_output: dict | None) -> DatasetLev
         apis = {api: _decode(r.get("scores", {}).get(target)) for api, r in sorted(by_api.items())}
         targets.append(dataclasses.replace(aggregate_target(metric, target, apis, rows, target_problems + disagreeing),
                                            group="" if group == metric else group,
-                                           run_disagreements=tuple(disagreeing)))
+                                           run_disagreements=tuple(disagreeing),
+                                           judged_amiss=any(judged_amiss.values())))
     order = {name: i for i, name in enumerate(metric_names())}
     targets.sort(key=lambda a: (order.get(a.metric, len(order)), a.target))
     return DatasetLevel(dict(evaluate_output.get("settings", {})), tuple(targets), tuple(problems),
