@@ -235,10 +235,8 @@ class TargetAggregate:
         if not self.apis_agree:
             out.append(f"{self.target}: the APIs' means differ: "
                        + ", ".join(f"{api}() {value!r}" for api, value in sorted(self.apis.items())))
-        out += [problem if problem.startswith(self.target + ":") else f"{self.target}: {problem}"
-                for problem in self.run_disagreements]  # a batch's mean problem names its target already
-        differ = [row.case_id for row in self.rows if not _same_value(row.evaluate_value, row.single_turn_value)
-                  and not _harness_side(row)]
+        out += [f"{self.target}: {problem}" for problem in self.run_disagreements]
+        differ = [row.case_id for row in self._mismatched_rows() if not _harness_side(row)]
         if differ:
             shown = ", ".join(differ[:DISAGREEING_SHOWN]) + (
                 f" and {len(differ) - DISAGREEING_SHOWN} more" if len(differ) > DISAGREEING_SHOWN else "")
@@ -246,9 +244,12 @@ class TargetAggregate:
                        f"for {len(differ)} case(s): {shown}")
         return out
 
+    def _mismatched_rows(self) -> list[AggregationRow]:
+        return [r for r in self.rows if not _same_value(r.evaluate_value, r.single_turn_value)]
+
     @property
     def single_turn_mismatches(self) -> tuple[str, ...]:
-        return tuple(r.case_id for r in self.rows if not _same_value(r.evaluate_value, r.single_turn_value))
+        return tuple(r.case_id for r in self._mismatched_rows())
 
     @property
     def mean_recomputed_exactly(self) -> bool:
@@ -400,8 +401,9 @@ def from_probe(audit_rows: Sequence, evaluate_output: dict | None) -> DatasetLev
         judged_amiss = {api: [p for p in r.get("judge_problems", []) if p.startswith(target + ":")]
                         for api, r in sorted(by_api.items())}
         rows, target_problems = [], judged_amiss[main_api]
-        # Ragas's runs against themselves (a batch's own mean), each other and the audited cases
-        disagreeing = [p for _, r in sorted(by_api.items(), key=lambda item: item[0] != main_api)
+        # Ragas's runs against themselves (a batch's own mean, stated without the target's name), each other and
+        # the audited cases
+        disagreeing = [p.removeprefix(target + ": ") for _, r in sorted(by_api.items(), key=lambda item: item[0] != main_api)
                        for p in r.get("stub_problems", []) if p.startswith(target + ":")]
         # the harness's scripted judge asked amiss in a run: its check of the target is not made (one per run)
         harness_problems += [f"{api}() on {found[0]}" + (f" (and {len(found) - 1} more)" if len(found) > 1 else "")
