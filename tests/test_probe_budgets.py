@@ -329,3 +329,98 @@ def test_a_series_of_deadlines_stops_only_the_cases_over_time_and_restores_the_a
     assert asyncio.run(series()) == ["ok", "time", "ok", "time", "ok"]
     assert signal.getsignal(signal.SIGALRM) is handler
     assert signal.getitimer(signal.ITIMER_REAL) == (0.0, 0.0)
+
+
+def _deadline_series(cases: list, seconds: float = 1.0) -> tuple[list, list]:
+    """Each case (a coroutine function) run through one ``Deadlines`` series; (results, facts after each
+    case: whether the runner's task is left cancelling)."""
+    import asyncio
+
+    from ragas_compat.probe.budget import Deadlines
+
+    async def series() -> tuple[list, list]:
+        results, cancelling = [], []
+        with Deadlines(seconds) as deadlines:
+            for case in cases:
+                results.append(await deadlines.run(case(), lambda exc: exc.what))
+                cancelling.append(asyncio.current_task().cancelling())
+        return results, cancelling
+
+    return asyncio.run(series())
+
+
+def test_each_case_of_a_deadline_series_has_its_own_context_and_leaves_no_task_or_cancellation():
+    import asyncio
+    import contextvars
+
+    seen = contextvars.ContextVar("seen", default="unset")
+    left: list = []
+
+    async def setting() -> str:  # sets a context variable and never resets it
+        seen.set("case 1")
+        return seen.get()
+
+    async def reading() -> str:
+        return seen.get()
+
+    async def leaving() -> str:  # starts a task it does not await
+        left.append(asyncio.get_running_loop().create_task(asyncio.Event().wait()))
+        return "left one"
+
+    async def stuck() -> str:
+        await asyncio.Event().wait()
+        return "never"
+
+    async def timed() -> str:  # the runner's task is not left cancelling: a timeout of the case's own still works
+        try:
+            async with asyncio.timeout(0.01):
+                await asyncio.Event().wait()
+        except TimeoutError:
+            return "own timeout"
+        return "never"
+
+    async def checked() -> str:
+        return "cancelled" if left[0].cancelled() else "running"
+
+    results, cancelling = _deadline_series([setting, reading, leaving, stuck, timed, checked], seconds=0.5)
+    assert results == ["case 1", "unset", "left one", "time", "own timeout", "cancelled"]
+    assert cancelling == [0] * 6
+
+
+def test_a_case_that_swallows_the_deadline_s_cancellation_is_cancelled_again():
+    import asyncio
+
+    async def swallowing() -> str:
+        try:
+            await asyncio.Event().wait()
+        except asyncio.CancelledError:
+            pass
+        await asyncio.Event().wait()
+        return "never"
+
+    async def quick() -> str:
+        return "ok"
+
+    assert _deadline_series([swallowing, quick], seconds=0.2) == (["time", "ok"], [0, 0])
+
+
+def test_a_deadline_series_off_the_main_thread_stops_cases_without_an_alarm():
+    import asyncio
+    import signal
+    import threading
+
+    async def stuck() -> str:
+        await asyncio.Event().wait()
+        return "never"
+
+    async def quick() -> str:
+        await asyncio.sleep(0)
+        return "ok"
+
+    out: list = []
+    handler = signal.getsignal(signal.SIGALRM)
+    thread = threading.Thread(target=lambda: out.append(_deadline_series([quick, stuck, quick], seconds=0.2)))
+    thread.start()
+    thread.join(30)
+    assert out == [(["ok", "time", "ok"], [0, 0, 0])]
+    assert signal.getsignal(signal.SIGALRM) is handler

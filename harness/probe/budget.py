@@ -25,6 +25,7 @@ at the deadline, it is the harness's (``origin`` "harness").
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import gc
 import os
 import signal
@@ -218,17 +219,45 @@ async def within_deadline(coroutine: t.Awaitable[T], on_over: t.Callable[[OverBu
         return await deadlines.run(coroutine, on_over)
 
 
+class _InContext:
+    """Awaits ``coroutine`` in the awaiting task, each of its steps run in ``context``: what a task of its own
+    gives a case (its context variables stay its own, and the tasks it starts copy them) without a task's
+    scheduling (a task of its own per pair, awaited with ``asyncio.wait``, cost about 3% of the probe's
+    time on the fuzz bench's cases, docs/bench.md)."""
+
+    __slots__ = ("context", "coroutine")
+
+    def __init__(self, coroutine: t.Any, context: contextvars.Context) -> None:
+        self.coroutine, self.context = coroutine, context
+
+    def __await__(self) -> t.Generator[t.Any, t.Any, t.Any]:
+        run, send, throw = self.context.run, self.coroutine.send, self.coroutine.throw
+        value: t.Any = None
+        error: BaseException | None = None
+        while True:
+            try:
+                yielded = run(send, value) if error is None else run(throw, error)
+            except StopIteration as stop:
+                return stop.value
+            try:
+                value, error = (yield yielded), None
+            except BaseException as exc:  # thrown into the awaiting task (a cancellation): the case's to handle
+                value, error = None, exc
+
+
 class Deadlines:
     """The deadline of each of a series of cases scored one after another (``with Deadlines() as d:`` then
     ``await d.run(case, on_over)`` per case): its ``SIGALRM`` handler is installed once for the series,
     its timer set for each case and stopped when the case ends (between cases no timer runs, and a
-    signal that comes then finds no case to stop)."""
+    signal that comes then finds no case to stop). A case runs in the awaiting task, in a context of its
+    own (:class:`_InContext`); where no alarm can be set (not the main thread), in a task of its own that
+    is cancelled at the deadline."""
 
     def __init__(self, seconds: float | None = None) -> None:
         self.seconds = seconds
         self.alarm = hasattr(signal, "setitimer") and _main_thread()
         self.previous: t.Any = None
-        self.case: tuple[asyncio.Task, dict, asyncio.AbstractEventLoop, asyncio.Task | None] | None = None
+        self.case: tuple[dict, asyncio.AbstractEventLoop, asyncio.Task | None] | None = None
 
     def __enter__(self) -> Deadlines:
         if self.alarm:
@@ -243,18 +272,25 @@ class Deadlines:
     def _on_alarm(self, signum: int, frame: types.FrameType | None) -> None:
         if self.case is None:
             return
-        task, state, loop, me = self.case
-        if task.done():
-            return
+        state, loop, _ = self.case
         running = asyncio.current_task(loop)
         state["fired"] = True
-        if running is None or running is me:  # the loop waits: the case is awaiting something that never comes
-            loop.call_soon_threadsafe(task.cancel)
+        if running is None:  # the loop waits: the case is awaiting something that never comes
+            loop.call_soon_threadsafe(self._cancel, state)
             return
         # a case running without giving the loop back: stop it where it is (again in 1 s if it swallowed it)
         signal.setitimer(signal.ITIMER_REAL, 1.0)
         state["origin"] = running_origin(frame)
         raise OverBudget("time", 0, state["origin"])
+
+    def _cancel(self, state: dict) -> None:
+        """Cancel the task awaiting the case, if that case (``state``) is still the one running: the
+        cancellation is thrown in where the case awaits (again in 1 s if it swallowed it)."""
+        if self.case is None or self.case[0] is not state or self.case[2] is None:
+            return
+        state["cancelled"] += 1
+        self.case[2].cancel()
+        signal.setitimer(signal.ITIMER_REAL, 1.0)
 
     async def run(self, coroutine: t.Awaitable[T], on_over: t.Callable[[OverBudget], T]) -> T:
         """Await ``coroutine`` (one case's scoring) for at most the series' ``seconds`` (default: the
@@ -264,40 +300,46 @@ class Deadlines:
         limit = BUDGET["case_seconds"] if self.seconds is None else self.seconds
         renew_memory_limit()  # the case may allocate the budget's memory beyond what the probe holds now
         loop = asyncio.get_running_loop()
-        me = asyncio.current_task()
         before = asyncio.all_tasks(loop)
-        task = loop.create_task(coroutine)  # type: ignore[arg-type]
-        state: dict = {"fired": False, "origin": None}
-        self.case = (task, state, loop, me)
-        try:
-            if self.alarm:
-                signal.setitimer(signal.ITIMER_REAL, limit)
-                await asyncio.wait({task})  # the alarm stops it; no second timer
-            else:
-                await asyncio.wait({task}, timeout=limit)
-                if not task.done():
-                    state["fired"] = True
-                    task.cancel()
-                    await asyncio.wait({task})
-        finally:
-            if self.alarm:
-                signal.setitimer(signal.ITIMER_REAL, 0)
-            self.case = None
+        state: dict = {"fired": False, "origin": None, "cancelled": 0}
         over = False
         try:
-            value = task.result()
+            value = await (self._alarmed(coroutine, limit, loop, state) if self.alarm
+                           else self._timed(coroutine, limit, state))
         except OverBudget as exc:
             value, over = on_over(exc), True
         except asyncio.CancelledError:
             if not state["fired"]:
                 raise
+            me = asyncio.current_task()
+            for _ in range(state["cancelled"] if me is not None and hasattr(me, "uncancel") else 0):
+                me.uncancel()  # the cancellations were the deadline's, not the caller's (Python 3.11+)
             value, over = on_over(OverBudget("time", 0, state["origin"])), True
-        for left in asyncio.all_tasks(loop) - before - {task}:
+        for left in asyncio.all_tasks(loop) - before:
             left.cancel()
         if over or (isinstance(value, dict) and _is_budget(value)):
             await asyncio.sleep(0)
             gc.collect()
         return value
+
+    async def _alarmed(self, coroutine: t.Awaitable[T], limit: float, loop: asyncio.AbstractEventLoop,
+                       state: dict) -> T:
+        self.case = (state, loop, asyncio.current_task())
+        try:
+            signal.setitimer(signal.ITIMER_REAL, limit)
+            return await _InContext(coroutine, contextvars.copy_context())
+        finally:
+            signal.setitimer(signal.ITIMER_REAL, 0)
+            self.case = None
+
+    async def _timed(self, coroutine: t.Awaitable[T], limit: float, state: dict) -> T:
+        task = asyncio.ensure_future(coroutine)
+        await asyncio.wait({task}, timeout=limit)
+        if not task.done():
+            state["fired"] = True
+            task.cancel()
+            await asyncio.wait({task})
+        return task.result()
 
 
 def _is_budget(result: dict) -> bool:
