@@ -296,12 +296,64 @@ def test_the_minimal_stub_loop_scores_every_case_by_every_class(tmp_path):
     request = tmp_path / "request.json"
     request.write_text(json.dumps({"module": "ragas.metrics._context_precision", "cases": cases,
                                    "classes": ["LLMContextPrecisionWithReference", "ContextPrecision"],
-                                   "verdicts": "context_precision_with_reference"}), encoding="utf-8")
+                                   "verdicts": "context_precision_with_reference", "reason": "r"}), encoding="utf-8")
     proc = subprocess.run(probe_command(sys.executable, ENTRY_STUB_LOOP, str(request)), capture_output=True, text=True,
                           timeout=300, check=False)
     assert proc.returncode == 0, proc.stderr
     report = json.loads(proc.stdout)
     assert report["errors"] == 0 and report["contexts"] == 2 * (1 + 2 + 3) and report["loop_seconds"] > 0
+
+
+@pytest.mark.skipif(importlib.util.find_spec("ragas") is None, reason="Ragas is not installed in this interpreter")
+def test_the_stub_loop_gives_ragas_the_replies_the_probe_s_scripted_judge_gives(tmp_path):
+    """The fuzz rows' floor: the stub loop's judge replies what the probe's scripted judge replies to the same
+    case (the request's reason is the scripted judge's), so Ragas parses the same replies on both sides."""
+    import asyncio
+
+    from ragas_compat.probe.bench import stub_loop
+    from ragas_compat.probe.scoring import run_legacy_target
+    from ragas_compat.probe.stubs import legacy_llm
+    from ragas_compat.probe.targets import targets_from_request
+    from ragas_compat.runner import request_targets
+    from ragas_compat.tools.fuzz.throughput import _stub_request
+
+    request = _stub_request(6, 0)
+    case = max(request["cases"], key=lambda c: len(c["retrieved_contexts"]))
+    assert len(case["retrieved_contexts"]) >= 2
+    probe_replies: list[str] = []
+    inner = legacy_llm.FrozenJudgeLLM._reply
+
+    def recording(self, prompt, n):
+        result = inner(self, prompt, n)
+        probe_replies.extend(g.text for g in result.generations[0])
+        return result
+
+    legacy_llm.FrozenJudgeLLM._reply = recording
+    try:
+        [target] = targets_from_request(request_targets(["legacy:LLMContextPrecisionWithReference"], [case]))
+        result = asyncio.run(run_legacy_target(target, case))
+    finally:
+        legacy_llm.FrozenJudgeLLM._reply = inner
+    assert isinstance(result["value"], float), result["value"]
+    stub_replies: list[str] = []
+    list_llm = stub_loop.list_llm_class()
+
+    class Recording(list_llm):  # type: ignore[misc, valid-type]
+        def __init__(self, replies: list[str]) -> None:
+            stub_replies.extend(replies)
+            super().__init__(replies)
+
+    original = stub_loop.list_llm_class
+    stub_loop.list_llm_class = lambda: Recording
+    try:
+        from ragas.metrics._context_precision import LLMContextPrecisionWithReference
+
+        score = stub_loop.context_precision_scorer(LLMContextPrecisionWithReference, request["verdicts"],
+                                                   request["reason"])
+        assert asyncio.run(score(case)) == result["value"]
+    finally:
+        stub_loop.list_llm_class = original
+    assert stub_replies == probe_replies
 
 
 @pytest.mark.slow

@@ -79,6 +79,11 @@ EXIT_OK = 0              # output written (per-result errors included)
 EXIT_BAD_REQUEST = 2     # the request was refused (stderr says why); no output
 EXIT_RAGAS_IMPORT = 3    # Ragas could not be imported; output written with ragas.import_error
 
+# -- the scripted judge's replies ----------------------------------------------------------
+# the reason every frozen verdict is given with (the probe's scripts; the stub loops of ``bench`` reply with
+# it too, so Ragas parses the same replies on both sides of a ratio)
+FROZEN_REASON = "frozen verdict (ragas-compat scripted judge)"
+
 # -- starting ahead of the request ---------------------------------------------------------
 # ``probe --wait REQUEST.json``: write LOCATED_FILE (``locate``'s answer) beside REQUEST.json, import
 # Ragas, then wait for REQUEST.json to appear (the host writes it atomically), while the host is

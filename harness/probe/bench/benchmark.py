@@ -29,6 +29,7 @@ import time
 import warnings
 
 from .. import network_guard
+from ..protocol import FROZEN_REASON
 
 
 def synthetic_cases(n_cases: int, n_contexts: int) -> list[dict]:
@@ -59,7 +60,8 @@ def minimal_scorer():
 
     from .stub_loop import context_precision_scorer
 
-    return context_precision_scorer(LLMContextPrecisionWithReference, "context_precision_with_reference")
+    return context_precision_scorer(LLMContextPrecisionWithReference, "context_precision_with_reference",
+                                    FROZEN_REASON)
 
 
 async def timed_rounds(cases: list[dict], rounds: int, spec: dict) -> tuple[list[float], list[float]]:

@@ -5,8 +5,9 @@ straight through ``single_turn_ascore``. Used in-process by ``bench.benchmark`` 
 the fuzz throughput bench (``harness/tools/fuzz/throughput.py``):
 
 ``ragas_compat_probe.bench.stub_loop REQUEST.json`` (``protocol.probe_command``) imports Ragas, then, timed, scores every case of the request
-(``{"module", "classes", "verdicts", "cases"}``: each case scored by each class with one reply
-``{"reason": "r", "verdict": v}`` per verdict of ``case["verdicts"][verdicts]``) and prints
+(``{"module", "classes", "verdicts", "reason", "cases"}``: each case scored by each class with one reply
+``{"reason": reason, "verdict": v}`` per verdict of ``case["verdicts"][verdicts]``: the probe's scripted judge
+gives that reason too, so Ragas parses the same replies on both sides) and prints
 ``{"contexts", "errors", "loop_seconds"}``. Standard library and Ragas only; it never imports the harness.
 With ``"ready"`` and ``"go"`` (file paths) in the request, it creates ``ready`` once Ragas is imported and
 its scorers are built, and starts the timed loop when ``go`` exists: loops in several processes then run
@@ -54,15 +55,15 @@ def list_llm_class() -> type:
     return ListLLM
 
 
-def context_precision_scorer(cls: type, verdicts: str) -> t.Callable[[dict], t.Awaitable[object]]:
+def context_precision_scorer(cls: type, verdicts: str, reason: str) -> t.Callable[[dict], t.Awaitable[object]]:
     """``score(case)``: a context-precision class ``cls`` on the case's question, reference and contexts,
-    its judge replying the verdicts ``case["verdicts"][verdicts]`` in order."""
+    its judge replying the verdicts ``case["verdicts"][verdicts]`` in order, each with ``reason``."""
     from ragas.dataset_schema import SingleTurnSample
 
     list_llm = list_llm_class()
 
     async def score(case: dict) -> object:
-        replies = [json.dumps({"reason": "r", "verdict": v}) for v in case["verdicts"][verdicts]]
+        replies = [json.dumps({"reason": reason, "verdict": v}) for v in case["verdicts"][verdicts]]
         sample = SingleTurnSample(user_input=case["user_input"], reference=case["reference"],
                                   retrieved_contexts=case["retrieved_contexts"])
         return await cls(llm=list_llm(replies)).single_turn_ascore(sample)
@@ -73,7 +74,8 @@ def context_precision_scorer(cls: type, verdicts: str) -> t.Callable[[dict], t.A
 async def stub_loop(request: dict) -> dict:
     """Every case by every class of the request; counts contexts and errors (an error is counted, not raised)."""
     module = importlib.import_module(request["module"])
-    scorers = [context_precision_scorer(getattr(module, name), request["verdicts"]) for name in request["classes"]]
+    scorers = [context_precision_scorer(getattr(module, name), request["verdicts"], request["reason"])
+               for name in request["classes"]]
     contexts = errors = 0
     if request.get("ready") and request.get("go"):
         open(request["ready"], "w").close()

@@ -21,9 +21,9 @@ from __future__ import annotations
 
 import typing as t
 
-from ..protocol import API_COLLECTIONS
+from ..protocol import API_COLLECTIONS, FROZEN_REASON
 from .prompt_book import PromptBook
-from .scripts import FROZEN_REASON, PromptAdapter, Script
+from .scripts import PromptAdapter, Script
 
 WORKFLOW = "agent_goal_workflow"
 COMPARE_OUTCOME = "agent_goal_compare_outcome"

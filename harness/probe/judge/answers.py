@@ -18,9 +18,9 @@ from __future__ import annotations
 
 import typing as t
 
-from ..protocol import API_COLLECTIONS, API_LEGACY
+from ..protocol import API_COLLECTIONS, API_LEGACY, FROZEN_REASON
 from .prompt_book import PromptBook
-from .scripts import FROZEN_REASON, STATEMENT_GENERATOR, PromptAdapter, use_judge_calls
+from .scripts import STATEMENT_GENERATOR, PromptAdapter, use_judge_calls
 
 CORRECTNESS_CLASSIFIER = "correctness_classifier"
 QUESTION_GENERATION = "question_generation"

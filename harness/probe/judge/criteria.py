@@ -21,11 +21,10 @@ from __future__ import annotations
 
 import typing as t
 
-from ..protocol import API_COLLECTIONS, API_LEGACY
+from ..protocol import API_COLLECTIONS, API_LEGACY, FROZEN_REASON
 from .prompt_book import PromptBook
 from .scripts import PromptAdapter, Script, use_judge_calls
 
-FROZEN_REASON = "frozen verdict (ragas-compat scripted judge)"
 SAMPLE_FIELDS = ("user_input", "response", "retrieved_contexts", "reference")
 
 # kind -> (the prompt's attribute per API, the reply's reason field)

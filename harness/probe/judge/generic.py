@@ -12,8 +12,9 @@ from __future__ import annotations
 import json
 import typing as t
 
+from ..protocol import FROZEN_REASON
 from .prompt_book import PromptBook
-from .scripts import FROZEN_REASON, PromptAdapter, Script
+from .scripts import PromptAdapter, Script
 
 FIELDS = ("user_input", "response", "reference", "retrieved_contexts")
 

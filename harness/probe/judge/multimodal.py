@@ -23,9 +23,9 @@ import importlib
 import json
 import typing as t
 
-from ..protocol import API_COLLECTIONS
+from ..protocol import API_COLLECTIONS, FROZEN_REASON
 from .prompt_book import PromptBook
-from .scripts import FROZEN_REASON, PromptAdapter, Script
+from .scripts import PromptAdapter, Script
 
 PROMPT_ATTRIBUTES = {"multimodal_faithfulness": "faithfulness_prompt", "multimodal_relevance": "relevance_prompt"}
 # collections: (the module's content builder, its instruction constant, its output model, the inputs it takes)

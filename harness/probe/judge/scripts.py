@@ -32,10 +32,8 @@ import typing as t
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from ..protocol import API_COLLECTIONS, API_LEGACY
+from ..protocol import API_COLLECTIONS, API_LEGACY, FROZEN_REASON
 from .prompt_book import FORMAT_FIX_KIND, PromptBook
-
-FROZEN_REASON = "frozen verdict (ragas-compat scripted judge)"
 
 # The kinds of prompt the scripts expect (PromptBook kinds).
 CONTEXT_PRECISION = "context_precision"

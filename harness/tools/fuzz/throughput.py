@@ -10,7 +10,8 @@ and serves every batch, so the import is amortised away; the ratios measure what
   ContextPrecision); contexts = the sum over (case, target) of len(retrieved_contexts), the same
   count on both sides (checked);
 - minimal stub loop (one process): ``harness/probe/bench/stub_loop.py`` imports Ragas, then, timed, scores every
-  (case, target) with a bare BaseRagasLLM popping pre-rendered verdict replies (as
+  (case, target) with a bare BaseRagasLLM popping pre-rendered verdict replies, each with the
+  scripted judge's reason (``protocol.FROZEN_REASON``: Ragas parses the same replies on both sides) (as
   harness/probe/bench/benchmark.py's minimal side) through ``single_turn_ascore``;
   rate = contexts / loop seconds;
 - fuzz: as ``ragas-compat fuzz`` does, a ``StartedProbe`` is started and
@@ -41,7 +42,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from ragas_compat.probe.protocol import ENTRY_STUB_LOOP, IMPORTED_FILE, probe_command
+from ragas_compat.probe.protocol import ENTRY_STUB_LOOP, FROZEN_REASON, IMPORTED_FILE, probe_command
 from ragas_compat.runner import StartedProbe
 from ragas_compat.tools.bench_rows import BenchRow
 from ragas_compat.tools.fuzz.generator import generate_cases, targets_for
@@ -60,7 +61,7 @@ class MeasurementFailed(RuntimeError):
 def _stub_request(n: int, seed: int) -> dict:
     cases = generate_cases(n, seed, (THROUGHPUT_METRIC,))
     classes = [target.split(":", 1)[1] for target in targets_for([THROUGHPUT_METRIC])]
-    return {"cases": cases, "classes": classes, "verdicts": THROUGHPUT_METRIC,
+    return {"cases": cases, "classes": classes, "verdicts": THROUGHPUT_METRIC, "reason": FROZEN_REASON,
             "module": "ragas.metrics._context_precision"}
 
 
