@@ -47,6 +47,10 @@ DEFAULT_MAX_CASES = 100_000
 MAX_DEPTH = 64               # nested arrays/objects (a case file needs 6)
 MAX_NUMBER_CHARS = 100       # characters of one JSON/TOML number token (a double needs at most 24)
 MAX_LIST_ITEMS = 5_000       # items of one list of a case (contexts, labels, IDs, claims)
+# a file this harness wrote, read back (report.json, matrix.json by ``diff``; shard.json by ``merge``): at most
+# this many times max_input_bytes (a run within the input limits writes report.json at about 8 times its
+# case file: 302,570,834 bytes for a 40,077,120-byte suite of 50,000 cases)
+READ_BACK_FACTOR = 16
 MAX_INPUT_BYTES_ENV = "RAGAS_COMPAT_MAX_INPUT_BYTES"
 MAX_CASES_ENV = "RAGAS_COMPAT_MAX_CASES"
 STDIN = "-"
@@ -129,9 +133,10 @@ _KINDS = ((stat.S_ISDIR, "a directory"), (stat.S_ISFIFO, "a FIFO (named pipe)"),
 _stdin_read_by: list[Any] = [None, None]
 
 
-def _too_big(source: str, what: str, limits: Limits, size: str) -> HarnessInputError:
+def _too_big(source: str, what: str, limits: Limits, size: str, factor: int = 1) -> HarnessInputError:
+    limit = f"the input limit of {size_text(limits.max_input_bytes)}"
     return HarnessInputError(
-        f"{source}: the {what} is larger than the input limit of {size_text(limits.max_input_bytes)} ({size}; "
+        f"{source}: the {what} is larger than {f'{factor} times {limit}' if factor > 1 else limit} ({size}; "
         f"raise it with {MAX_INPUT_BYTES_ENV}=BYTES)", field="size", value=source)
 
 
@@ -149,7 +154,7 @@ def _read_bounded(read: Callable[[int], bytes], limit: int) -> tuple[bytes, bool
     return bytes(data) if len(data) < _READ_CHUNK else data, more  # type: ignore[return-value]
 
 
-def _read_stdin(what: str, limits: Limits) -> bytes:
+def _read_stdin(what: str, limits: Limits, factor: int = 1) -> bytes:
     stream = sys.stdin
     if stream is None:
         raise HarnessInputError(f"{STDIN_SOURCE}: cannot read the {what}: there is no standard input",
@@ -160,22 +165,23 @@ def _read_stdin(what: str, limits: Limits) -> bytes:
     buffer = getattr(stream, "buffer", None)
     try:
         if buffer is not None:
-            data, more = _read_bounded(buffer.read, limits.max_input_bytes)
+            data, more = _read_bounded(buffer.read, factor * limits.max_input_bytes)
         else:  # a text stream without bytes underneath (tests, embedding)
             data, more = _read_bounded(lambda n: stream.read(n).encode("utf-8", "surrogatepass"),
-                                       limits.max_input_bytes)
+                                       factor * limits.max_input_bytes)
     except OSError as exc:
         raise HarnessInputError(f"{STDIN_SOURCE}: cannot read the {what}: {exc.strerror or exc}",
                                 field="path", value=STDIN) from None
     _stdin_read_by[:] = [stream, what]
     if more:
-        raise _too_big(STDIN_SOURCE, what, limits, "more was sent")
+        raise _too_big(STDIN_SOURCE, what, limits, "more was sent", factor)
     return data
 
 
-def open_regular_file(path: str | Path, what: str, source: str) -> int:
+def open_regular_file(path: str | Path, what: str, source: str, *, stdin_hint: bool = True) -> int:
     """A file descriptor open for reading on the regular file at ``path`` (never blocking on a FIFO or
-    device); HarnessInputError naming ``source`` when it is missing, unreadable or not a regular file.
+    device); HarnessInputError naming ``source`` when it is missing, unreadable or not a regular file
+    (a FIFO's says ``-`` reads standard input, unless ``stdin_hint`` is false: the caller takes no ``-``).
     The caller closes it and bounds what it reads."""
     flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0) | getattr(os, "O_CLOEXEC", 0)
     try:
@@ -190,7 +196,7 @@ def open_regular_file(path: str | Path, what: str, source: str) -> int:
         if not stat.S_ISREG(info.st_mode):
             kind = next((name for test, name in _KINDS if test(info.st_mode)), "not a regular file")
             raise HarnessInputError(f"{source}: the {what} is {kind}, not a regular file"
-                                    + ("; use - to read standard input" if stat.S_ISFIFO(info.st_mode) else ""),
+                                    + ("; use - to read standard input" if stat.S_ISFIFO(info.st_mode) and stdin_hint else ""),
                                     field="path", value=str(path))
     except BaseException:
         os.close(fd)
@@ -199,30 +205,31 @@ def open_regular_file(path: str | Path, what: str, source: str) -> int:
 
 
 def read_bytes(path: str | Path, what: str, *, source: str | None = None, limits: Limits | None = None,
-               allow_stdin: bool = True) -> bytes:
-    """The bytes of the regular file at ``path`` (``-``: standard input), at most
-    ``limits.max_input_bytes``; anything else is a HarnessInputError naming the file (as ``source``,
-    default its name)."""
+               allow_stdin: bool = True, factor: int = 1) -> bytes:
+    """The bytes of the regular file at ``path`` (``-``: standard input), at most ``factor`` times
+    ``limits.max_input_bytes`` (``READ_BACK_FACTOR`` for a file this harness wrote); anything else is a
+    HarnessInputError naming the file (as ``source``, default its name)."""
     limits = limits or Limits.current()
+    most = factor * limits.max_input_bytes
     source = source or source_name(path)
     if str(path) == STDIN:
         source = STDIN_SOURCE
         if not allow_stdin:
             raise HarnessInputError(f"{STDIN_SOURCE}: the {what} cannot be read from standard input; give a file",
                                     field="path", value=STDIN)
-        return _read_stdin(what, limits)
-    fd = open_regular_file(path, what, source)
+        return _read_stdin(what, limits, factor)
+    fd = open_regular_file(path, what, source, stdin_hint=allow_stdin)
     try:
         info = os.fstat(fd)
-        if info.st_size > limits.max_input_bytes:
-            raise _too_big(source, what, limits, size_text(info.st_size))
+        if info.st_size > most:
+            raise _too_big(source, what, limits, size_text(info.st_size), factor)
         try:
-            data, more = _read_bounded(lambda n: os.read(fd, n), limits.max_input_bytes)
+            data, more = _read_bounded(lambda n: os.read(fd, n), most)
         except OSError as exc:
             raise HarnessInputError(f"{source}: cannot read the {what}: {exc.strerror or exc}",
                                     field="path", value=str(path)) from None
         if more:
-            raise _too_big(source, what, limits, "it grew while being read")
+            raise _too_big(source, what, limits, "it grew while being read", factor)
         return data
     finally:
         os.close(fd)
@@ -241,10 +248,11 @@ def decode_utf8(data: bytes, source: str, what: str) -> str:
 
 
 def read_text(path: str | Path, what: str, *, source: str | None = None, limits: Limits | None = None,
-              allow_stdin: bool = True) -> str:
+              allow_stdin: bool = True, factor: int = 1) -> str:
     """``read_bytes`` then ``decode_utf8``: the text of a user's file, within the limits."""
     source = source or source_name(path)
-    return decode_utf8(read_bytes(path, what, source=source, limits=limits, allow_stdin=allow_stdin), source, what)
+    return decode_utf8(read_bytes(path, what, source=source, limits=limits, allow_stdin=allow_stdin, factor=factor),
+                       source, what)
 
 
 # --------------------------------------------------------------------------- JSON

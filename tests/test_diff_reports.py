@@ -144,7 +144,7 @@ def _minimal(rows: dict) -> dict:
     (json.dumps({"something": 1}), "not a report.json or matrix.json"),
     (json.dumps(_minimal({"c|t": ["c", "t", 0.5]})), "not a valid report.json"),
     (json.dumps({"report_format": 4}), "not a valid report.json"),
-    (b"\xff\xfe\x00", "cannot be read"),
+    (b"\xff\xfe\x00", "the report is not UTF-8 text"),
 ])
 def test_invalid_input_is_exit_2_naming_the_file(tmp_path, content, says):
     good = _write(tmp_path / "good.json", _minimal({"c|t": ["c", "t", 0.5, "identical"]}))
@@ -162,7 +162,7 @@ def test_invalid_input_is_exit_2_naming_the_file(tmp_path, content, says):
 def test_missing_file_and_mixed_kinds_are_exit_2(tmp_path):
     good = _write(tmp_path / "good.json", _minimal({"c|t": ["c", "t", 0.5, "identical"]}))
     result = _diff(good, str(tmp_path / "absent.json"))
-    assert result.exit_code == 2 and "absent.json: cannot be read" in result.stderr
+    assert result.exit_code == 2 and "absent.json: report not found" in result.stderr
     matrix = _write(tmp_path / "matrix.json", {"matrix_format": 2, "columns": [], "rows": []})
     result = _diff(good, matrix)
     assert result.exit_code == 2 and "two of a kind" in result.stderr

@@ -29,6 +29,7 @@ from typing import Any
 
 from ragas_compat.compare.classify import same_float, ulps_between
 from ragas_compat.errors import HarnessInputError
+from ragas_compat.input_limits import READ_BACK_FACTOR, read_text
 from ragas_compat.report.json_report import READABLE_FORMATS, result_rows
 
 DIFF_FORMAT = 1
@@ -157,16 +158,17 @@ def _bare_constant(name: str) -> Any:
 
 
 def load(path: str | Path) -> Loaded:
-    """A report.json (a format of ``READABLE_FORMATS``: the rows are read alike) or matrix.json, parsed; HarnessInputError naming ``path``."""
+    """A report.json (a format of ``READABLE_FORMATS``: the rows are read alike) or matrix.json, parsed; HarnessInputError naming ``path``.
+    Read as every file from outside is (``input_limits``): a regular file (never a FIFO or device), of at most
+    ``READ_BACK_FACTOR`` times the input limit, UTF-8."""
     name = str(path)
-    try:
-        text = Path(path).read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
-        raise HarnessInputError(f"{name}: cannot be read ({reason})", field="report", value=name) from None
+    text = read_text(path, "report", source=name, allow_stdin=False, factor=READ_BACK_FACTOR)
     try:
         doc = json.loads(text, parse_constant=_bare_constant)
-    except (json.JSONDecodeError, RecursionError, ValueError) as exc:
+    except RecursionError:
+        raise HarnessInputError(f"{name}: not JSON this Python parses (nested deeper than its recursion limit)",
+                                field="report", value=name) from None
+    except (json.JSONDecodeError, ValueError) as exc:
         raise HarnessInputError(f"{name}: not JSON ({exc})", field="report", value=name) from None
     if not isinstance(doc, dict):
         raise HarnessInputError(f"{name}: not a report.json or matrix.json (a JSON {type(doc).__name__}, "

@@ -46,7 +46,7 @@ from ragas_compat.compare.dataset_level import numpy_nanmean
 from ragas_compat.compare.expectations import Expectations
 from ragas_compat.compare.reference_book import ReferenceBook
 from ragas_compat.errors import HarnessInputError, RagasUnavailable
-from ragas_compat.input_limits import STDIN
+from ragas_compat.input_limits import READ_BACK_FACTOR, STDIN, read_text
 from ragas_compat.pin import RagasSource
 from ragas_compat.pipeline import load_run_expectations, load_suite, network_provenance, provenance, targets_of
 from ragas_compat.probe.protocol import encode_float
@@ -148,14 +148,23 @@ def write_shard(document: dict[str, Any], out: Path) -> Path:
 # --------------------------------------------------------------------------- the merge
 
 def read_shard(folder: Path) -> dict[str, Any]:
-    """The shard document in ``folder`` (or the file itself); HarnessInputError (exit 2) otherwise."""
+    """The shard document in ``folder`` (or the file itself); HarnessInputError (exit 2) otherwise. Read as
+    every file from outside is (``input_limits``): a regular file (never a FIFO or device), of at most
+    ``READ_BACK_FACTOR`` times the input limit, UTF-8, JSON (nested too deep: refused, not a crash)."""
     path = Path(folder)
     path = path / SHARD_FILE if path.is_dir() else path
+    hint = f"write one with `run --shard K/N --out {folder}`"
+    if not path.exists() and not path.is_symlink():
+        raise HarnessInputError(f"{path}: no shard file; {hint}", field="shard", value=str(path))
+    text = read_text(path, "shard file", source=str(path), allow_stdin=False, factor=READ_BACK_FACTOR)
     try:
-        document = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError) as exc:
-        raise HarnessInputError(f"{path}: not a readable shard file ({exc}); write one with `run --shard K/N "
-                                f"--out {folder}`", field="shard", value=str(path)) from None
+        document = json.loads(text)
+    except RecursionError:
+        raise HarnessInputError(f"{path}: not a readable shard file (JSON nested deeper than this Python parses); "
+                                f"{hint}", field="shard", value=str(path)) from None
+    except ValueError as exc:
+        raise HarnessInputError(f"{path}: not a readable shard file ({exc}); {hint}", field="shard",
+                                value=str(path)) from None
     if not isinstance(document, dict) or document.get("format") != SHARD_FORMAT:
         raise HarnessInputError(f"{path}: not a shard file of this ragas-compat (format "
                                 f"{document.get('format') if isinstance(document, dict) else None!r}, expected "
