@@ -173,9 +173,9 @@ def _bad_inputs(tmp_path: Path) -> dict[tuple[str, ...], tuple[list[str], int, s
         ("import",): (["import", str(tmp_path / "[red]no\x1bsuch.jsonl"), str(tmp_path / "l.csv"), "--out",
                        str(tmp_path / "i.json")], 2, "[red]no\\x1bsuch.jsonl: dataset not found"),
         ("diff",): (["diff", str(tmp_path / "[red]no\x1bsuch.json"), str(tmp_path / "b.json")], 2,
-                    "[red]no\\x1bsuch.json: cannot be read"),
+                    "[red]no\\x1bsuch.json: report not found"),
         ("merge",): (["merge", str(tmp_path / "[red]no\x1bsuch"), "--out", str(tmp_path / "merged")], 2,
-                     "[red]no\\x1bsuch: not a readable shard file"),
+                     "[red]no\\x1bsuch: no shard file"),
         ("audit-run",): (["audit-run", str(tmp_path / "[red]no\x1bsuch.json"), "--cases-out", str(tmp_path / "c.json"),
                           "--out", str(tmp_path / "audit")], 2, "[red]no\\x1bsuch.json: traces not found"),
     }
