@@ -398,10 +398,18 @@ def test_a_case_that_swallows_the_deadline_s_cancellation_is_cancelled_again():
         await asyncio.Event().wait()
         return "never"
 
+    async def returning() -> str:  # swallows it and returns: its value stands, the cancellation is undone
+        try:
+            await asyncio.Event().wait()
+        except asyncio.CancelledError:
+            pass
+        return "returned"
+
     async def quick() -> str:
         return "ok"
 
-    assert _deadline_series([swallowing, quick], seconds=0.2) == (["time", "ok"], [0, 0])
+    assert _deadline_series([swallowing, quick, returning, quick], seconds=0.2) == (
+        ["time", "ok", "returned", "ok"], [0, 0, 0, 0])
 
 
 def test_a_deadline_series_off_the_main_thread_stops_cases_without_an_alarm():

@@ -311,9 +311,6 @@ class Deadlines:
         except asyncio.CancelledError:
             if not state["fired"]:
                 raise
-            me = asyncio.current_task()
-            for _ in range(state["cancelled"] if me is not None and hasattr(me, "uncancel") else 0):
-                me.uncancel()  # the cancellations were the deadline's, not the caller's (Python 3.11+)
             value, over = on_over(OverBudget("time", 0, state["origin"])), True
         for left in asyncio.all_tasks(loop) - before:
             left.cancel()
@@ -324,13 +321,18 @@ class Deadlines:
 
     async def _alarmed(self, coroutine: t.Awaitable[T], limit: float, loop: asyncio.AbstractEventLoop,
                        state: dict) -> T:
-        self.case = (state, loop, asyncio.current_task())
+        me = asyncio.current_task()
+        self.case = (state, loop, me)
         try:
             signal.setitimer(signal.ITIMER_REAL, limit)
             return await _InContext(coroutine, contextvars.copy_context())
         finally:
             signal.setitimer(signal.ITIMER_REAL, 0)
             self.case = None
+            # the cancellations were the deadline's, not the caller's, whether the case gave up or swallowed
+            # them and returned (Python 3.11+ counts them on the task)
+            for _ in range(state["cancelled"] if me is not None and hasattr(me, "uncancel") else 0):
+                me.uncancel()
 
     async def _timed(self, coroutine: t.Awaitable[T], limit: float, state: dict) -> T:
         task = asyncio.ensure_future(coroutine)
