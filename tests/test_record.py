@@ -795,3 +795,17 @@ def test_collections_factory_route_and_its_refusals(server, tmp_path, monkeypatc
         assert returncode == 2, stderr
         assert message in " ".join(stderr.split())
         assert not (tmp_path / f"{factory}.json").exists()
+
+
+@pytest.mark.parametrize("epoch", ["99999999999999", "9" * 5000, "-5", "abc", "1.5", "\u0663"])
+def test_a_source_date_epoch_a_date_cannot_hold_is_exit_2_before_any_judge_call(tmp_path, epoch):
+    """SOURCE_DATE_EPOCH is checked before the dataset is read and any judge called: a value out of a date's range
+    crashed when the first batch was written (exit 4, after the judge was paid); other text was silently ignored."""
+    dataset = tmp_path / "one.jsonl"
+    dataset.write_text(json.dumps(sample(1)) + "\n", encoding="utf-8")
+    out = tmp_path / "never.json"
+    proc = cli(["record", str(dataset), "--out", str(out), "--metric", "id_context_recall"],
+               {"SOURCE_DATE_EPOCH": epoch})
+    assert proc.exit_code == 2, proc.output
+    assert "SOURCE_DATE_EPOCH=" in proc.stderr and "seconds since 1970" in proc.stderr
+    assert len(proc.stderr) < 400 and not out.exists()

@@ -253,10 +253,27 @@ def fingerprint(dataset: Dataset, metrics: tuple[str, ...], judge: Judge | None)
     return hashlib.sha256(json.dumps(identity, sort_keys=True).encode()).hexdigest()
 
 
+def source_date_epoch() -> dt.datetime | None:
+    """``SOURCE_DATE_EPOCH`` as a UTC moment (None when unset or empty). A value that is not a whole number
+    of seconds since 1970 that a date can hold is refused (HarnessInputError, exit 2), as the reproducible
+    builds convention asks; ``record`` checks it before any judge call (it was read only when the first batch
+    was written: a 14-digit value crashed there, after the judge had been paid, and other text was ignored)."""
+    text = os.environ.get("SOURCE_DATE_EPOCH", "")
+    if not text.strip():
+        return None
+    problem = "expected a whole number of seconds since 1970-01-01 (e.g. 1767225600)"
+    if not (text.isascii() and text.isdigit()) or len(text) > 12:
+        raise HarnessInputError(f"SOURCE_DATE_EPOCH={text[:40]!r}{'...' if len(text) > 40 else ''}: {problem}",
+                                field="SOURCE_DATE_EPOCH", value=text[:40])
+    try:
+        return dt.datetime.fromtimestamp(int(text), dt.UTC)
+    except (OverflowError, OSError, ValueError):
+        raise HarnessInputError(f"SOURCE_DATE_EPOCH={text!r}: {problem}, up to the year 9999",
+                                field="SOURCE_DATE_EPOCH", value=text) from None
+
+
 def _recording_date() -> str:
-    epoch = os.environ.get("SOURCE_DATE_EPOCH")
-    moment = dt.datetime.fromtimestamp(int(epoch), dt.UTC) if epoch and epoch.isdigit() \
-        else dt.datetime.now(dt.UTC)
+    moment = source_date_epoch() or dt.datetime.now(dt.UTC)
     return moment.replace(microsecond=0).isoformat().replace("+00:00", "Z")
 
 
@@ -357,6 +374,7 @@ def record(dataset_path: Path, out: Path, *, judge: Judge | None, metrics: list[
         if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < 1):
             raise HarnessInputError(f"{option} {value!r}: must be a positive integer", field=option, value=value)
     check_output_file(out)  # before any work and any judge call: a folder, a device, read-only, full
+    source_date_epoch()  # and the date the file will carry
     dataset = read_dataset(dataset_path, {})  # format and types first, every problem at once
     chosen = choose_metrics(metrics, dataset, judge is not None)
     dataset = read_dataset(dataset_path, required_columns(chosen))
