@@ -7,6 +7,12 @@ metric). A score cell is a float; an empty cell (CSV) or a null (Parquet) is NaN
 them. pandas writes a float by its shortest round-trip ``repr``, so ``float(cell)`` is bit-exact.
 Problems (a cell that is not a number, a row count that differs from the traces, a ``user_input`` that
 is not the traced row's) are ``HarnessInputError``s naming the file, row and column; nothing is written.
+
+The table is bounded before it is built: the file is read within the input size limit
+(``input_limits.read_bytes``), and it has one row per dataset sample, so at most ``Limits.max_cases`` rows
+(``RAGAS_COMPAT_MAX_CASES``). A CSV is refused at the first row past that limit, as it is read; a Parquet
+file from its footer's row count and uncompressed size before any row is decoded, then batch by batch
+from what the decoded rows take (a dictionary page can repeat one long value for every row).
 """
 
 from __future__ import annotations
@@ -19,8 +25,17 @@ from pathlib import Path
 from typing import Any
 
 from ragas_compat.errors import HarnessInputError
-from ragas_compat.input_limits import MAX_NUMBER_CHARS, Limits, decode_utf8, read_bytes, source_name
-from ragas_compat.tools.record.dataset import csv_field_limit
+from ragas_compat.input_limits import (
+    MAX_CASES_ENV,
+    MAX_INPUT_BYTES_ENV,
+    MAX_NUMBER_CHARS,
+    Limits,
+    decode_utf8,
+    read_bytes,
+    size_text,
+    source_name,
+)
+from ragas_compat.tools.record.dataset import PARQUET_BATCH_ROWS, csv_field_limit
 
 MAX_PROBLEMS = 20
 
@@ -60,7 +75,7 @@ def read_scores(path: Path, limits: Limits | None = None) -> ScoresTable:
     data = read_bytes(path, "scores", limits=limits, allow_stdin=False)
     suffix = Path(path).suffix.lower()
     if suffix == ".parquet":
-        return _parquet(data, source)
+        return _parquet(data, source, limits)
     if suffix != ".csv":
         raise HarnessInputError(f"{source}: expected the scores table as .csv or .parquet (to_pandas().to_csv(...) "
                                 "or .to_parquet(...))", field="--scores")
@@ -74,6 +89,9 @@ def read_scores(path: Path, limits: Limits | None = None) -> ScoresTable:
                 raise HarnessInputError(f"{source}: the scores table is empty (expected to_pandas()'s header)",
                                         field="--scores")
             for number, raw in enumerate(reader):
+                if number >= limits.max_cases:
+                    raise _too_many(source, limits, f"more than {limits.max_cases:,} rows (line {reader.line_num} "
+                                    "is past them)")
                 if None in raw or any(v is None for v in raw.values()):
                     raise HarnessInputError(f"{source}: row {number} (line {reader.line_num}): the cells do not "
                                             "match the header (a cut or edited table)", field="--scores")
@@ -83,17 +101,50 @@ def read_scores(path: Path, limits: Limits | None = None) -> ScoresTable:
     return ScoresTable(source, tuple(header), tuple(rows))
 
 
-def _parquet(data: bytes, source: str) -> ScoresTable:
+def _too_many(source: str, limits: Limits, has: str) -> HarnessInputError:
+    return HarnessInputError(f"{source}: the scores table has {has}; it has one row per dataset sample, at most "
+                             f"{limits.max_cases:,} (raise it with {MAX_CASES_ENV}=N)", field="--scores")
+
+
+def _unpacks_too_far(source: str, limits: Limits, size: str) -> HarnessInputError:
+    return HarnessInputError(f"{source}: the Parquet data unpacks to {size}, more than the input limit of "
+                             f"{size_text(limits.max_input_bytes)} (raise it with {MAX_INPUT_BYTES_ENV}=BYTES)",
+                             field="--scores")
+
+
+def _parquet(data: bytes, source: str, limits: Limits) -> ScoresTable:
+    """The rows of a Parquet file's bytes, bounded as the dataset reader bounds a Parquet dataset
+    (``record.dataset._rows_parquet``, whose checks these are, worded for a scores table): the footer's row
+    count and uncompressed size are checked before any row is decoded, then what the decoded batches take,
+    since the footer's size counts a dictionary page once however many rows repeat its values."""
     try:
         import pyarrow
         import pyarrow.parquet
     except ImportError as exc:
         raise HarnessInputError(f"{source}: reading Parquet needs {exc.name} (pip install pyarrow), or save the "
                                 "table as CSV", field="--scores") from None
+    records: list[dict[str, Any]] = []
     try:
-        table = pyarrow.parquet.read_table(pyarrow.BufferReader(data))
+        parquet = pyarrow.parquet.ParquetFile(pyarrow.BufferReader(data))
+        meta = parquet.metadata
+        if meta.num_rows > limits.max_cases:
+            raise _too_many(source, limits, f"{meta.num_rows:,} rows")
+        unpacked = sum(meta.row_group(i).total_byte_size for i in range(meta.num_row_groups))
+        if unpacked > limits.max_input_bytes:
+            raise _unpacks_too_far(source, limits, size_text(unpacked))
+        names = parquet.schema_arrow.names
+        decoded = 0
+        for batch in parquet.iter_batches(batch_size=PARQUET_BATCH_ROWS):
+            decoded += batch.nbytes
+            if decoded > limits.max_input_bytes:
+                raise _unpacks_too_far(source, limits, f"more than {size_text(decoded)} after {len(records):,} rows")
+            if len(records) + batch.num_rows > limits.max_cases:   # a footer that undercounts its rows
+                raise _too_many(source, limits, f"more than {limits.max_cases:,} rows")
+            records.extend(batch.to_pylist())
+    except HarnessInputError:
+        raise
     except (pyarrow.ArrowException, OSError, ValueError) as exc:
         raise HarnessInputError(f"{source}: not a readable Parquet file: {exc}", field="--scores") from None
-    columns = tuple(name for name in table.column_names if not name.startswith("__index_level_"))
-    rows = tuple({name: row.get(name) for name in columns} for row in table.to_pylist())
+    columns = tuple(name for name in names if not name.startswith("__index_level_"))
+    rows = tuple({name: record.get(name) for name in columns} for record in records)
     return ScoresTable(source, columns, rows)
