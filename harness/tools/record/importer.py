@@ -36,7 +36,12 @@ dataset lacks is written as an empty string.
 Every problem (the dataset's, then the CSV's: a missing column, an unknown sample id, a label that
 is not 0/1, a duplicate row, a context index out of range or missing) is collected and raised at
 once as a ``HarnessInputError`` naming the file, the row (1-based, and its line) and the column;
-nothing is written. The output is checked by the case loader and written atomically.
+nothing is written. Only the first ``MAX_PROBLEMS`` problems are kept (the rest are counted: "... and
+N more"), and text from the files is quoted to its first ``QUOTE_CHARS`` characters, so a file of
+millions of bad rows or a cell of megabytes gives a short message in bounded memory. A sample's
+``MAX_LIST_ITEMS`` + 1-th claim for one list of its case (``judge_audit``, ``verdicts.<metric>``) is
+refused at once, naming the labels file and row: the case loader would refuse the list anyway, and
+only after every row was held. The output is checked by the case loader and written atomically.
 """
 
 from __future__ import annotations
@@ -52,7 +57,7 @@ from typing import Any
 import ragas_compat
 from ragas_compat.cases import parse_suite_text
 from ragas_compat.errors import HarnessInputError
-from ragas_compat.input_limits import Limits, decode_utf8, read_bytes
+from ragas_compat.input_limits import MAX_LIST_ITEMS, Limits, decode_utf8, read_bytes
 from ragas_compat.metrics.judge_audit import JudgeAuditSummary, judge_audit, judge_audit_summary
 from ragas_compat.metrics.registry import metric as metric_spec
 from ragas_compat.tools.record.cases import CP_KEYS, DEFAULT_CATEGORY, repeated_prompt_warnings
@@ -67,6 +72,7 @@ CLAIM_KEYS = {"context_recall": "attributed", "faithfulness": "verdict"}
 IMPORTABLE = (JUDGE_AUDIT, *CP_KEYS, *CLAIM_KEYS)
 LABELS = {"0": 0, "1": 1, "false": 0, "true": 1}
 VERDICTS_FROM = ("judge", "human")
+QUOTE_CHARS = 80        # characters of a text from the files quoted in a message
 
 
 @dataclass(frozen=True)
@@ -91,24 +97,56 @@ class _Row:
     statement: str
 
 
-def _label(cell: str | None, where: str, column: str, problems: list[str]) -> int | None:
+def _quoted(text: str) -> str:
+    """``repr(text)``; past ``QUOTE_CHARS`` characters only the first ones and the length (a message
+    names a 20 MB cell without echoing it)."""
+    if len(text) <= QUOTE_CHARS:
+        return repr(text)
+    return f"{text[:QUOTE_CHARS]!r}... ({len(text):,} characters)"
+
+
+class _Problems:
+    """The problems found, in order: the first ``MAX_PROBLEMS`` kept (all a message shows), the rest
+    only counted, so memory stays bounded however many rows are bad."""
+
+    def __init__(self) -> None:
+        self.kept: list[str] = []
+        self.count = 0
+
+    def append(self, problem: str) -> None:
+        self.count += 1
+        if len(self.kept) < MAX_PROBLEMS:
+            self.kept.append(problem)
+
+    def __len__(self) -> int:
+        return self.count
+
+    def shown(self, name: str) -> list[str]:
+        """The kept problems, then ``NAME: ... and N more problems`` for the rest."""
+        rest = self.count - len(self.kept)
+        return self.kept + ([f"{name}: ... and {rest} more problems"] if rest else [])
+
+
+def _label(cell: str | None, where: str, column: str, problems: _Problems) -> int | None:
     text = (cell or "").strip()
     if text == "":
         return None
     value = LABELS.get(text.lower())
     if value is None:
-        problems.append(f"{where}: column {column!r}: expected 0, 1, true or false, got {cell!r}")
+        problems.append(f"{where}: column {column!r}: expected 0, 1, true or false, got {_quoted(cell or '')}")
     return value
 
 
-def _read_rows(path: Path, samples: dict[str, Sample], problems: list[str]) -> list[_Row]:
+def _read_rows(path: Path, samples: dict[str, Sample], problems: _Problems) -> list[_Row]:
     name = path.name
     text = decode_utf8(read_bytes(path, "labels", allow_stdin=False), name, "labels")
     with csv_field_limit(Limits.current().max_input_bytes):
         return _parse_rows(name, text, samples, problems)
 
 
-def _parse_rows(name: str, text: str, samples: dict[str, Sample], problems: list[str]) -> list[_Row]:
+def _parse_rows(name: str, text: str, samples: dict[str, Sample], problems: _Problems) -> list[_Row]:
+    """The rows without problems, each (sample, metric, claim ID) once; the problems go to ``problems``.
+    A sample's list past ``MAX_LIST_ITEMS`` claims is a ``HarnessInputError`` at that row."""
     # the csv module over the text with newline="": a form feed or U+2028 in a statement stays in its cell
     reader = csv.DictReader(io.StringIO(text, newline=""))
     try:
@@ -118,21 +156,28 @@ def _parse_rows(name: str, text: str, samples: dict[str, Sample], problems: list
     if not header:
         raise HarnessInputError(f"{name}: the labels file is empty (expected a header: "
                                 f"{', '.join(REQUIRED_COLUMNS)})", field="labels")
-    missing = [c for c in REQUIRED_COLUMNS if c not in header]
-    unknown = [c for c in header if c not in REQUIRED_COLUMNS + OPTIONAL_COLUMNS]
-    duplicated = sorted({c for c in header if header.count(c) > 1})
-    header_problems = [f"{name}: line 1: missing column {c!r}" for c in missing]
-    header_problems += [f"{name}: line 1: unknown column {c!r} (columns: "
-                        f"{', '.join(REQUIRED_COLUMNS + OPTIONAL_COLUMNS)})" for c in unknown]
-    header_problems += [f"{name}: line 1: column {c!r} given twice" for c in duplicated]
+    header_problems = _Problems()
+    for column in REQUIRED_COLUMNS:
+        if column not in header:
+            header_problems.append(f"{name}: line 1: missing column {column!r}")
+    for column in header:
+        if column not in REQUIRED_COLUMNS + OPTIONAL_COLUMNS:
+            header_problems.append(f"{name}: line 1: unknown column {_quoted(column)} (columns: "
+                                   f"{', '.join(REQUIRED_COLUMNS + OPTIONAL_COLUMNS)})")
+    for column in REQUIRED_COLUMNS + OPTIONAL_COLUMNS:  # an unknown column given twice is unknown already
+        if header.count(column) > 1:
+            header_problems.append(f"{name}: line 1: column {column!r} given twice")
     if header_problems:
         raise HarnessInputError(f"{name}: {len(header_problems)} problem(s) in the labels header",
-                                field="labels", problems=header_problems)
+                                field="labels", problems=header_problems.shown(name))
     rows: list[_Row] = []
-    known = ", ".join(list(samples)[:5]) + (" ..." if len(samples) > 5 else "")
+    seen: dict[tuple[str, str, str], str] = {}  # (sample, metric, claim ID) -> its row
+    claims: dict[tuple[str, str], int] = {}     # (sample, list of its case) -> claims in it
+    known = ", ".join(_quoted(s) for s in list(samples)[:5]) + (" ..." if len(samples) > 5 else "")
     try:
         for number, raw in enumerate(reader, 1):
-            where = f"{name}: row {number} (line {reader.line_num})"
+            at = f"row {number} (line {reader.line_num})"
+            where = f"{name}: {at}"
             if None in raw:
                 problems.append(f"{where}: more cells than columns")
                 continue
@@ -147,22 +192,47 @@ def _parse_rows(name: str, text: str, samples: dict[str, Sample], problems: list
             if not sample_id:
                 problems.append(f"{where}: column 'sample_id': empty")
             elif sample_id not in samples:
-                problems.append(f"{where}: column 'sample_id': unknown sample id {sample_id!r} "
+                problems.append(f"{where}: column 'sample_id': unknown sample id {_quoted(sample_id)} "
                                 f"(the dataset's ids: {known})")
             if not claim_id:
                 problems.append(f"{where}: column 'claim_id': empty")
             if metric not in IMPORTABLE:
-                problems.append(f"{where}: column 'metric': {metric!r} is not importable; expected one of "
+                problems.append(f"{where}: column 'metric': {_quoted(metric)} is not importable; expected one of "
                                 f"{', '.join(IMPORTABLE)} (empty: {JUDGE_AUDIT})")
                 continue
-            if sample_id in samples and claim_id and len(problems) == before:  # a bad row goes no further
-                statement = (raw.get("statement") or "").strip() or claim_id
-                rows.append(_Row(where, samples[sample_id], metric, claim_id, human, judge, statement))
+            if not (sample_id in samples and claim_id and len(problems) == before):  # a bad row goes no further
+                continue
+            key = (sample_id, metric, claim_id)
+            if key in seen:
+                problems.append(f"{where}: column 'claim_id': {_quoted(claim_id)} of sample {_quoted(sample_id)} "
+                                f"({metric}) given twice (first in {seen[key]})")
+                continue
+            seen[key] = at
+            _count_claim(claims, where, sample_id, metric, human, judge)
+            statement = (raw.get("statement") or "").strip() or claim_id
+            rows.append(_Row(where, samples[sample_id], metric, claim_id, human, judge, statement))
     except csv.Error as exc:
         problems.append(f"{name}: line {reader.line_num}: not valid CSV: {exc}")
     if not rows and not problems:
         problems.append(f"{name}: no label rows (only a header)")
     return rows
+
+
+def _count_claim(claims: dict[tuple[str, str], int], where: str, sample_id: str, metric: str,
+                 human: int | None, judge: int | None) -> None:
+    """Count the row's claim in each list of its sample's case it can fill (``verdicts.<metric>``;
+    ``judge_audit`` for a judge_audit row or a row with both labels); past ``MAX_LIST_ITEMS`` in one
+    list, refuse it here, before the rest of the file is held. A row counted that does not land in
+    its list is a problem of ``_fill``, so the count never refuses a file that would import."""
+    lists = [] if metric == JUDGE_AUDIT else [f"verdicts.{metric}"]
+    if metric == JUDGE_AUDIT or (human is not None and judge is not None):
+        lists.append(JUDGE_AUDIT)
+    for name in lists:
+        count = claims[sample_id, name] = claims.get((sample_id, name), 0) + 1
+        if count > MAX_LIST_ITEMS:
+            raise HarnessInputError(f"{where}: column 'claim_id': sample {_quoted(sample_id)} has more than "
+                                    f"{MAX_LIST_ITEMS} claims for {name} (a case's lists hold at most "
+                                    f"{MAX_LIST_ITEMS} items)", field="labels")
 
 
 def _case(sample: Sample) -> dict[str, Any]:
@@ -177,18 +247,12 @@ def _case(sample: Sample) -> dict[str, Any]:
     return case
 
 
-def _fill(rows: list[_Row], verdicts_from: str, problems: list[str]) -> dict[str, dict[str, Any]]:
-    """Per sample id: ``{"verdicts": {...}, "judge_audit": {"human": {...}, "judge": {...}}}``."""
+def _fill(rows: list[_Row], verdicts_from: str, problems: _Problems) -> dict[str, dict[str, Any]]:
+    """Per sample id: ``{"verdicts": {...}, "judge_audit": {"human": {...}, "judge": {...}}}``
+    (``rows`` holds each sample, metric and claim ID once: ``_parse_rows``)."""
     out: dict[str, dict[str, Any]] = {}
-    seen: dict[tuple[str, str, str], str] = {}
     indices: dict[tuple[str, str], tuple[Sample, str, dict[int, int]]] = {}  # -> sample, first row, labels
     for row in rows:
-        key = (row.sample.id, row.metric, row.claim_id)
-        if key in seen:
-            problems.append(f"{row.where}: column 'claim_id': {row.claim_id!r} of sample {row.sample.id!r} "
-                            f"({row.metric}) given twice (first in {seen[key].split(': ', 1)[1]})")
-            continue
-        seen[key] = row.where
         entry = out.setdefault(row.sample.id, {"verdicts": {}, "judge_audit": {"human": {}, "judge": {}}})
         audit = entry["judge_audit"]
         if row.metric == JUDGE_AUDIT:
@@ -206,7 +270,7 @@ def _fill(rows: list[_Row], verdicts_from: str, problems: list[str]) -> dict[str
         lacking = [f for f in metric_spec(row.metric).fields_read if f not in row.sample.fields]
         if lacking:
             problems.append(f"{row.where}: column 'metric': {row.metric} needs the dataset column(s) "
-                            f"{', '.join(lacking)}, which sample {row.sample.id!r} (dataset row "
+                            f"{', '.join(lacking)}, which sample {_quoted(row.sample.id)} (dataset row "
                             f"{row.sample.row}) lacks")
             continue
         if row.human is not None and row.judge is not None:
@@ -216,10 +280,10 @@ def _fill(rows: list[_Row], verdicts_from: str, problems: list[str]) -> dict[str
             count = len(row.sample.fields.get("retrieved_contexts") or [])
             if not (row.claim_id.isdigit() and row.claim_id.isascii() and str(int(row.claim_id)) == row.claim_id):
                 problems.append(f"{row.where}: column 'claim_id': expected a context index (0, 1, ... plain "
-                                f"decimal) for {row.metric}, got {row.claim_id!r}")
+                                f"decimal) for {row.metric}, got {_quoted(row.claim_id)}")
             elif int(row.claim_id) >= count:
                 problems.append(f"{row.where}: column 'claim_id': context index {row.claim_id} is out of range; "
-                                f"sample {row.sample.id!r} has {count} retrieved context(s)")
+                                f"sample {_quoted(row.sample.id)} has {count} retrieved context(s)")
             else:
                 indices.setdefault((row.sample.id, row.metric), (row.sample, row.where, {}))[2][int(row.claim_id)] = label
             continue
@@ -229,7 +293,7 @@ def _fill(rows: list[_Row], verdicts_from: str, problems: list[str]) -> dict[str
         count = len(sample.fields.get("retrieved_contexts") or [])
         absent = [i for i in range(count) if i not in labelled]
         if absent:
-            problems.append(f"{first}: column 'claim_id': sample {sample_id!r} ({metric}) labels "
+            problems.append(f"{first}: column 'claim_id': sample {_quoted(sample_id)} ({metric}) labels "
                             f"{len(labelled)} of its {count} contexts; missing index(es) "
                             f"{', '.join(map(str, absent))}")
             continue
@@ -246,15 +310,12 @@ def import_labels(dataset_path: Path, labels_path: Path, out: Path, *, verdicts_
     check_output_file(out)  # before reading anything: a folder, a device, a read-only or full file system
     dataset = read_dataset(dataset_path, {})
     samples = {s.id: s for s in dataset.samples}
-    problems: list[str] = []
+    problems = _Problems()
     rows = _read_rows(labels_path, samples, problems)
     filled = _fill(rows, verdicts_from, problems)
     if problems:
-        shown = problems[:MAX_PROBLEMS]
-        if len(problems) > MAX_PROBLEMS:
-            shown.append(f"{labels_path.name}: ... and {len(problems) - MAX_PROBLEMS} more problems")
         raise HarnessInputError(f"{labels_path.name}: {len(problems)} problem(s) in the labels", field="labels",
-                                problems=shown)
+                                problems=problems.shown(labels_path.name))
     cases = []
     for sample in dataset.samples:
         case = _case(sample)
