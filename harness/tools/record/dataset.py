@@ -14,7 +14,12 @@ Column names: Ragas's single-turn names (``user_input``, ``retrieved_contexts``,
 ``category`` its case category. Other columns are ignored (listed in ``Dataset.ignored``).
 
 CSV cells of list columns hold a JSON list or a Python list literal (what
-``EvaluationDataset.to_csv`` writes through pandas), read with ``json`` or ``ast.literal_eval``.
+``EvaluationDataset.to_csv`` writes through pandas), read with ``json`` or ``ast.literal_eval``
+once a scan of the cell's tokens, which builds nothing, finds no list of more than
+``MAX_LIST_ITEMS`` items, no brackets nested deeper than the depth limit and at most
+``_PARTS_PER_ITEM`` tokens per allowed item in all (the parsers build an object per token: a
+4 MB cell of a million items took 1.1 GB); a parser that still runs out of memory or recursion
+is reported as such.
 
 The reader is bounded and strict whatever the input (every problem is exit 2 naming the file):
 
@@ -130,24 +135,93 @@ def _too_many(name: str, limits: Limits, count: int | None = None) -> None:
                             "(raise it with RAGAS_COMPAT_MAX_CASES=N)", field="dataset")
 
 
+_PARTS_PER_ITEM = 8  # tokens per allowed item: a string or signed number, its comma, room for 'a' 'b'
+# One token of a list cell, to count (never to parse): a whole string literal by Python's quoting
+# rules (JSON's strings follow them too), a quote that opens no string, a comment, a string prefix,
+# a bracket, a comma, a word or number, any other character; whitespace is skipped. The repeats are
+# possessive: a plain one keeps a backtracking point per escape (457 MB for 4 million escapes).
+_CELL_TOKEN = re.compile(r"""
+    (?P<string>'{3}[^'\\]*+(?:(?:\\.|'(?!''))[^'\\]*+)*+'{3}
+              |"{3}[^"\\]*+(?:(?:\\.|"(?!""))[^"\\]*+)*+"{3}
+              |'(?!'')[^'\\]*+(?:\\.[^'\\]*+)*+'
+              |"(?!"")[^"\\]*+(?:\\.[^"\\]*+)*+")
+   |(?P<quote>['"])
+   |(?P<comment>\#[^\r\n]*)
+   |(?P<prefix>[A-Za-z]{1,2})(?=['"])
+   |(?P<open>[\[({])|(?P<close>[\])}])|(?P<comma>,)
+   |\w+|[^\s\w]""", re.VERBOSE | re.DOTALL)
+_NOT_A_LITERAL = object()
+
+
+def _scan_list_cell(text: str, limits: Limits) -> str | object | None:
+    """Why the cell ``text`` is refused before a parser builds it (a list, tuple, set or dict of more
+    than ``limits.max_list_items`` items, brackets nested deeper than ``limits.max_depth``, more than
+    ``_PARTS_PER_ITEM`` tokens per allowed item), ``_NOT_A_LITERAL`` for an f-string (never a literal:
+    the parser would parse the code inside it), or None: parse it. Tokens are streamed and counted,
+    nothing is built; the scan stops at a quote that opens no string, where both parsers stop too."""
+    most = limits.max_list_items
+    budget = _PARTS_PER_ITEM * most
+    too_many = f"more than {most:,} items; a case's lists hold at most {most:,} items"
+    ended = [0]         # items ended by a comma, per open bracket (the first: outside every bracket)
+    pending = [False]   # an item begun since the last comma, per open bracket
+    parts = 0
+    for match in _CELL_TOKEN.finditer(text):
+        kind = match.lastgroup
+        if kind == "comment":
+            continue
+        if kind == "quote":
+            return None
+        if kind == "prefix" and set(match.group().lower()) & {"f", "t"}:
+            return _NOT_A_LITERAL
+        parts += 1
+        if parts > budget:
+            return (f"a list literal of more than {budget:,} tokens (strings, numbers, signs, commas, brackets); "
+                    f"a case's lists hold at most {most:,} items")
+        if kind == "comma":
+            if pending[-1]:
+                ended[-1] += 1
+                pending[-1] = False
+                if ended[-1] > most:
+                    return too_many
+        elif kind == "close":
+            if len(ended) > 1 and ended.pop() + pending.pop() > most:
+                return too_many
+        else:
+            pending[-1] = True
+            if kind == "open":
+                if len(ended) > limits.max_depth:
+                    return f"brackets nested deeper than {limits.max_depth}"
+                ended.append(0)
+                pending.append(False)
+    return too_many if any(count + begun > most for count, begun in zip(ended, pending, strict=True)) else None
+
+
 def _list_cell(cell: str, limits: Limits) -> Any:
     text = cell.strip()
     if text == "":
         return None
-    if text[:1] in "[{":
-        try:
-            return loads_json(text, "cell", limits=limits)
-        except HarnessInputError as exc:
-            if "not valid JSON" not in str(exc):
-                return _Refused(str(exc).removeprefix("cell: "))
+    scanned = _scan_list_cell(text, limits)
+    if scanned is _NOT_A_LITERAL:
+        return cell  # reported as "expected a list, got a string", as ast.literal_eval refuses it
+    if isinstance(scanned, str):
+        return _Refused(scanned)
     try:
-        return ast.literal_eval(text)
-    except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
-        return cell  # reported as "expected a list, got a string"
+        if text[:1] in "[{":
+            try:
+                return loads_json(text, "cell", limits=limits)
+            except HarnessInputError as exc:
+                if "not valid JSON" not in str(exc):
+                    return _Refused(str(exc).removeprefix("cell: "))
+        try:
+            return ast.literal_eval(text)
+        except (ValueError, TypeError, SyntaxError):
+            return cell  # reported as "expected a list, got a string"
+    except (MemoryError, RecursionError) as exc:
+        return _Refused(f"a list literal too large or too deeply nested for Python's parser ({type(exc).__name__})")
 
 
 class _Refused:
-    """A cell whose JSON is over a limit (too deep, a long number, a lone surrogate)."""
+    """A cell over a limit: too many items or tokens, too deep, a long number, a lone surrogate."""
 
     def __init__(self, why: str) -> None:
         self.why = why
