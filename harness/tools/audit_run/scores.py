@@ -22,20 +22,18 @@ import io
 import math
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 from ragas_compat.errors import HarnessInputError
 from ragas_compat.input_limits import (
     MAX_CASES_ENV,
-    MAX_INPUT_BYTES_ENV,
     MAX_NUMBER_CHARS,
     Limits,
     decode_utf8,
     read_bytes,
-    size_text,
     source_name,
 )
-from ragas_compat.tools.record.dataset import PARQUET_BATCH_ROWS, csv_field_limit
+from ragas_compat.tools.record.dataset import csv_field_limit, parquet_records
 
 MAX_PROBLEMS = 20
 
@@ -106,41 +104,22 @@ def _too_many(source: str, limits: Limits, has: str) -> HarnessInputError:
                              f"{limits.max_cases:,} (raise it with {MAX_CASES_ENV}=N)", field="--scores")
 
 
-def _unpacks_too_far(source: str, limits: Limits, size: str) -> HarnessInputError:
-    return HarnessInputError(f"{source}: the Parquet data unpacks to {size}, more than the input limit of "
-                             f"{size_text(limits.max_input_bytes)} (raise it with {MAX_INPUT_BYTES_ENV}=BYTES)",
-                             field="--scores")
-
-
 def _parquet(data: bytes, source: str, limits: Limits) -> ScoresTable:
-    """The rows of a Parquet file's bytes, bounded as the dataset reader bounds a Parquet dataset
-    (``record.dataset._rows_parquet``, whose checks these are, worded for a scores table): the footer's row
-    count and uncompressed size are checked before any row is decoded, then what the decoded batches take,
-    since the footer's size counts a dictionary page once however many rows repeat its values."""
+    """The rows of a Parquet file's bytes, bounded as the dataset reader reads a Parquet dataset
+    (``record.dataset.parquet_records``)."""
     try:
         import pyarrow
         import pyarrow.parquet
     except ImportError as exc:
         raise HarnessInputError(f"{source}: reading Parquet needs {exc.name} (pip install pyarrow), or save the "
                                 "table as CSV", field="--scores") from None
-    records: list[dict[str, Any]] = []
+
+    def too_many(count: int | None) -> NoReturn:
+        raise _too_many(source, limits, f"{count:,} rows" if count is not None else
+                        f"more than {limits.max_cases:,} rows")
+
     try:
-        parquet = pyarrow.parquet.ParquetFile(pyarrow.BufferReader(data))
-        meta = parquet.metadata
-        if meta.num_rows > limits.max_cases:
-            raise _too_many(source, limits, f"{meta.num_rows:,} rows")
-        unpacked = sum(meta.row_group(i).total_byte_size for i in range(meta.num_row_groups))
-        if unpacked > limits.max_input_bytes:
-            raise _unpacks_too_far(source, limits, size_text(unpacked))
-        names = parquet.schema_arrow.names
-        decoded = 0
-        for batch in parquet.iter_batches(batch_size=PARQUET_BATCH_ROWS):
-            decoded += batch.nbytes
-            if decoded > limits.max_input_bytes:
-                raise _unpacks_too_far(source, limits, f"more than {size_text(decoded)} after {len(records):,} rows")
-            if len(records) + batch.num_rows > limits.max_cases:   # a footer that undercounts its rows
-                raise _too_many(source, limits, f"more than {limits.max_cases:,} rows")
-            records.extend(batch.to_pylist())
+        names, records = parquet_records(data, source, limits, field="--scores", too_many=too_many)
     except HarnessInputError:
         raise
     except (pyarrow.ArrowException, OSError, ValueError) as exc:

@@ -47,11 +47,11 @@ import math
 import os
 import re
 import stat
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 from ragas_compat.cases import CATEGORIES
 from ragas_compat.errors import HarnessInputError
@@ -129,7 +129,7 @@ def _rows_json(text: str, name: str, problems: list[str], limits: Limits) -> lis
     return [(f"row {i}", row) for i, row in enumerate(data, 1)]
 
 
-def _too_many(name: str, limits: Limits, count: int | None = None) -> None:
+def _too_many(name: str, limits: Limits, count: int | None = None) -> NoReturn:
     has = f"{count:,} rows, more" if count is not None else "more rows"
     raise HarnessInputError(f"{name}: the dataset has {has} than the limit of {limits.max_cases:,} samples "
                             "(raise it with RAGAS_COMPAT_MAX_CASES=N)", field="dataset")
@@ -334,27 +334,10 @@ def _library_error(name: str, exc: Exception) -> HarnessInputError:
 
 
 def _rows_parquet(data: bytes, name: str, limits: Limits) -> list[tuple[str, Any]]:
-    """Rows of a Parquet file's bytes (the ones hashed): the row count and the uncompressed size are
-    read from the footer and checked before any row is decoded."""
+    """Rows of a Parquet file's bytes (the ones hashed), bounded as ``parquet_records`` reads them."""
     try:
-        import pyarrow
-        import pyarrow.parquet
-
-        parquet = pyarrow.parquet.ParquetFile(pyarrow.BufferReader(data))
-        meta = parquet.metadata
-        if meta.num_rows > limits.max_cases:
-            _too_many(name, limits, meta.num_rows)
-        unpacked = sum(meta.row_group(i).total_byte_size for i in range(meta.num_row_groups))
-        if unpacked > limits.max_input_bytes:
-            _unpacks_too_far(name, limits, size_text(unpacked))
-        # a dictionary page repeats one value for many rows: decode in batches, counting what they take
-        records: list[dict[str, Any]] = []
-        decoded = 0
-        for batch in parquet.iter_batches(batch_size=PARQUET_BATCH_ROWS):
-            decoded += batch.nbytes
-            if decoded > limits.max_input_bytes:
-                _unpacks_too_far(name, limits, f"more than {size_text(decoded)} after {len(records):,} rows")
-            records.extend(batch.to_pylist())
+        _, records = parquet_records(data, name, limits, field="dataset",
+                                     too_many=lambda count: _too_many(name, limits, count))
     except HarnessInputError:
         raise
     except Exception as exc:  # ImportError, or the library's own errors: not a file it can read
@@ -362,10 +345,40 @@ def _rows_parquet(data: bytes, name: str, limits: Limits) -> list[tuple[str, Any
     return [(f"row {i}", record) for i, record in enumerate(records, 1)]
 
 
-def _unpacks_too_far(name: str, limits: Limits, size: str) -> None:
+def parquet_records(data: bytes, name: str, limits: Limits, *, field: str,
+                    too_many: Callable[[int | None], NoReturn]) -> tuple[list[str], list[dict[str, Any]]]:
+    """(column names, one dict per row) of a Parquet file's bytes (the dataset's, ``audit-run --scores``'),
+    bounded before and while they are decoded: the footer's row count (``too_many(count)`` raises past
+    ``limits.max_cases``) and uncompressed size are checked before any row is decoded; then, since the
+    footer's size counts a dictionary page once however many rows repeat its values, what each decoded
+    batch takes, and the rows counted again (a footer that undercounts: ``too_many(None)``). The library's
+    own errors (ImportError without pyarrow, a file it cannot read) are the caller's to word."""
+    import pyarrow
+    import pyarrow.parquet
+
+    parquet = pyarrow.parquet.ParquetFile(pyarrow.BufferReader(data))
+    meta = parquet.metadata
+    if meta.num_rows > limits.max_cases:
+        too_many(meta.num_rows)
+    unpacked = sum(meta.row_group(i).total_byte_size for i in range(meta.num_row_groups))
+    if unpacked > limits.max_input_bytes:
+        _unpacks_too_far(name, limits, size_text(unpacked), field)
+    records: list[dict[str, Any]] = []
+    decoded = 0
+    for batch in parquet.iter_batches(batch_size=PARQUET_BATCH_ROWS):
+        decoded += batch.nbytes
+        if decoded > limits.max_input_bytes:
+            _unpacks_too_far(name, limits, f"more than {size_text(decoded)} after {len(records):,} rows", field)
+        if len(records) + batch.num_rows > limits.max_cases:
+            too_many(None)
+        records.extend(batch.to_pylist())
+    return list(parquet.schema_arrow.names), records
+
+
+def _unpacks_too_far(name: str, limits: Limits, size: str, field: str) -> NoReturn:
     raise HarnessInputError(f"{name}: the Parquet data unpacks to {size}, more than the input limit of "
                             f"{size_text(limits.max_input_bytes)} (raise it with RAGAS_COMPAT_MAX_INPUT_BYTES=BYTES)",
-                            field="dataset")
+                            field=field)
 
 
 def _folder_files(folder: Path, name: str, limits: Limits) -> list[str]:
