@@ -19,7 +19,8 @@ once a scan of the cell's tokens, which builds nothing, finds no list of more th
 ``MAX_LIST_ITEMS`` items, no brackets nested deeper than the depth limit and at most
 ``_PARTS_PER_ITEM`` tokens per allowed item in all (the parsers build an object per token: a
 4 MB cell of a million items took 1.1 GB); a parser that still runs out of memory or recursion
-is reported as such.
+is reported as such, and a cell Python refuses for a number of more than 4,300 digits as a number
+longer than ``MAX_NUMBER_CHARS`` characters, as a JSON cell's is (not as "a string").
 
 The reader is bounded and strict whatever the input (every problem is exit 2 naming the file):
 
@@ -196,6 +197,20 @@ def _scan_list_cell(text: str, limits: Limits) -> str | object | None:
     return too_many if any(count + begun > most for count, begun in zip(ended, pending, strict=True)) else None
 
 
+def _long_number(text: str, limits: Limits) -> str | None:
+    """The refusal of the first number token of the cell ``text`` longer than ``limits.max_number_chars``
+    (outside strings, up to where the parsers stop), worded as ``loads_json`` words a JSON cell's; None
+    if there is none."""
+    for match in _CELL_TOKEN.finditer(text):
+        kind, token = match.lastgroup, match.group()
+        if kind == "quote":
+            return None
+        if kind is None and token[0] in "0123456789" and len(token) > limits.max_number_chars:
+            return (f"a number of {len(token)} characters ({token[:12]}...); numbers are limited to "
+                    f"{limits.max_number_chars} characters")
+    return None
+
+
 def _list_cell(cell: str, limits: Limits) -> Any:
     text = cell.strip()
     if text == "":
@@ -215,7 +230,8 @@ def _list_cell(cell: str, limits: Limits) -> Any:
         try:
             return ast.literal_eval(text)
         except (ValueError, TypeError, SyntaxError):
-            return cell  # reported as "expected a list, got a string"
+            long_number = _long_number(text, limits)  # Python refuses more than 4,300 digits: not "a string"
+            return cell if long_number is None else _Refused(long_number)  # else "expected a list, got a string"
     except (MemoryError, RecursionError) as exc:
         return _Refused(f"a list literal too large or too deeply nested for Python's parser ({type(exc).__name__})")
 

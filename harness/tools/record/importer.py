@@ -37,8 +37,9 @@ Every problem (the dataset's, then the CSV's: a missing column, an unknown sampl
 is not 0/1, a duplicate row, a context index out of range or missing) is collected and raised at
 once as a ``HarnessInputError`` naming the file, the row (1-based, and its line) and the column;
 nothing is written. Only the first ``MAX_PROBLEMS`` problems are kept (the rest are counted: "... and
-N more"), and text from the files is quoted to its first ``QUOTE_CHARS`` characters, so a file of
-millions of bad rows or a cell of megabytes gives a short message in bounded memory. A sample's
+N more"), a sample's missing context indices to the first ``SHOWN_INDICES``, and text from the files
+is quoted to its first ``QUOTE_CHARS`` characters, so a file of millions of bad rows or a cell of
+megabytes gives a short message in bounded memory. A sample's
 ``MAX_LIST_ITEMS`` + 1-th claim for one list of its case (``judge_audit``, ``verdicts.<metric>``) is
 refused at once, naming the labels file and row: the case loader would refuse the list anyway, and
 only after every row was held. The output is checked by the case loader and written atomically.
@@ -51,6 +52,7 @@ import hashlib
 import io
 import json
 from dataclasses import dataclass
+from itertools import islice
 from pathlib import Path
 from typing import Any
 
@@ -73,6 +75,7 @@ IMPORTABLE = (JUDGE_AUDIT, *CP_KEYS, *CLAIM_KEYS)
 LABELS = {"0": 0, "1": 1, "false": 0, "true": 1}
 VERDICTS_FROM = ("judge", "human")
 QUOTE_CHARS = 80        # characters of a text from the files quoted in a message
+SHOWN_INDICES = 20      # missing context indices of a sample a message lists (the rest counted)
 
 
 @dataclass(frozen=True)
@@ -86,8 +89,11 @@ class ImportResult:
     judge_audit: JudgeAuditSummary | None = None  # every audited claim of every case pooled
 
 
-@dataclass
+@dataclass(frozen=True, slots=True)
 class _Row:
+    """One label row that passed ``_parse_rows``; slotted (no ``__dict__`` per row), as a file may
+    hold millions of rows."""
+
     where: str             # "labels.csv: row 3 (line 4)"
     sample: Sample
     metric: str
@@ -171,13 +177,12 @@ def _parse_rows(name: str, text: str, samples: dict[str, Sample], problems: _Pro
         raise HarnessInputError(f"{name}: {len(header_problems)} problem(s) in the labels header",
                                 field="labels", problems=header_problems.shown(name))
     rows: list[_Row] = []
-    seen: dict[tuple[str, str, str], str] = {}  # (sample, metric, claim ID) -> its row
+    seen: dict[tuple[str, str, str], str] = {}  # (sample, metric, claim ID) -> its row's where
     claims: dict[tuple[str, str], int] = {}     # (sample, list of its case) -> claims in it
     known = ", ".join(_quoted(s) for s in list(samples)[:5]) + (" ..." if len(samples) > 5 else "")
     try:
         for number, raw in enumerate(reader, 1):
-            at = f"row {number} (line {reader.line_num})"
-            where = f"{name}: {at}"
+            where = f"{name}: row {number} (line {reader.line_num})"
             if None in raw:
                 problems.append(f"{where}: more cells than columns")
                 continue
@@ -202,15 +207,17 @@ def _parse_rows(name: str, text: str, samples: dict[str, Sample], problems: _Pro
                 continue
             if not (sample_id in samples and claim_id and len(problems) == before):  # a bad row goes no further
                 continue
-            key = (sample_id, metric, claim_id)
+            sample = samples[sample_id]
+            key = (sample.id, metric, claim_id)  # the sample's own id string, not one more per row
             if key in seen:
+                first = seen[key].removeprefix(f"{name}: ")
                 problems.append(f"{where}: column 'claim_id': {_quoted(claim_id)} of sample {_quoted(sample_id)} "
-                                f"({metric}) given twice (first in {seen[key]})")
+                                f"({metric}) given twice (first in {first})")
                 continue
-            seen[key] = at
+            seen[key] = where
             _count_claim(claims, where, sample_id, metric, human, judge)
             statement = (raw.get("statement") or "").strip() or claim_id
-            rows.append(_Row(where, samples[sample_id], metric, claim_id, human, judge, statement))
+            rows.append(_Row(where, sample, metric, claim_id, human, judge, statement))
     except csv.Error as exc:
         problems.append(f"{name}: line {reader.line_num}: not valid CSV: {exc}")
     if not rows and not problems:
@@ -291,11 +298,12 @@ def _fill(rows: list[_Row], verdicts_from: str, problems: _Problems) -> dict[str
             {"statement": row.statement, CLAIM_KEYS[row.metric]: label})
     for (sample_id, metric), (sample, first, labelled) in indices.items():
         count = len(sample.fields.get("retrieved_contexts") or [])
-        absent = [i for i in range(count) if i not in labelled]
-        if absent:
+        if len(labelled) < count:  # every index labelled is in range (checked above)
+            absent = list(islice((i for i in range(count) if i not in labelled), SHOWN_INDICES))
+            more = count - len(labelled) - len(absent)
             problems.append(f"{first}: column 'claim_id': sample {_quoted(sample_id)} ({metric}) labels "
                             f"{len(labelled)} of its {count} contexts; missing index(es) "
-                            f"{', '.join(map(str, absent))}")
+                            f"{', '.join(map(str, absent))}" + (f", ... and {more} more" if more else ""))
             continue
         out[sample_id]["verdicts"][metric] = [labelled[i] for i in range(count)]
     return out
