@@ -11,6 +11,7 @@ import copy
 import hashlib
 import json
 import math
+import re
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -167,4 +168,90 @@ def test_the_default_suite_in_3_merged_shards_writes_the_unsharded_report_set(tm
     assert refused.exit_code == 2 and "ragas_version differs" in refused.output, refused.output
     missing = CliRunner().invoke(app, ["merge", *folders[:2], "--out", str(tmp_path / "refused")])
     assert missing.exit_code == 2 and "2/3 missing" in missing.output, missing.output
+    # a shard with one case's results taken out: refused, the case named (it merged green with fewer rows)
+    cut = copy.deepcopy(documents[0])
+    gone = cut["probe"]["results"][0]["case_id"]
+    cut["probe"]["results"] = [r for r in cut["probe"]["results"] if r["case_id"] != gone]
+    (tmp_path / "cut").mkdir()
+    (tmp_path / "cut" / "shard.json").write_text(json.dumps(cut), encoding="utf-8")
+    short = CliRunner().invoke(app, ["merge", str(tmp_path / "cut"), folders[0], folders[2], "--out",
+                                     str(tmp_path / "refused")])
+    assert short.exit_code == 2 and f"(first {gone!r})" in " ".join(short.output.split()), short.output
     assert not (tmp_path / "refused" / "report.json").exists()
+
+
+def _complete_shards(suite: Suite, metrics: tuple[str, ...] | None, count: int) -> list[dict]:
+    """Shard documents (only what ``check_complete`` reads) holding one result per (case, target) of the run."""
+    from ragas_compat.cases.loader import raw_object
+    from ragas_compat.pipeline import targets_of
+    from ragas_compat.probe.protocol import spec_applies, spec_name
+    from ragas_compat.runner import request_targets
+
+    docs = [{"path": f"shard{k}/shard.json", "shard": {"index": k, "count": count, "cases": 0},
+             "probe": {"results": []}} for k in range(1, count + 1)]
+    for case in suite.cases:
+        docs[shards.shard_of(case.id, count) - 1]["shard"]["cases"] += 1
+    raws = [raw_object(case) for case in suite.cases]
+    for spec in request_targets(targets_of(metrics), raws):
+        for raw in raws:
+            if spec_applies(spec, raw):
+                docs[shards.shard_of(raw["id"], count) - 1]["probe"]["results"].append(
+                    {"case_id": raw["id"], "target": spec_name(spec)})
+    return docs
+
+
+def test_merge_refuses_shards_that_do_not_hold_every_row_of_the_run():
+    """A shard with a case's results taken out (and its evaluate() rows and means made to agree) merged into
+    a green report that checked fewer rows; now the rows are counted against the suite read again."""
+    suite = load_default_suite()
+    metrics = None
+    whole = _complete_shards(suite, metrics, 2)
+    shards.check_complete(whole, suite, metrics)  # as written: accepted
+
+    def refused(docs: list[dict]) -> str:
+        with pytest.raises(HarnessInputError) as caught:
+            shards.check_complete(docs, suite, metrics)
+        return str(caught.value)
+
+    first = whole[0]["probe"]["results"][0]
+    removed = copy.deepcopy(whole)
+    removed[0]["probe"]["results"] = [r for r in removed[0]["probe"]["results"] if r["case_id"] != first["case_id"]]
+    assert f"no result for 1 of its cases (first {first['case_id']!r})" in refused(removed)
+    one = copy.deepcopy(whole)
+    one[0]["probe"]["results"].remove(first)
+    assert f"{first['target']}: no result for 1 of its cases" in refused(one)
+    twice = copy.deepcopy(whole)
+    twice[0]["probe"]["results"].append(dict(first))
+    assert "given twice" in refused(twice)
+    moved = copy.deepcopy(whole)
+    moved[0]["probe"]["results"].remove(first)
+    moved[1]["probe"]["results"].append(first)
+    assert f"a result of case {first['case_id']!r}, which is not shard 2/2's" in refused(moved)
+    counted = copy.deepcopy(whole)
+    counted[0]["shard"]["cases"] -= 1
+    assert "shard.cases is" in refused(counted)
+    stranger = copy.deepcopy(whole)
+    stranger[0]["probe"]["results"].append({"case_id": first["case_id"], "target": "legacy:NoSuchClass"})
+    assert "legacy:NoSuchClass: results of a target this run does not score" in refused(stranger)
+
+
+def test_a_target_of_a_class_some_releases_lack_may_be_absent_as_a_whole():
+    from ragas_compat.cases.loader import raw_object
+    from ragas_compat.probe.protocol import spec_name
+    from ragas_compat.runner import request_targets
+
+    suite = load_default_suite()
+    specs = request_targets(None, [raw_object(case) for case in suite.cases])
+    released = {spec_name(spec) for spec in specs if "releases" in spec}
+    assert released, "the registry declares a target of a class some releases only have"
+    whole = _complete_shards(suite, None, 2)
+    for doc in whole:
+        doc["probe"]["results"] = [r for r in doc["probe"]["results"] if r["target"] not in released]
+    shards.check_complete(whole, suite, None)  # absent as a whole: the probe leaves it out where Ragas lacks it
+    partly = _complete_shards(suite, None, 2)  # but not absent from some of its cases only
+    results = [(doc, r) for doc in partly for r in doc["probe"]["results"] if r["target"] in released]
+    name = next(n for n in sorted(released) if sum(r["target"] == n for _, r in results) >= 2)
+    doc, result = next((d, r) for d, r in results if r["target"] == name)
+    doc["probe"]["results"].remove(result)
+    with pytest.raises(HarnessInputError, match=f"{re.escape(name)}: no result for 1 of its cases"):
+        shards.check_complete(partly, suite, None)

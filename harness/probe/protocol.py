@@ -239,6 +239,24 @@ def spec_name(spec: TargetSpec) -> str:
     return target_name(spec["api"], spec["ragas_class"], spec.get("options") or ())
 
 
+def has_inputs(case: dict, verdicts: t.Iterable[str], fields: t.Iterable[str], flags: t.Iterable[str]) -> bool:
+    """THE rule of whether a case holds a target's inputs: every verdict key, every field (not null) and every
+    flag (true) it requires. The probe's ``Target.applies`` and the host's check that the shards of one run
+    hold every row (``tools.shards``) read it."""
+    given = case.get("verdicts") or {}
+    return (all(key in given for key in verdicts) and all(case.get(name) is not None for name in fields)
+            and all(case.get(name) is True for name in flags))
+
+
+def spec_applies(spec: TargetSpec, case: dict) -> bool:
+    """Does the requested target ``spec`` score ``case`` (``Target.applies`` on the spec): the case is one of
+    its ``cases`` when it names them, and holds its inputs (``has_inputs``)."""
+    if "cases" in spec and case.get("id") not in spec["cases"]:
+        return False
+    requires = spec["requires"]
+    return has_inputs(case, requires["verdicts"], requires["fields"], requires["flags"])
+
+
 # -- the documents -------------------------------------------------------------------------
 class _ErrorDetailRequired(t.TypedDict):
     type: str

@@ -23,7 +23,7 @@ from .judge.dialects import dialect_book, prompts_for
 from .judge.prompt_book import PromptBook
 from .judge.script_table import SCRIPTS
 from .judge.scripts import PROMPTS_BY_API, PromptAdapter, Script
-from .protocol import API_COLLECTIONS, API_SELFTEST, TargetSpec, spec_name, target_name, target_problem
+from .protocol import API_COLLECTIONS, API_SELFTEST, TargetSpec, has_inputs, spec_name, target_name, target_problem
 
 COLLECTIONS_MODULE = "ragas.metrics.collections"
 
@@ -118,10 +118,7 @@ class Target:
         applies to every case)."""
         if self.case_ids is not None and case.get("id") not in self.case_ids:
             return False
-        verdicts = case.get("verdicts") or {}
-        return (all(key in verdicts for key in self.requires_verdicts)
-                and all(case.get(name) is not None for name in self.requires_fields)
-                and all(case.get(name) is True for name in self.requires_flags))
+        return has_inputs(case, self.requires_verdicts, self.requires_fields, self.requires_flags)
 
     def within_releases(self, version: str | None) -> bool:
         """Does ``version`` (this Ragas's ``__version__``) lie within the target's ``releases`` (True when it

@@ -14,7 +14,8 @@ A shard classifies nothing and writes no report; its exit code is 0 once its fil
 
 **The merge** (``merge_shards``) refuses (exit 2, naming the field) shards of different runs: another
 shard count, a shard missing or given twice, another provenance (Ragas, the pin, the suite, Python,
-the expectations...), another suite digest or ``--metric`` selection. It then rebuilds the probe output
+the expectations...), another suite digest or ``--metric`` selection, and shards that do not hold exactly
+the rows of the run (``check_complete``: counted against the suite read again). It then rebuilds the probe output
 of the unsharded run: every shard's per-row results, and per (API, target) the ``evaluate()`` rows
 in suite order. The dataset-level mean is the one place where a shard's work is not the whole run's:
 Ragas's ``evaluate()`` reports ``safe_nanmean`` over its per-row values, and a shard's ``evaluate()``
@@ -232,6 +233,53 @@ def check_together(shards: Sequence[dict[str, Any]]) -> None:
                                 value=missing)
 
 
+def check_complete(shards: Sequence[dict[str, Any]], suite: Suite, metrics: tuple[str, ...] | None) -> None:
+    """Refuse (exit 2, naming the target and a case) shards that do not hold exactly the rows their run makes:
+    each shard the number of the suite's cases the split gives it, results only of those cases, and over all
+    shards one result per (case, target) the run scores, as the host requests them (``runner.request_targets``)
+    and the probe applies them (``protocol.spec_applies``). A target of a class some releases only have
+    (``releases``) may be absent as a whole: the probe leaves it out where this Ragas lacks the class. The
+    suite is the one read again (its digest checked), so what is missing is named from it, not from the
+    shards: a shard with a case's results taken out must not merge into a report that checked fewer rows."""
+    from collections import Counter
+
+    from ragas_compat.probe.protocol import spec_applies, spec_name
+    from ragas_compat.runner import request_targets
+
+    got: dict[str, Counter[str]] = {}
+    for doc in shards:
+        index, count = doc["shard"]["index"], doc["shard"]["count"]
+        mine = sum(1 for case in suite.cases if shard_of(case.id, count) == index)
+        if doc["shard"]["cases"] != mine:
+            raise HarnessInputError(f"merge: {doc['path']}: shard.cases is {doc['shard']['cases']!r}, but {mine} of the "
+                                    f"suite's cases are shard {index}/{count}'s", field="shard.cases", value=doc["path"])
+        for result in doc["probe"].get("results", []):
+            case_id = str(result.get("case_id"))
+            if shard_of(case_id, count) != index:
+                raise HarnessInputError(f"merge: {doc['path']}: a result of case {case_id!r}, which is not shard "
+                                        f"{index}/{count}'s", field="probe.results", value=doc["path"])
+            got.setdefault(str(result.get("target")), Counter())[case_id] += 1
+    raws = [raw_object(case) for case in suite.cases]
+    problems = []
+    for spec in request_targets(targets_of(metrics), raws):
+        name = spec_name(spec)
+        scored = {**spec, "cases": frozenset(spec["cases"])} if "cases" in spec else spec
+        expected = Counter(str(raw["id"]) for raw in raws if spec_applies(scored, raw))  # type: ignore[arg-type]
+        have = got.pop(name, Counter())
+        if have == expected or (not have and "releases" in spec):
+            continue
+        missing, extra = sorted(expected - have), sorted(have - expected)
+        problems.append(f"{name}: " + "; ".join(
+            part for part in (f"no result for {len(missing)} of its cases (first {missing[0]!r})" if missing else "",
+                              f"{len(extra)} result(s) of no case it scores or given twice (first {extra[0]!r})"
+                              if extra else "") if part))
+    problems += [f"{name}: results of a target this run does not score" for name in sorted(got)]
+    if problems:
+        more = f"; and {len(problems) - 1} more target(s)" if len(problems) > 1 else ""
+        raise HarnessInputError(f"merge: the shards do not hold the rows of one run of this suite: {problems[0]}{more}; "
+                                "merge the shard files of one run as written", field="probe.results")
+
+
 def _decoded(raw: object) -> float:
     value = decode_ragas_value(raw)
     return float("nan") if isinstance(value, RagasError) else float(value)
@@ -326,6 +374,7 @@ def merge_shards(folders: Sequence[Path], *, case_files: Sequence[Path] | None =
                                 field="expectations")
     expectations = load_run_expectations(expectations_file).at_release_position(first["rules_version"])
     metrics = tuple(first["metrics"]) if first["metrics"] else None
+    check_complete(shards, suite, metrics)
     output = merged_output(shards, suite)
     references = ReferenceBook()
     references.fill(suite, metrics)
