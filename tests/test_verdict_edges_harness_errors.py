@@ -79,6 +79,32 @@ def test_ragas_raising_the_same_type_is_still_explained():
     assert ragas.rows[0].expected.explained and findings(ragas) == [] and verdict(ragas).ok
 
 
+BUDGET = {"error": {"type": "BudgetExceeded", "message": "Ragas did not finish (time): 0 judge calls"}}
+NAMING_THE_BUDGET = """
+[[rule]]
+id = "budget-on-purpose"
+classification = "error"
+reason = "this run gives each case 0.01 s on purpose"
+when = { error_type = ["BudgetExceeded"] }
+"""
+
+
+def test_a_rule_explains_a_budget_stop_only_when_it_names_it():
+    """Ragas stopped by the harness's budget (code of Ragas running at the deadline: no harness origin) was not
+    scored: a catch-all error rule turned a run whose rows all hit a 0.01 s budget green. Only a rule that names
+    the stop (error_type BudgetExceeded), or a case entry naming the row, explains it."""
+    rule_only = EXPLAINING.split("[[case]]")[0]
+    caught = _audit(BUDGET, expectations_text=rule_only)
+    assert not caught.rows[0].expected.explained
+    assert [f.kind for f in findings(caught)] == ["error"] and not verdict(caught).ok and exit_code(caught) == 1
+    named = _audit(BUDGET, expectations_text=NAMING_THE_BUDGET)
+    assert named.rows[0].expected.label.startswith("rule budget-on-purpose") and verdict(named).ok
+    entry = _audit(BUDGET)  # the case entry naming the row: a user's deliberate exception
+    assert entry.rows[0].expected.explained and verdict(entry).ok
+    ragas = _audit({"error": {"type": "ValueError", "message": "Ragas's own"}}, expectations_text=rule_only)
+    assert ragas.rows[0].expected.explained and verdict(ragas).ok  # Ragas's own errors: as before
+
+
 def test_the_pin_rules_explain_no_harness_error():
     audit = _audit(LOOKUP, expectations_text="", include_pin=True)
     assert [f.kind for f in findings(audit)] == ["harness_error"]

@@ -88,6 +88,7 @@ from ragas_compat.compare.rules import (
 )
 from ragas_compat.errors import HarnessInputError
 from ragas_compat.input_limits import STDIN, STDIN_SOURCE, loads_toml, read_toml
+from ragas_compat.probe.protocol import BUDGET_ERROR_TYPE
 from ragas_compat.values import RagasError
 
 CLASSIFICATION_NAMES: tuple[str, ...] = tuple(str(c) for c in CLASSIFICATIONS)
@@ -173,12 +174,25 @@ class Rule:
 
     def explains(self, classification: str, target: str, subject: Subject) -> bool:
         return (classification == self.classification and matches_any(target, self.targets)
-                and matches_any(subject.metric, self.metrics) and self.when.holds(subject))
+                and matches_any(subject.metric, self.metrics) and self.when.holds(subject)
+                and self._may_explain(subject))
 
     def explains_pair(self, classification: str, legacy: str, collections: str, subject: Subject) -> bool:
         return (classification == self.classification and matches_any(legacy, self.legacy_targets)
                 and matches_any(collections, self.collections_targets)
-                and matches_any(subject.metric, self.metrics) and self.when.holds(subject))
+                and matches_any(subject.metric, self.metrics) and self.when.holds(subject)
+                and self._may_explain(subject))
+
+    def _may_explain(self, subject: Subject) -> bool:
+        """A rule explains a row Ragas did not finish within the harness's budget (a ``BudgetExceeded``
+        value) only when it names that stop (``when = { error_type = ["BudgetExceeded"] }``): the budget is
+        the harness's limit, set by the run (``--case-timeout``), so such a row was not scored, and a rule
+        about the errors Ragas raises does not cover it (a catch-all ``error`` rule turned a run whose
+        rows all hit a 0.01 s budget green)."""
+        value = getattr(subject, "ragas_value", None)
+        if not (isinstance(value, RagasError) and value.type == BUDGET_ERROR_TYPE):
+            return True
+        return self.when.error_type is not None and BUDGET_ERROR_TYPE in self.when.error_type
 
     def expectation(self) -> Expectation:
         """The expectation of every row or pair the rule explains: one object, shared by them all."""
