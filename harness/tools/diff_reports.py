@@ -7,12 +7,19 @@ matrix.json cell by ``"<case>|<target> @ <column>"``. For each key present on bo
   and -0.0 differ; one ulp is a change), everything else by its encoded form, so ``"NaN"``, ``null``
   (undefined), ``"Infinity"`` and an error object are four different values, and an error whose type or
   message changed is a change;
-- the classification is compared as a name.
+- the classification is compared as a name;
+- the explanation (report.json only) is compared as the row states it: the expected classification, the
+  rule or case entry that explains the row (``explained_by``), whether it is unexpected, and its drift
+  kinds. A row explained in A and unexplained in B is a change, shown with both sides.
+
+The reports' verdicts (report.json ``verdict``: its status and counts; ``line`` and ``meaning`` are
+written from them) are compared too: a different verdict is a change, shown with the expectations each
+report was judged by (``provenance.expectations``), which is usually why.
 
 Keys on one side only are listed with their value and classification. The provenance fields that say
 what ran (harness, Ragas version and commit, Python, platform, suite; per matrix column its Ragas and
 Python) are compared and shown when they differ; they describe the runs and do not count as a change of
-the results. Any changed row, or a row on one side only, is a change.
+the results. Any changed row, a row on one side only, or a different verdict is a change.
 
 Invalid input (unreadable, not JSON, not a report.json of format 4 nor a matrix.json, a table whose rows
 do not fit its columns, one report.json and one matrix.json) raises ``HarnessInputError`` naming the file.
@@ -51,11 +58,16 @@ REPORT_PROVENANCE = (
     ("expectations", ("expectations",)),
 )
 MATRIX_COLUMN_PROVENANCE = ("ragas_version", "kind", "python", "available")
+# report.json verdict fields compared (``line`` and ``meaning`` are written from these)
+VERDICT_FIELDS = ("status", "rows", "identical", "explained", "unexplained", "errors", "harness_errors", "replay")
+# report.json row columns that say whether and by what a row is explained
+EXPLANATION_COLUMNS = ("expected_classification", "explained_by", "unexpected", "drift")
 
 
 @dataclass(frozen=True)
 class Row:
-    """One row (report.json) or cell (matrix.json): its key, encoded value and classification."""
+    """One row (report.json) or cell (matrix.json): its key, encoded value and classification, and
+    (report.json) its explanation: the values of ``EXPLANATION_COLUMNS``, None for a matrix cell."""
 
     key: str
     case_id: str
@@ -63,16 +75,18 @@ class Row:
     value: Any
     classification: str | None
     column: str | None = None
+    explanation: tuple[Any, ...] | None = None
 
 
 @dataclass(frozen=True)
 class Change:
-    """A key on both sides whose value (bit for bit) or classification differs."""
+    """A key on both sides whose value (bit for bit), classification or explanation differs."""
 
     a: Row
     b: Row
     value_changed: bool
     classification_changed: bool
+    explanation_changed: bool = False
 
     @property
     def key(self) -> str:
@@ -112,11 +126,17 @@ class Diff:
     only_in_a: tuple[Row, ...] = ()
     only_in_b: tuple[Row, ...] = ()
     provenance: tuple[ProvenanceChange, ...] = field(default=())
+    verdict: tuple[ProvenanceChange, ...] = field(default=())  # the verdict fields that differ
+    a_verdict: str | None = None  # report.json: each side's verdict status and expectations source
+    b_verdict: str | None = None
+    a_expectations: Any = None
+    b_expectations: Any = None
 
     @property
     def changed(self) -> bool:
-        """Any row changed or present on one side only (provenance differences alone are not a change)."""
-        return bool(self.changes or self.only_in_a or self.only_in_b)
+        """Any row changed or present on one side only, or the verdicts differ (provenance differences
+        alone are not a change)."""
+        return bool(self.changes or self.only_in_a or self.only_in_b or self.verdict)
 
 
 # ---------------------------------------------------------------- values
@@ -149,6 +169,18 @@ def value_text(value: Any) -> str:
     if isinstance(value, dict) and "status" in value:
         return f"{value['status']}: {value.get('text')}"
     return str(value)
+
+
+def explanation_text(row: Row) -> str:
+    """A row's explanation in one phrase: ``expected epsilon, explained by rule ap-epsilon (file)`` or
+    ``unexpected (expected identical), explained by nothing; drift: unexplained``; empty for a matrix cell."""
+    if row.explanation is None:
+        return ""
+    expected, by, unexpected, drift = row.explanation
+    head = f"unexpected (expected {expected})" if unexpected else f"expected {expected}"
+    kinds = drift if isinstance(drift, tuple) else () if drift is None else (drift,)
+    drift_text = f"; drift: {', '.join(map(str, kinds))}" if kinds else ""
+    return f"{head}, explained by {by if by is not None else 'nothing'}{drift_text}"
 
 
 # ---------------------------------------------------------------- reading
@@ -202,7 +234,13 @@ def _report_rows(doc: dict[str, Any]) -> Iterator[Row]:
     if not isinstance(data, dict):
         raise ValueError(f"results.data is a {type(data).__name__}, not an object keyed by row")
     for key, row in zip(data, result_rows(doc), strict=True):
-        yield Row(key, str(row["case_id"]), str(row["ragas_target"]), row["ragas_value"], row["classification"])
+        yield Row(key, str(row["case_id"]), str(row["ragas_target"]), row["ragas_value"], row["classification"],
+                  explanation=tuple(_frozen(row.get(name)) for name in EXPLANATION_COLUMNS))
+
+
+def _frozen(value: Any) -> Any:
+    """A list cell (``drift``) as a tuple, so that a Row stays hashable."""
+    return tuple(value) if isinstance(value, list) else value
 
 
 def _cell_value(cell: dict[str, Any]) -> Any:
@@ -248,6 +286,16 @@ def provenance_changes(a: Loaded, b: Loaded) -> list[ProvenanceChange]:
     return [ProvenanceChange(label, x, y) for label, x, y in pairs if x != y]
 
 
+def verdict_changes(a: Loaded, b: Loaded) -> list[ProvenanceChange]:
+    """The report.json verdict fields that differ (a field or verdict absent on a side reads ``None``);
+    none for matrix.json, which has no verdict."""
+    if a.kind != REPORT:
+        return []
+    va, vb = a.doc.get("verdict"), b.doc.get("verdict")
+    pairs = [(f"verdict {name}", _at(va, (name,)), _at(vb, (name,))) for name in VERDICT_FIELDS]
+    return [ProvenanceChange(label, x, y) for label, x, y in pairs if x != y]
+
+
 def diff_files(a_path: str | Path, b_path: str | Path) -> Diff:
     """Compare two report.json (or two matrix.json) files row by row."""
     a, b = load(a_path), load(b_path)
@@ -266,30 +314,54 @@ def diff_loaded(a: Loaded, b: Loaded) -> Diff:
             continue
         value_changed = not same_value(row_a.value, row_b.value)
         class_changed = row_a.classification != row_b.classification
-        if value_changed or class_changed:
-            changes.append(Change(row_a, row_b, value_changed, class_changed))
+        explanation_changed = row_a.explanation != row_b.explanation
+        if value_changed or class_changed or explanation_changed:
+            changes.append(Change(row_a, row_b, value_changed, class_changed, explanation_changed))
+    verdict = () if a.kind != REPORT else (_at(a.doc, ("verdict", "status")), _at(b.doc, ("verdict", "status")),
+                                           _at(a.doc, ("provenance", "expectations")),
+                                           _at(b.doc, ("provenance", "expectations")))
     return Diff(a.kind, a.path, b.path, len(rows_a), len(rows_b), tuple(changes),
                 tuple(row for key, row in rows_a.items() if key not in rows_b),
                 tuple(row for key, row in rows_b.items() if key not in rows_a),
-                tuple(provenance_changes(a, b)))
+                tuple(provenance_changes(a, b)), tuple(verdict_changes(a, b)), *verdict)
 
 
 # ---------------------------------------------------------------- output
 
+def verdict_line(diff: Diff) -> str:
+    """The two verdicts and the expectations each was judged by, in one line (shown when they differ)."""
+    return (f"verdict changed: A {diff.a_verdict} (expectations {diff.a_expectations}), "
+            f"B {diff.b_verdict} (expectations {diff.b_expectations})")
+
+
 def summary_line(diff: Diff) -> str:
     if not diff.changed:
-        return f"no change: {diff.a_rows} rows, every value bit-equal and every classification the same"
-    return (f"{len(diff.changes)} rows changed ({sum(c.value_changed for c in diff.changes)} values, "
-            f"{sum(c.classification_changed for c in diff.changes)} classifications), "
+        explanations = " and explanation" if diff.kind == REPORT else ""
+        verdict = ", and the same verdict" if diff.kind == REPORT else ""
+        return (f"no change: {diff.a_rows} rows, every value bit-equal and every classification{explanations} "
+                f"the same{verdict}")
+    explanations = (f", {sum(c.explanation_changed for c in diff.changes)} explanations"
+                    if diff.kind == REPORT else "")
+    verdict = f"{verdict_line(diff)}; " if diff.verdict else ""
+    return (f"{verdict}{len(diff.changes)} rows changed ({sum(c.value_changed for c in diff.changes)} values, "
+            f"{sum(c.classification_changed for c in diff.changes)} classifications{explanations}), "
             f"{len(diff.only_in_a)} only in A, {len(diff.only_in_b)} only in B "
             f"(A: {diff.a_rows} rows, B: {diff.b_rows} rows)")
+
+
+def _side_json(row: Row) -> dict[str, Any]:
+    out = {"value": row.value, "value_text": value_text(row.value), "classification": row.classification}
+    if row.explanation is not None:
+        out |= {**dict(zip(EXPLANATION_COLUMNS, row.explanation, strict=True)),
+                "explanation_text": explanation_text(row)}
+    return out
 
 
 def _row_json(row: Row) -> dict[str, Any]:
     out: dict[str, Any] = {"key": row.key, "case_id": row.case_id, "target": row.target}
     if row.column is not None:
         out["column"] = row.column
-    return {**out, "value": row.value, "value_text": value_text(row.value), "classification": row.classification}
+    return {**out, **_side_json(row)}
 
 
 def diff_json(diff: Diff) -> dict[str, Any]:
@@ -301,14 +373,16 @@ def diff_json(diff: Diff) -> dict[str, Any]:
         "changed": diff.changed,
         "summary": summary_line(diff),
         "provenance": [{"field": p.field, "a": p.a, "b": p.b} for p in diff.provenance],
+        **({"verdict": {"a": {"status": diff.a_verdict, "expectations": diff.a_expectations},
+                        "b": {"status": diff.b_verdict, "expectations": diff.b_expectations},
+                        "changed": [{"field": p.field, "a": p.a, "b": p.b} for p in diff.verdict]}}
+           if diff.kind == REPORT else {}),
         "changes": [{"key": c.key, "case_id": c.a.case_id, "target": c.a.target,
                      **({"column": c.a.column} if c.a.column is not None else {}),
                      "changed": [name for name, flag in (("value", c.value_changed),
-                                                         ("classification", c.classification_changed)) if flag],
-                     "a": {"value": c.a.value, "value_text": value_text(c.a.value),
-                           "classification": c.a.classification},
-                     "b": {"value": c.b.value, "value_text": value_text(c.b.value),
-                           "classification": c.b.classification},
+                                                         ("classification", c.classification_changed),
+                                                         ("explanation", c.explanation_changed)) if flag],
+                     "a": _side_json(c.a), "b": _side_json(c.b),
                      "ulps": c.ulps}
                     for c in diff.changes],
         "only_in_a": [_row_json(row) for row in diff.only_in_a],
