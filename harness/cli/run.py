@@ -238,6 +238,16 @@ def run(
         suite = load_suite(list(cases or []))
         if part is None and not may_score_a_row(suite, selected or None):
             raise HarnessInputError(no_row_message(suite, selected) + "; no report written", field="--cases")
+        # each metric named with --metric is checked, or the run says why not: one that no case can score
+        # was dropped silently while the others made the verdict
+        unscorable = [name for name in selected if not may_score_a_row(suite, (name,))]
+        if part is None and unscorable:
+            no_class = [name for name in unscorable if not metric(name).ragas_targets]
+            raise HarnessInputError(
+                (f"--metric {', '.join(no_class)}: no Ragas class computes it (the reference alone: `ragas-compat "
+                 "explain` shows it), so run would check nothing of it" if no_class else no_row_message(suite, unscorable))
+                + "; drop it from --metric or add cases with its inputs; no report written", field="--metric",
+                value=unscorable)
         loaded_expectations = load_run_expectations(expectations)
         check_writable(out, (shards.SHARD_FILE,) if part else REPORT_FILES)
         source = resolve_ragas_source(python=python, checkout=ragas_checkout, git_url=ragas_git,
@@ -262,10 +272,13 @@ def run(
             audit = run_audit(suite, loaded_expectations, source, python=python, timeout=timeout,
                               metrics=selected or None, workers=workers, started=started,
                               on_progress=on_progress, keep_output=False).audit
-    if not audit.rows:  # a suite that scores nothing checks nothing: refused, not passed
+    scored = {row.spec.name for row in audit.rows}
+    unscored = [name for name in selected if name not in scored]
+    if not audit.rows or unscored:  # a suite that scores nothing checks nothing: refused, not passed
+        named = unscored if audit.rows else list(selected)
         raise HarnessInputError(
             f"no (case, Ragas target) row was scored for suite {audit.suite.name!r} ({len(audit.suite.cases)} "
-            f"case(s){', metrics ' + ', '.join(selected) if selected else ''}): no Ragas class applies to these "
+            f"case(s){', metrics ' + ', '.join(named) if named else ''}): no Ragas class applies to these "
             "inputs, so nothing would be checked; no report written", field="--cases")
     write_reports(audit, out, golden=golden)
     print_summary(audit, out, kinds, output, quiet, verbose)
