@@ -1,7 +1,12 @@
 """``junit.xml``: one test case per (case, Ragas target) and per legacy-vs-collections pair that has a
 drift finding; a failure for each row or pair with a finding (ragas_compat.compare.findings: unexplained,
-divergence or error no rule explains, value out of range) and for each expectations-file problem,
-so CI systems show drift natively.
+divergence or error no rule explains, value out of range, not scored) and for each expectations-file problem;
+and a failing test case of its own for every other finding of the audit: a recorded score the replay does not
+reproduce (classname ``replay.<target>``, named by its case), a dataset-level finding (classname
+``dataset level``) or any other finding attached to no row or pair (classname ``findings``), in the order of
+``Audit.findings``. So CI systems show drift natively, and the suite's ``failures`` is the number of findings
+the verdict counts (a row's one failure names each of its findings and counts each): ``failures="0"``
+exactly when the verdict is green.
 
 The file is always well-formed XML 1.0: every character XML 1.0 forbids (C0 controls but tab,
 newline and carriage return; lone surrogates; U+FFFE and U+FFFF), and the discouraged DEL and C1
@@ -48,16 +53,19 @@ def junit_chunks(audit: Audit) -> Iterator[str]:
     """``junit.xml``, written as it is made: the suite's start tag with its counts, then one indented
     ``<testcase>`` at a time (the layout of ``ET.indent`` on the whole tree)."""
     failing_pairs = [(pair, found) for pair, found in audit.pairs_with_findings() if found]
-    row_failures = sum(1 for _, found in audit.rows_with_findings() if found)
-    failures = row_failures + len(failing_pairs) + len(audit.expectation_problems)
+    row_failures = sum(len(found) for _, found in audit.rows_with_findings())
+    others = unattached_findings(audit)
+    failures = (row_failures + sum(len(found) for _, found in failing_pairs) + len(audit.expectation_problems)
+                + len(others))
     suite = ET.Element("testsuite", name=f"ragas-compat.{audit.suite.name}",
-                       tests=str(len(audit.rows) + len(failing_pairs) + len(audit.expectation_problems)),
+                       tests=str(len(audit.rows) + len(failing_pairs) + len(audit.expectation_problems) + len(others)),
                        failures=str(failures), errors="0", skipped="0")
     _xml_safe(suite)
     yield '<?xml version="1.0" encoding="utf-8"?>\n'
     cases = chain((_row_case(row, found) for row, found in audit.rows_with_findings()),
                   (_pair_case(*failing) for failing in failing_pairs),
-                  (_problem_case(index, problem) for index, problem in enumerate(audit.expectation_problems)))
+                  (_problem_case(index, problem) for index, problem in enumerate(audit.expectation_problems)),
+                  (_finding_case(index, finding) for index, finding in enumerate(others)))
     first = next(cases, None)
     if first is None:
         yield ET.tostring(suite, encoding="unicode") + "\n"
@@ -68,6 +76,17 @@ def junit_chunks(audit: Audit) -> Iterator[str]:
         ET.indent(case, level=1)
         yield "\n  " + ET.tostring(case, encoding="unicode")
     yield "\n</testsuite>\n"
+
+
+def unattached_findings(audit: Audit) -> list[Finding]:
+    """The findings of ``Audit.findings`` that no row, pair or expectations-problem test case shows, in order:
+    recorded scores the replay does not reproduce (they name a row, but are not among its findings), the
+    dataset-level findings and any other finding of no row or pair. Row and pair findings always name their
+    case; an expectations-file problem is an ``unexplained`` finding of no case and no target."""
+    problems = set(audit.expectation_problems)
+    return [finding for finding in audit.findings
+            if finding.kind == "replay_mismatch" or (finding.case_id is None and not (
+                finding.kind == "unexplained" and finding.target is None and finding.message in problems))]
 
 
 def _row_case(row: AuditRow, found: tuple[Finding, ...]) -> ET.Element:
@@ -95,4 +114,14 @@ def _pair_case(pair: PathPair, found: tuple[Finding, ...]) -> ET.Element:
 def _problem_case(index: int, problem: str) -> ET.Element:
     case = ET.Element("testcase", classname="expectations", name=f"problem-{index}")
     ET.SubElement(case, "failure", type="expectations", message=problem)
+    return case
+
+
+def _finding_case(index: int, finding: Finding) -> ET.Element:
+    if finding.kind == "replay_mismatch" and finding.case_id is not None:
+        case = ET.Element("testcase", classname=f"replay.{finding.target}", name=finding.case_id)
+    else:
+        classname = "dataset level" if finding.message.startswith("dataset level: ") else "findings"
+        case = ET.Element("testcase", classname=classname, name=f"finding-{index}")
+    ET.SubElement(case, "failure", type=finding.kind, message=finding.line())
     return case
