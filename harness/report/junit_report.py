@@ -4,8 +4,8 @@ divergence or error no rule explains, value out of range, not scored) and for ea
 and a failing test case of its own for every other finding of the audit: a recorded score the replay does not
 reproduce (classname ``replay.<target>``, named by its case), a dataset-level finding (classname
 ``dataset level``) or any other finding attached to no row or pair (classname ``findings``), in the order of
-``Audit.findings``. So CI systems show drift natively, and the suite's ``failures`` is the number of findings
-the verdict counts (a row's one failure names each of its findings and counts each): ``failures="0"``
+``Audit.findings``. So CI systems show drift natively, and the suite's ``failures`` is the number of failing
+test cases (a row's one failure names each of its findings; the verdict counts each finding): ``failures="0"``
 exactly when the verdict is green.
 
 The file is always well-formed XML 1.0: every character XML 1.0 forbids (C0 controls but tab,
@@ -53,10 +53,9 @@ def junit_chunks(audit: Audit) -> Iterator[str]:
     """``junit.xml``, written as it is made: the suite's start tag with its counts, then one indented
     ``<testcase>`` at a time (the layout of ``ET.indent`` on the whole tree)."""
     failing_pairs = [(pair, found) for pair, found in audit.pairs_with_findings() if found]
-    row_failures = sum(len(found) for _, found in audit.rows_with_findings())
+    row_failures = sum(1 for _, found in audit.rows_with_findings() if found)
     others = unattached_findings(audit)
-    failures = (row_failures + sum(len(found) for _, found in failing_pairs) + len(audit.expectation_problems)
-                + len(others))
+    failures = row_failures + len(failing_pairs) + len(audit.expectation_problems) + len(others)
     suite = ET.Element("testsuite", name=f"ragas-compat.{audit.suite.name}",
                        tests=str(len(audit.rows) + len(failing_pairs) + len(audit.expectation_problems) + len(others)),
                        failures=str(failures), errors="0", skipped="0")
