@@ -34,6 +34,7 @@ from packaging.version import InvalidVersion, Version
 from ragas_compat.errors import HarnessInputError, RagasUnavailable
 from ragas_compat.pin.blobs import blob_ids_under
 from ragas_compat.pin.manifest import Constraint, PinManifest, load_manifest
+from ragas_compat.pin.record import check_record, record_clause
 from ragas_compat.probe.protocol import ENTRY_LOCATE, probe_command
 from ragas_compat.runner import check_timeout, resolve_executable, run_in_own_group
 
@@ -325,7 +326,8 @@ def resolve_installed(manifest: PinManifest | None = None, *, python: str = sys.
         commit_phrase = (f"a build of commit {hint} per its version, unverified as the pinned commit"
                          if same else f"a build of commit {hint}, not the pinned commit {manifest.pin.short}")
     status = (f"{_version_label(version, manifest)}, {commit_phrase}; "
-              f"{_files_clause(comparison, identical_to, manifest)}{_coverage_clause(manifest)}; {_pin_clause(vs_pin)}")
+              f"{_files_clause(comparison, identical_to, manifest)}{_coverage_clause(manifest)}; "
+              f"{record_clause(check_record(package))}; {_pin_clause(vs_pin)}")
     return RagasSource(
         kind="installed", sys_path_prefix=[], version=version, commit=None,
         display_path=f"{package.parent.name}/{package.name}", is_pin=False, pin_status=status,
