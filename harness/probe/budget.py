@@ -222,8 +222,8 @@ async def within_deadline(coroutine: t.Awaitable[T], on_over: t.Callable[[OverBu
 class _InContext:
     """Awaits ``coroutine`` in the awaiting task, each of its steps run in ``context``: what a task of its own
     gives a case (its context variables stay its own, and the tasks it starts copy them) without a task's
-    scheduling (a task of its own per pair, awaited with ``asyncio.wait``, cost about 3% of the probe's
-    time on the fuzz bench's cases, docs/bench.md)."""
+    scheduling (a task of its own per pair, awaited with ``asyncio.wait``, cost about 1.5% of the fuzz
+    bench's time with one worker, docs/bench.md)."""
 
     __slots__ = ("context", "coroutine")
 
