@@ -189,7 +189,7 @@ class Rule:
         the harness's limit, set by the run (``--case-timeout``), so such a row was not scored, and a rule
         about the errors Ragas raises does not cover it (a catch-all ``error`` rule turned a run whose
         rows all hit a 0.01 s budget green)."""
-        value = getattr(subject, "ragas_value", None)
+        value = subject.ragas_value
         if not (isinstance(value, RagasError) and value.type == BUDGET_ERROR_TYPE):
             return True
         return self.when.error_type is not None and BUDGET_ERROR_TYPE in self.when.error_type

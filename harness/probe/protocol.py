@@ -248,10 +248,11 @@ def has_inputs(case: dict, verdicts: t.Iterable[str], fields: t.Iterable[str], f
             and all(case.get(name) is True for name in flags))
 
 
-def spec_applies(spec: TargetSpec, case: dict) -> bool:
+def spec_applies(spec: TargetSpec, case: dict, case_ids: t.Container[str] | None = None) -> bool:
     """Does the requested target ``spec`` score ``case`` (``Target.applies`` on the spec): the case is one of
-    its ``cases`` when it names them, and holds its inputs (``has_inputs``)."""
-    if "cases" in spec and case.get("id") not in spec["cases"]:
+    its ``cases`` when it names them (``case_ids``: those as a set, for a caller asking of many cases), and
+    holds its inputs (``has_inputs``)."""
+    if "cases" in spec and case.get("id") not in (spec["cases"] if case_ids is None else case_ids):
         return False
     requires = spec["requires"]
     return has_inputs(case, requires["verdicts"], requires["fields"], requires["flags"])

@@ -263,8 +263,8 @@ def check_complete(shards: Sequence[dict[str, Any]], suite: Suite, metrics: tupl
     problems = []
     for spec in request_targets(targets_of(metrics), raws):
         name = spec_name(spec)
-        scored = {**spec, "cases": frozenset(spec["cases"])} if "cases" in spec else spec
-        expected = Counter(str(raw["id"]) for raw in raws if spec_applies(scored, raw))  # type: ignore[arg-type]
+        ids = frozenset(spec["cases"]) if "cases" in spec else None
+        expected = Counter(str(raw["id"]) for raw in raws if spec_applies(spec, raw, ids))
         have = got.pop(name, Counter())
         if have == expected or (not have and "releases" in spec):
             continue
