@@ -59,3 +59,26 @@ class RagasUnavailable(HarnessError, RuntimeError):
     """Ragas could not be run at all: not importable, or the probe crashed or timed out."""
 
     exit_code = ExitCode.NO_RAGAS
+
+
+class CappedProblems:
+    """The problems found in one input, in order: the first ``limit`` kept (all a message lists), the rest
+    only counted, so memory stays bounded however many there are (a file of millions of bad rows)."""
+
+    def __init__(self, limit: int) -> None:
+        self.limit = limit
+        self.kept: list[str] = []
+        self.count = 0
+
+    def append(self, problem: str) -> None:
+        self.count += 1
+        if len(self.kept) < self.limit:
+            self.kept.append(problem)
+
+    def __len__(self) -> int:
+        return self.count
+
+    def shown(self, source: str) -> list[str]:
+        """The kept problems, then ``SOURCE: ... and N more problems`` for the rest."""
+        rest = self.count - len(self.kept)
+        return self.kept + ([f"{source}: ... and {rest} more problems"] if rest else [])

@@ -19,7 +19,7 @@ import pytest
 from typer.testing import CliRunner
 
 from ragas_compat.cli.app import app
-from ragas_compat.errors import HarnessInputError
+from ragas_compat.errors import CappedProblems, HarnessInputError
 from ragas_compat.input_limits import MAX_LIST_ITEMS, MAX_NUMBER_CHARS
 from ragas_compat.tools.record import importer
 from ragas_compat.tools.record.dataset import read_dataset
@@ -41,7 +41,7 @@ def test_label_rows_are_held_without_a_dict_each(tmp_path):
     labels.write_text("sample_id,claim_id,human_label,judge_label\n" + "".join(f"s1,c{i},1,0\n" for i in range(3)),
                       encoding="utf-8")
     samples = {s.id: s for s in read_dataset(data, {}).samples}
-    problems = importer._Problems()
+    problems = CappedProblems(importer.MAX_PROBLEMS)
     rows = importer._read_rows(labels, samples, problems)
     assert len(rows) == 3 and not problems
     assert not any(hasattr(row, "__dict__") for row in rows)

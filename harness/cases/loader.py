@@ -66,7 +66,7 @@ import jsonschema
 
 from ragas_compat.cases.configurations import configurations_of, merged, resolve, target_keys
 from ragas_compat.cases.model import DEFAULT_SUITE_SOURCE, Case, Message, Suite, ToolCall
-from ragas_compat.errors import HarnessInputError
+from ragas_compat.errors import CappedProblems, HarnessInputError
 from ragas_compat.input_limits import (
     MAX_CASES_ENV,
     MAX_INPUT_BYTES_ENV,
@@ -712,26 +712,20 @@ def _header_validator() -> jsonschema.Draft202012Validator:
     return jsonschema.Draft202012Validator(schema)
 
 
-class _JsonlProblems:
+class _JsonlProblems(CappedProblems):
     """The problems of a JSONL case file, one line each: the first ``MAX_LISTED_PROBLEMS`` listed."""
 
     def __init__(self, source: str) -> None:
-        self.source, self.more = source, 0
-        self.lines: list[str] = []
-
-    def add(self, line: str) -> None:
-        if len(self.lines) < MAX_LISTED_PROBLEMS:
-            self.lines.append(line)
-        else:
-            self.more += 1
+        super().__init__(MAX_LISTED_PROBLEMS)
+        self.source = source
 
     def raise_now(self, line: str | None = None, field_: str | None = None) -> None:
         if line is not None:
-            self.add(line)
-        listed = self.lines + ([f"{self.source}: ... and {self.more} more problems"] if self.more else [])
-        plural = "problem" if len(self.lines) + self.more == 1 else "problems"
-        raise HarnessInputError(f"{self.source}: {len(self.lines) + self.more} {plural} in case file:\n"
-                                + "\n".join(listed), field=field_, problems=listed)
+            self.append(line)
+        listed = self.shown(self.source)
+        plural = "problem" if len(self) == 1 else "problems"
+        raise HarnessInputError(f"{self.source}: {len(self)} {plural} in case file:\n" + "\n".join(listed),
+                                field=field_, problems=listed)
 
 
 def _case_line_problems(case: Any, where: str, validator: jsonschema.Draft202012Validator,
@@ -788,7 +782,7 @@ def read_jsonl_cases(stream: Any, source: str, limits: Limits | None = None, *, 
         try:
             text = data.decode("utf-8")
         except UnicodeDecodeError as exc:
-            problems.add(f"{where}: not UTF-8 text: byte 0x{data[exc.start]:02x} at column {exc.start + 1} "
+            problems.append(f"{where}: not UTF-8 text: byte 0x{data[exc.start]:02x} at column {exc.start + 1} "
                          f"({exc.reason})")
             continue
         if not text.strip():
@@ -800,15 +794,15 @@ def read_jsonl_cases(stream: Any, source: str, limits: Limits | None = None, *, 
             obj = loads_json(text.rstrip("\r\n"), where, limits=limits, locate=lambda _doc, path: f"{json_path(path)}: ",
                              field="case file")
         except HarnessInputError as err:
-            problems.add(str(err).replace(" at line 1 column ", " at column "))
+            problems.append(str(err).replace(" at line 1 column ", " at column "))
             continue
         if number - blank == 1 and _is_header(obj):
             header = obj
             for error in _header_validator().iter_errors(obj):
                 for path, what in _located(error):
-                    problems.add(f"{where}: (header) {json_path(path)}: {what}")
+                    problems.append(f"{where}: (header) {json_path(path)}: {what}")
             for path, what in _target_problems(("targets",), obj.get("targets")):
-                problems.add(f"{where}: (header) {json_path(path)}: {what}")
+                problems.append(f"{where}: (header) {json_path(path)}: {what}")
             continue
         if count == 0 and _is_sample(obj) and not _is_case_line(obj):
             _raise(source, [dataset_problem(source, "JSONL", obj)], "case file")
@@ -818,18 +812,18 @@ def read_jsonl_cases(stream: Any, source: str, limits: Limits | None = None, *, 
                                f"(raise the limit with {MAX_CASES_ENV}=N)", "cases")
         found = _case_line_problems(obj, where, case_validator, limits)
         for line in found:
-            problems.add(line)
+            problems.append(line)
         case_id = obj.get("id") if isinstance(obj, dict) else None
         if isinstance(case_id, str) and case_id:
             if case_id in seen:
-                problems.add(f"{where}: case {case_id!r}: $.id: duplicate case id (first used on line {seen[case_id]})")
+                problems.append(f"{where}: case {case_id!r}: $.id: duplicate case id (first used on line {seen[case_id]})")
             seen.setdefault(case_id, number)
-        if not found and not problems.lines:  # build only while the file is valid so far
+        if not found and not problems:  # build only while the file is valid so far
             cases.append(_build_case(obj, header.get("targets") if header else None))
-    if not count and not problems.lines:
-        problems.add(f"{source}: no cases: a JSONL case file holds one case per line (after an optional header "
+    if not count and not problems:
+        problems.append(f"{source}: no cases: a JSONL case file holds one case per line (after an optional header "
                      f"line such as {{\"schema_version\": 1, \"suite\": \"NAME\"}})")
-    if problems.lines:
+    if problems:
         problems.raise_now()
     name = header["suite"] if header else default_name
     return Suite(name=name, source=source, cases=tuple(cases))

@@ -58,7 +58,7 @@ from typing import Any
 
 import ragas_compat
 from ragas_compat.cases import parse_suite_text
-from ragas_compat.errors import HarnessInputError
+from ragas_compat.errors import CappedProblems, HarnessInputError
 from ragas_compat.input_limits import MAX_LIST_ITEMS, Limits, decode_utf8, read_bytes
 from ragas_compat.metrics.judge_audit import JudgeAuditSummary, judge_audit, judge_audit_summary
 from ragas_compat.metrics.registry import metric as metric_spec
@@ -111,29 +111,7 @@ def _quoted(text: str) -> str:
     return f"{text[:QUOTE_CHARS]!r}... ({len(text):,} characters)"
 
 
-class _Problems:
-    """The problems found, in order: the first ``MAX_PROBLEMS`` kept (all a message shows), the rest
-    only counted, so memory stays bounded however many rows are bad."""
-
-    def __init__(self) -> None:
-        self.kept: list[str] = []
-        self.count = 0
-
-    def append(self, problem: str) -> None:
-        self.count += 1
-        if len(self.kept) < MAX_PROBLEMS:
-            self.kept.append(problem)
-
-    def __len__(self) -> int:
-        return self.count
-
-    def shown(self, name: str) -> list[str]:
-        """The kept problems, then ``NAME: ... and N more problems`` for the rest."""
-        rest = self.count - len(self.kept)
-        return self.kept + ([f"{name}: ... and {rest} more problems"] if rest else [])
-
-
-def _label(cell: str | None, where: str, column: str, problems: _Problems) -> int | None:
+def _label(cell: str | None, where: str, column: str, problems: CappedProblems) -> int | None:
     text = (cell or "").strip()
     if text == "":
         return None
@@ -143,14 +121,14 @@ def _label(cell: str | None, where: str, column: str, problems: _Problems) -> in
     return value
 
 
-def _read_rows(path: Path, samples: dict[str, Sample], problems: _Problems) -> list[_Row]:
+def _read_rows(path: Path, samples: dict[str, Sample], problems: CappedProblems) -> list[_Row]:
     name = path.name
     text = decode_utf8(read_bytes(path, "labels", allow_stdin=False), name, "labels")
     with csv_field_limit(Limits.current().max_input_bytes):
         return _parse_rows(name, text, samples, problems)
 
 
-def _parse_rows(name: str, text: str, samples: dict[str, Sample], problems: _Problems) -> list[_Row]:
+def _parse_rows(name: str, text: str, samples: dict[str, Sample], problems: CappedProblems) -> list[_Row]:
     """The rows without problems, each (sample, metric, claim ID) once; the problems go to ``problems``.
     A sample's list past ``MAX_LIST_ITEMS`` claims is a ``HarnessInputError`` at that row."""
     # the csv module over the text with newline="": a form feed or U+2028 in a statement stays in its cell
@@ -162,7 +140,7 @@ def _parse_rows(name: str, text: str, samples: dict[str, Sample], problems: _Pro
     if not header:
         raise HarnessInputError(f"{name}: the labels file is empty (expected a header: "
                                 f"{', '.join(REQUIRED_COLUMNS)})", field="labels")
-    header_problems = _Problems()
+    header_problems = CappedProblems(MAX_PROBLEMS)
     for column in REQUIRED_COLUMNS:
         if column not in header:
             header_problems.append(f"{name}: line 1: missing column {column!r}")
@@ -254,7 +232,7 @@ def _case(sample: Sample) -> dict[str, Any]:
     return case
 
 
-def _fill(rows: list[_Row], verdicts_from: str, problems: _Problems) -> dict[str, dict[str, Any]]:
+def _fill(rows: list[_Row], verdicts_from: str, problems: CappedProblems) -> dict[str, dict[str, Any]]:
     """Per sample id: ``{"verdicts": {...}, "judge_audit": {"human": {...}, "judge": {...}}}``
     (``rows`` holds each sample, metric and claim ID once: ``_parse_rows``)."""
     out: dict[str, dict[str, Any]] = {}
@@ -318,7 +296,7 @@ def import_labels(dataset_path: Path, labels_path: Path, out: Path, *, verdicts_
     check_output_file(out)  # before reading anything: a folder, a device, a read-only or full file system
     dataset = read_dataset(dataset_path, {})
     samples = {s.id: s for s in dataset.samples}
-    problems = _Problems()
+    problems = CappedProblems(MAX_PROBLEMS)
     rows = _read_rows(labels_path, samples, problems)
     filled = _fill(rows, verdicts_from, problems)
     if problems:
