@@ -92,17 +92,49 @@ when = { error_type = ["BudgetExceeded"] }
 def test_a_rule_explains_a_budget_stop_only_when_it_names_it():
     """Ragas stopped by the harness's budget (code of Ragas running at the deadline: no harness origin) was not
     scored: a catch-all error rule turned a run whose rows all hit a 0.01 s budget green. Only a rule that names
-    the stop (error_type BudgetExceeded), or a case entry naming the row, explains it."""
+    the stop (error_type BudgetExceeded) explains it."""
     rule_only = EXPLAINING.split("[[case]]")[0]
     caught = _audit(BUDGET, expectations_text=rule_only)
     assert not caught.rows[0].expected.explained
     assert [f.kind for f in findings(caught)] == ["error"] and not verdict(caught).ok and exit_code(caught) == 1
     named = _audit(BUDGET, expectations_text=NAMING_THE_BUDGET)
     assert named.rows[0].expected.label.startswith("rule budget-on-purpose") and verdict(named).ok
-    entry = _audit(BUDGET)  # the case entry naming the row: a user's deliberate exception
-    assert entry.rows[0].expected.explained and verdict(entry).ok
     ragas = _audit({"error": {"type": "ValueError", "message": "Ragas's own"}}, expectations_text=rule_only)
     assert ragas.rows[0].expected.explained and verdict(ragas).ok  # Ragas's own errors: as before
+
+
+UNAVAILABLE = {"error": {"type": "TargetUnavailable", "message": "no class LLMContextPrecisionWithReference here"}}
+
+
+@pytest.mark.parametrize("value", [BUDGET, UNAVAILABLE])
+def test_no_case_entry_explains_a_row_that_was_not_scored(value):
+    """A case entry records what a row scored; ``expect bless`` writes ``classification = "error"`` for a row
+    where Ragas raised. Such an entry explained a later budget stop (or a class missing from the Ragas run):
+    "expected", exit 0, with nothing scored. Neither it nor a catch-all error rule explains one now; a rule
+    naming the type does."""
+    entry = _audit(value)  # EXPLAINING: a catch-all error rule and a case entry naming the row
+    assert not entry.rows[0].expected.explained
+    assert [f.kind for f in findings(entry)] == ["error"] and not verdict(entry).ok and exit_code(entry) == 1
+    naming = NAMING_THE_BUDGET.replace("BudgetExceeded", value["error"]["type"])
+    assert _audit(value, expectations_text=EXPLAINING + naming).rows[0].expected.label.startswith(
+        "rule budget-on-purpose")
+    ragas = _audit({"error": {"type": "ValueError", "message": "Ragas's own"}}, expectations_text=EXPLAINING)
+    assert ragas.rows[0].expected.label.startswith("case entry 0")  # an entry still explains Ragas's own error
+
+
+@pytest.mark.parametrize("value", [BUDGET, UNAVAILABLE, HARNESS])
+def test_bless_writes_no_entry_for_a_row_that_was_not_scored(value):
+    """``expect bless`` froze a budget stop as an ``error`` entry and said nothing: it now leaves such a row out,
+    lists it at the top of the file, and the file it writes still parses."""
+    from ragas_compat.compare.bless import bless, unblessable
+
+    audit = _audit(value, expectations_text="")
+    text = bless(audit)
+    assert [(c, t) for c, t, _ in unblessable(audit)] == [("cp", "legacy:LLMContextPrecisionWithReference")]
+    assert "[[case]]" not in text and "#   (cp, legacy:LLMContextPrecisionWithReference) not scored" in text
+    assert parse_expectations_text(text, "blessed.toml").cases == ()
+    scored = _audit({"error": {"type": "ValueError", "message": "Ragas's own"}}, expectations_text="")
+    assert unblessable(scored) == [] and "[[case]]" in bless(scored)
 
 
 def test_the_pin_rules_explain_no_harness_error():

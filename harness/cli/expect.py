@@ -17,6 +17,7 @@ from pathlib import Path
 import typer
 
 from ragas_compat.cli.common import exits_on_harness_errors, positive_seconds, shown, stdout
+from ragas_compat.compare.bless import unblessable
 from ragas_compat.compare.replay import not_replayable_outcomes
 from ragas_compat.pin import resolve_ragas_source
 from ragas_compat.pipeline import bless_suite, load_suite
@@ -54,6 +55,12 @@ def bless(
     console.print(f"blessed {len(audit.rows)} rows ({moved} not identical){also} and {len(audit.pairs)} "
                   f"legacy-vs-collections pairs of suite {shown(suite.name)} with Ragas "
                   f"{shown(audit.provenance.get('ragas_version'))} into {shown(out)}", highlight=False)
+    skipped = unblessable(audit)
+    if skipped:
+        console.print(f"not blessed: {len(skipped)} row(s) that were not scored (a budget stop, a class not in "
+                      "this Ragas, or the harness's own error; listed at the top of the file): no entry explains "
+                      f"such a row, so it stays drift. First: ({skipped[0][0]}, {skipped[0][1]}) {skipped[0][2]}",
+                      highlight=False)
     console.print(f"review it, commit it, and run: ragas-compat run --cases FILE --expectations {shown(out)}",
                   highlight=False)
 

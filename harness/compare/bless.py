@@ -17,6 +17,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from ragas_compat.compare.expectations import harness_raised, not_scored
 from ragas_compat.compare.findings import out_of_range
 from ragas_compat.compare.replay import not_replayable_outcomes
 from ragas_compat.toml_text import toml_inline_list, toml_string
@@ -45,11 +46,27 @@ def _entry(table: str, case_id: str, fields: list[tuple[str, str]], classificati
     return [*lines, ""]
 
 
+def unblessable(audit: Any) -> list[tuple[str, str, str]]:
+    """(case id, target, why) of each row no entry may name (``expectations.not_scored``, ``harness_raised``):
+    a row the probe did not score, or the harness failed to drive, says nothing of what Ragas computes, so
+    bless writes no entry for it (one would explain nothing) and says so; the row stays drift until the
+    run scores it (or a rule names its error type: ``expectations.Rule``)."""
+    out = []
+    for row in audit.rows:
+        value = row.ragas_value
+        if harness_raised(value) or not_scored(value) is not None:
+            label = value.label if harness_raised(value) else f"not scored: {value.type}"
+            out.append((row.case.id, row.target, f"{label}: {' '.join(str(value.message).split())[:160]}"))
+    return out
+
+
 def _row_entries(audit: Any) -> list[str]:
     lines: list[str] = []
     rows_by_case: dict[str, list[Any]] = {}
+    skipped = {(case_id, target) for case_id, target, _ in unblessable(audit)}
     for row in audit.rows:
-        rows_by_case.setdefault(row.case.id, []).append(row)
+        if (row.case.id, row.target) not in skipped:
+            rows_by_case.setdefault(row.case.id, []).append(row)
     for case in audit.suite.cases:
         groups: dict[tuple[str, str, str | None, bool], list[str]] = {}
         for row in rows_by_case.get(case.id, ()):
@@ -65,8 +82,10 @@ def _row_entries(audit: Any) -> list[str]:
 def _pair_entries(audit: Any) -> list[str]:
     lines: list[str] = []
     pairs_by_case: dict[str, list[Any]] = {}
+    skipped = {(case_id, target) for case_id, target, _ in unblessable(audit)}
     for pair in audit.pairs:
-        pairs_by_case.setdefault(pair.case.id, []).append(pair)
+        if (pair.case.id, pair.legacy.target) not in skipped and (pair.case.id, pair.collections.target) not in skipped:
+            pairs_by_case.setdefault(pair.case.id, []).append(pair)
     for case in audit.suite.cases:
         by_legacy: dict[tuple[str, str, str | None], dict[str, list[str]]] = {}
         for pair in pairs_by_case.get(case.id, ()):
@@ -109,6 +128,10 @@ def bless(audit: Any) -> str:
         "",
     ]
     not_replayable = _not_replayable_entries(audit)
+    skipped = unblessable(audit)
+    if skipped:
+        header[-3:-3] = ["# Not blessed: rows that were not scored, which no case entry explains (they stay drift):",
+                         *(f"#   ({case_id}, {target}) {why}" for case_id, target, why in skipped)]
     if not_replayable:
         header[-3:-3] = ["# A recorded live score the replay cannot reproduce is accepted by its [[not_replayable]]",
                          "# entry only while the recording lists the same reason."]

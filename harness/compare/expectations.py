@@ -88,7 +88,7 @@ from ragas_compat.compare.rules import (
 )
 from ragas_compat.errors import HarnessInputError
 from ragas_compat.input_limits import STDIN, STDIN_SOURCE, loads_toml, read_toml
-from ragas_compat.probe.protocol import BUDGET_ERROR_TYPE
+from ragas_compat.probe.protocol import BUDGET_ERROR_TYPE, UNAVAILABLE_TYPE
 from ragas_compat.values import RagasError
 
 CLASSIFICATION_NAMES: tuple[str, ...] = tuple(str(c) for c in CLASSIFICATIONS)
@@ -115,6 +115,18 @@ def version_in(specifier: SpecifierSet, version: str) -> bool:
 def harness_raised(value: Any) -> bool:
     """The harness's own error (``RagasError.raised_by_harness``), which no rule or case entry explains."""
     return isinstance(value, RagasError) and value.raised_by_harness
+
+
+NOT_SCORED_TYPES = (BUDGET_ERROR_TYPE, UNAVAILABLE_TYPE)
+
+
+def not_scored(value: Any) -> str | None:
+    """The error type of a row the probe did not score, else None: Ragas did not finish within the
+    harness's budget (``BudgetExceeded``), or this Ragas has no such class or configuration
+    (``TargetUnavailable``). Such a row says nothing of what Ragas computes: no case entry explains it
+    (an entry records what a row scored; ``expect bless`` wrote ``error`` for every row that raised), and
+    a rule only when it names the type (``when = { error_type = ["BudgetExceeded"] }``)."""
+    return value.type if isinstance(value, RagasError) and value.type in NOT_SCORED_TYPES else None
 
 
 @dataclass(frozen=True)
@@ -184,15 +196,12 @@ class Rule:
                 and self._may_explain(subject))
 
     def _may_explain(self, subject: Subject) -> bool:
-        """A rule explains a row Ragas did not finish within the harness's budget (a ``BudgetExceeded``
-        value) only when it names that stop (``when = { error_type = ["BudgetExceeded"] }``): the budget is
-        the harness's limit, set by the run (``--case-timeout``), so such a row was not scored, and a rule
-        about the errors Ragas raises does not cover it (a catch-all ``error`` rule turned a run whose
-        rows all hit a 0.01 s budget green)."""
-        value = subject.ragas_value
-        if not (isinstance(value, RagasError) and value.type == BUDGET_ERROR_TYPE):
-            return True
-        return self.when.error_type is not None and BUDGET_ERROR_TYPE in self.when.error_type
+        """A rule explains a row the probe did not score (``not_scored``: a budget stop, a class not in this
+        Ragas) only when it names that type (``when = { error_type = ["BudgetExceeded"] }``): a rule about
+        the errors Ragas raises does not cover them (a catch-all ``error`` rule turned a run whose rows all
+        hit a 0.01 s budget green)."""
+        kind = not_scored(subject.ragas_value)
+        return kind is None or (self.when.error_type is not None and kind in self.when.error_type)
 
     def expectation(self) -> Expectation:
         """The expectation of every row or pair the rule explains: one object, shared by them all."""
@@ -337,10 +346,11 @@ class Expectations:
         """The expectation of a row: the first case entry naming it, else the first rule explaining
         its classification, else ``identical``. The harness's own error is explained by nothing
         (``ragas_compat.compare.verdict``: a ``harness_error`` finding): a rule states Ragas's semantics,
-        and a row the harness failed to drive says nothing about them."""
+        and a row the harness failed to drive says nothing about them. A row the probe did not score
+        (``not_scored``) is explained by no case entry, and by a rule only when it names the type."""
         if harness_raised(subject.ragas_value):
             return IDENTICAL
-        found = self.matching(case_id, target)
+        found = self.matching(case_id, target) if not_scored(subject.ragas_value) is None else []
         if found:
             return found[0].expectation()
         if classification != "identical":
@@ -389,7 +399,8 @@ class Expectations:
         case_id, legacy, collections = legacy_row.case.id, legacy_row.target, collections_row.target
         if harness_raised(legacy_row.ragas_value) or harness_raised(collections_row.ragas_value):
             return IDENTICAL  # nothing explains a side the harness failed to drive
-        found = self.matching_path(case_id, legacy, collections)
+        scored = not_scored(legacy_row.ragas_value) is None and not_scored(collections_row.ragas_value) is None
+        found = self.matching_path(case_id, legacy, collections) if scored else []
         if found:
             return found[0].expectation()
         if str(classification) != "identical":
