@@ -169,6 +169,55 @@ reason = "again"
     assert {f.kind for f in findings(audit)} == {"unexplained"}
 
 
+def test_a_target_name_with_brackets_matches_itself():
+    """A target with options is named with brackets (``legacy:BleuScore[kwargs={lowercase=True}]``), which
+    fnmatch reads as a character class: an entry naming it, as ``expect bless`` writes it, matched no row
+    (its strict classification silently unchecked) and was never stale."""
+    from ragas_compat.compare.rules import matches_any
+
+    name = "legacy:BleuScore[kwargs={lowercase=True}]"
+    assert matches_any(name, [name]) and not matches_any("legacy:BleuScore[kwargs={lowercase=False}]", [name])
+    text = f"""
+[[case]]
+case = "c"
+targets = ["{name}"]
+classification = "variant"
+reason = "deliberately not what the row is"
+"""
+    expectations = parse_expectations_text(text, "x.toml")
+    assert [e.where for e in expectations.matching("c", name)] == ["case[0]"]
+    assert expectations.check_coverage([("c", "legacy:BleuScore")], {"c"}) == []  # not a target of this run
+    assert expectations.check_coverage([("c", "legacy:BleuScore"), ("d", name)], {"c", "d"}) == [
+        f"x.toml: case[0] names (c, {name}), which the run did not produce"]
+
+
+def test_a_glob_entry_is_stale_only_when_it_names_none_of_the_cases_rows():
+    """``targets = ["legacy:*"]`` means the case's legacy rows: a case that could never produce some legacy
+    target of the run (it has no inputs for that metric) made one stale problem per such target, and a run
+    whose named rows were all identical exit 1."""
+    text = """
+[[case]]
+case = "c"
+targets = ["legacy:*"]
+classification = "epsilon"
+reason = "every legacy row of c"
+
+[[case]]
+case = "d"
+targets = ["collections:*"]
+classification = "epsilon"
+reason = "d has no collections row"
+"""
+    expectations = parse_expectations_text(text, "x.toml")
+    rows = [("c", "legacy:ContextPrecision"), ("e", "legacy:Faithfulness"), ("d", "legacy:Faithfulness"),
+            ("e", "collections:Faithfulness")]
+    assert expectations.check_coverage(rows, {"c", "d", "e"}) == [
+        "x.toml: case[1] names (d, collections:*), which the run did not produce"]
+    audit = audit_of([case("c")], [("c", "legacy:ContextPrecision", EPS_5_6)],
+                     parse_expectations_text(text.split("[[case]]\ncase = \"d\"")[0], "x.toml"))
+    assert not audit.expectation_problems and findings(audit) == []
+
+
 def test_a_users_file_is_applied_before_the_pins_rules(tmp_path: Path):
     own = tmp_path / "mine.toml"
     own.write_text('[[case]]\ncase = "c"\ntargets = ["legacy:ContextPrecision"]\nclassification = "epsilon"\n'

@@ -34,7 +34,7 @@ a ``ragas`` range never applies when the Ragas version is unknown.
 A case entry is strict: the rows it names are expected to have exactly its classification, and it
 takes precedence over every rule (and a user's entry over the pin's). Two entries of one file naming
 one row, and an entry naming a row of the run's cases and targets that the run did not produce
-(stale), are problems of the file.
+(stale: a name without its row, a glob matching none of the case's rows), are problems of the file.
 
 ``[[path_rule]]`` and ``[[path_case]]`` do the same for legacy-vs-collections pairs
 (``ragas_compat.compare.api_paths``), with ``legacy_targets`` and ``collections_targets`` instead of
@@ -66,11 +66,11 @@ A row that no case entry names and no rule explains is expected ``identical``; i
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from functools import cached_property, lru_cache
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from packaging.specifiers import InvalidSpecifier, SpecifierSet
 from packaging.version import InvalidVersion, Version
@@ -92,6 +92,7 @@ from ragas_compat.probe.protocol import BUDGET_ERROR_TYPE, UNAVAILABLE_TYPE
 from ragas_compat.values import RagasError
 
 CLASSIFICATION_NAMES: tuple[str, ...] = tuple(str(c) for c in CLASSIFICATIONS)
+T = TypeVar("T")
 
 
 @lru_cache(maxsize=1024)
@@ -270,6 +271,25 @@ class NotReplayableEntry:
         return self.reason == str(reason).strip()
 
 
+def unproduced(patterns: Sequence[T], run_targets: Sequence[T], produced: Collection[T],
+               match: Callable[[T, T], bool] = lambda name, pattern: matches_any(name, (pattern,))) -> list[T]:
+    """What of an entry's target ``patterns`` names rows the case did not produce (``produced``), among the
+    run's targets (``run_targets``; a target the run did not score is not stale): a name (a pattern equal
+    to a run target) without its row, or a glob that matches run targets (``match``) but none of the case's
+    rows. A glob means "the case's rows that match" (``legacy:*``): it is not stale for each matching
+    target the case could never produce, only when it names none of its rows."""
+    out = []
+    for pattern in patterns:
+        if pattern in run_targets:
+            if pattern not in produced:
+                out.append(pattern)
+            continue
+        matching = [target for target in run_targets if match(target, pattern)]
+        if matching and not any(target in produced for target in matching):
+            out.append(pattern)
+    return out
+
+
 def _same_origin(entries: list[CaseEntry]) -> list[CaseEntry]:
     """The entries of the first entry's file: a layered file's entry overrides the pin's for the same
     row (no problem), two entries of one file naming a row are ambiguous (a problem)."""
@@ -372,16 +392,17 @@ class Expectations:
             if len(found) > 1:
                 problems.append(f"{found[1].origin}: ({case_id}, {target}) is named by more than one case entry "
                                 f"({', '.join(e.where for e in found)})")
-        present = set(rows)
+        produced: dict[str, set[str]] = {}
+        for case_id, target in rows:
+            produced.setdefault(case_id, set()).add(target)
         targets = sorted({target for _, target in rows})
         for entry in self.cases:
             for case_id in entry.cases:
                 if case_id not in case_ids:
                     continue
-                for target in targets:
-                    if matches_any(target, entry.targets) and (case_id, target) not in present:
-                        problems.append(f"{entry.origin}: {entry.where} names ({case_id}, {target}), "
-                                        "which the run did not produce")
+                for named in unproduced(entry.targets or ("*",), targets, produced.get(case_id, set())):
+                    problems.append(f"{entry.origin}: {entry.where} names ({case_id}, {named}), "
+                                    "which the run did not produce")
         return problems
 
     # pairs --------------------------------------------------------------
@@ -418,16 +439,21 @@ class Expectations:
             if len(found) > 1:
                 problems.append(f"{found[1].origin}: ({case_id}, {legacy} vs {collections}) is named by more than "
                                 f"one path case entry ({', '.join(e.where for e in found)})")
-        present = set(pairs)
-        legacies = sorted({legacy for _, legacy, _ in pairs})
-        collections_targets = sorted({collections for _, _, collections in pairs})
+        produced: dict[str, set[tuple[str, str]]] = {}
+        for case_id, legacy, collections in pairs:
+            produced.setdefault(case_id, set()).add((legacy, collections))
+        names = sorted({(legacy, collections) for _, legacy, collections in pairs})
+
+        def match(name: tuple[str, str], pattern: tuple[str, str]) -> bool:
+            return matches_any(name[0], (pattern[0],)) and matches_any(name[1], (pattern[1],))
+
         for entry in self.path_cases:
+            patterns = [(legacy, collections) for legacy in entry.legacy_targets or ("*",)
+                        for collections in entry.collections_targets or ("*",)]
             for case_id in (c for c in entry.cases if c in case_ids):
-                for legacy in (t for t in legacies if matches_any(t, entry.legacy_targets)):
-                    for collections in (t for t in collections_targets if matches_any(t, entry.collections_targets)):
-                        if (case_id, legacy, collections) not in present:
-                            problems.append(f"{entry.origin}: {entry.where} names ({case_id}, {legacy} vs "
-                                            f"{collections}), which the run did not produce")
+                for legacy, collections in unproduced(patterns, names, produced.get(case_id, set()), match):
+                    problems.append(f"{entry.origin}: {entry.where} names ({case_id}, {legacy} vs "
+                                    f"{collections}), which the run did not produce")
         return problems
 
     def order(self) -> dict[str, int]:

@@ -412,11 +412,13 @@ def glob_list(data: Mapping[str, Any], key: str, where: str, *, required: bool =
 
 
 def matches_any(name: str, patterns: Iterable[str]) -> bool:
-    """fnmatch (case-sensitive) against any pattern; no patterns matches every name."""
+    """Equal to, or fnmatch (case-sensitive) against, any pattern; no patterns matches every name. A target
+    name with options has brackets (``legacy:BleuScore[kwargs={lowercase=True}]``), which fnmatch reads as a
+    character class: the name itself, as ``expect bless`` writes it, must match it."""
     from fnmatch import fnmatchcase
 
     patterns = tuple(patterns)
-    return not patterns or any(fnmatchcase(name, p) for p in patterns)
+    return not patterns or any(name == p or fnmatchcase(name, p) for p in patterns)
 
 
 @dataclass(frozen=True)
