@@ -271,6 +271,25 @@ def test_truncated_dump_exits_2_and_writes_nothing(tmp_path):
     assert not (tmp_path / "cases.json").exists() and not (tmp_path / "report").exists()
 
 
+def test_a_run_none_of_whose_scores_can_be_replayed_is_refused_not_passed(tmp_path):
+    """A scores table whose only metric column no trace can re-derive (answer_relevancy: embeddings) made a
+    case file with no verdicts: the replay scored 0 rows, "Verdict: expected: 0 rows", exit 0, although
+    nothing was checked (``run`` refuses such a case file, exit 2). A reported 7.0 passed as well."""
+    run = small_copy(tmp_path)
+    rows = list(csv.DictReader((run / "scores.csv").open(newline="", encoding="utf-8")))
+    samples = ("user_input", "retrieved_contexts", "response", "reference")
+    with (run / "scores.csv").open("w", newline="", encoding="utf-8") as handle:
+        writer = csv.DictWriter(handle, fieldnames=[*samples, "answer_relevancy"])
+        writer.writeheader()
+        writer.writerows({**{name: row[name] for name in samples}, "answer_relevancy": "7.0"} for row in rows)
+    proc = cli("audit-run", str(run / "traces_list.json"), "--scores", str(run / "scores.csv"), "--cases-out",
+               str(tmp_path / "cases.json"), "--out", str(tmp_path / "report"))
+    assert proc.exit_code == 2, proc.stdout + proc.stderr
+    error = " ".join(proc.stderr.split())
+    assert "traces_list.json: no (row, metric) of the run can be replayed" in error and "unrecorded" in error
+    assert not (tmp_path / "cases.json").exists() and not (tmp_path / "report").exists()
+
+
 def test_bad_chains_are_named_by_row_and_path(tmp_path):
     run = small_copy(tmp_path)
     dump = json.loads((run / "traces.json").read_text())

@@ -10,7 +10,9 @@ verdicts and the reference, per row and per metric) into ``--out``.
 Exit codes: 0 every reported score of a re-derivable row reproduced, no finding and no drift of a
 ``--fail-on`` kind; 1 a finding (a reported score the recorded verdicts do not reproduce, a table that
 is not the trace's, a mean over a subset of the rows) or drift; 2 bad input (a truncated or malformed
-dump: the row and JSON path named; nothing written); 3 Ragas could not be run.
+dump: the row and JSON path named; nothing written), or a run none of whose scores can be replayed (every
+metric unrecorded or not rebuilt: nothing would be checked, as ``run`` refuses a suite that scores no row);
+3 Ragas could not be run.
 """
 
 from __future__ import annotations
@@ -25,12 +27,13 @@ from ragas_compat.cases.loader import packed
 from ragas_compat.cli.common import exits_on_harness_errors, positive_seconds, shown, stdout
 from ragas_compat.cli.output import OutputFormat, format_option, print_json, quiet_option
 from ragas_compat.compare.verdict import exit_code, parse_fail_on
-from ragas_compat.errors import ExitCode
+from ragas_compat.errors import ExitCode, HarnessInputError
 from ragas_compat.pin import resolve_ragas_source
 from ragas_compat.pipeline import DEFAULT_OUT, REPORT_FILES, load_run_expectations, load_suite, report_chunks, run_audit
 from ragas_compat.report.atomic import check_writable, write_reports_atomically
 from ragas_compat.runner import StartedProbe, default_workers
 from ragas_compat.tools.audit_run.audit import json_document, json_text, markdown_text, plan_audit, side_by_side
+from ragas_compat.tools.audit_run.rebuild import GRADES
 from ragas_compat.tools.record.session import write_atomically
 from ragas_compat.write_preflight import check_output_file
 
@@ -63,6 +66,12 @@ def audit_run(
     reported scores beside Ragas on the recorded verdicts and the reference."""
     kinds = parse_fail_on(fail_on)
     planned = plan_audit(traces, scores, dataset)   # every input problem raised here: nothing written yet
+    metrics = tuple(sorted({g.metric for g in planned.graded if g.metric is not None}))
+    if not metrics:  # a run none of whose scores can be replayed: nothing would be checked, as run refuses it
+        counts = ", ".join(f"{sum(1 for g in planned.graded if g.grade == grade)} {grade}" for grade in GRADES)
+        raise HarnessInputError(f"{planned.traces.source}: no (row, metric) of the run can be replayed from its "
+                                f"traces ({len(planned.graded)} graded: {counts}), so the audit would check nothing; "
+                                "nothing written", field="traces")
     loaded_expectations = load_run_expectations(expectations)
     check_output_file(cases_out, "--cases-out")
     check_writable(out, REPORT_FILES + AUDIT_FILES)
@@ -73,9 +82,11 @@ def audit_run(
         write_atomically(cases_out, planned.text)
         # the case file as `run --cases` reads it, its raw objects packed as `run` holds them while the probe scores
         suite = packed(load_suite([cases_out]))
-        metrics = tuple(sorted({g.metric for g in planned.graded if g.metric is not None})) or None
         audit = run_audit(suite, loaded_expectations, source, python=python, timeout=timeout, workers=workers,
                           metrics=metrics, started=started, keep_output=False).audit
+    if not audit.rows:  # the replay scored nothing: refused as run refuses it, not passed
+        raise HarnessInputError(f"{planned.traces.source}: the replay of {shown(cases_out)} scored no (case, Ragas "
+                                "target) row, so the audit would check nothing; no report written", field="traces")
     result = side_by_side(planned, audit)
     write_reports_atomically(out, {**report_chunks(audit), "audit-run.md": markdown_text(planned, result),
                                    "audit-run.json": json_text(planned, result)})
