@@ -23,8 +23,13 @@ checks of the same case files against other expectations files reuse its output.
 (``cases.json`` or ``cases.json::expectations.toml``, relative to the rootdir) and pytest collects
 each file as one item per row, named ``<case id>[<Ragas target>:<classification>]``, e.g.
 ``cp-worked-example[legacy:ContextPrecision:epsilon]``; an item fails when its row has drift (of a
-``ragas_compat_fail_on`` kind, default all) with "expected X, got Y" and why. The probe runs once per
-file, at collection. The gate cannot pass vacuously: a listed file that is missing, unreadable, not a
+``ragas_compat_fail_on`` kind, default all) with "expected X, got Y" and why. What else makes ``run``'s
+verdict is an item too, as in junit.xml: a legacy-vs-collections pair with findings
+(``<case id>[<legacy> vs <collections>:<classification>]``), an expectations-file problem
+(``expectations[problem-N]``), a recorded score the replay does not reproduce (``<case id>[replay
+<target>]``) and a dataset-level finding (``findings[finding-N]``); each fails when of a fail-on kind,
+so the items pass exactly when ``run`` with the same kinds exits 0. The probe runs once per file, at
+collection. The gate cannot pass vacuously: a listed file that is missing, unreadable, not a
 ``.json`` file, outside what pytest collects (testpaths) or that scores no row is a failing item
 naming it::
 
@@ -169,6 +174,7 @@ class RagasCompatFile(pytest.File):
     """A case file listed in ``ragas_compat_cases``: one item per (case, Ragas target)."""
 
     def collect(self):
+        from ragas_compat.compare.findings import Finding
         from ragas_compat.pipeline import may_score_a_row, no_row_message
 
         cache = self.config.stash.setdefault(_CACHE_KEY, {})
@@ -188,8 +194,24 @@ class RagasCompatFile(pytest.File):
         for row in audit.rows:
             yield RagasCompatItem.from_parent(self, name=f"{row.case.id}[{row.target}:{row.classification.name}]",
                                               row=row)
-        for index, problem in enumerate(audit.expectation_problems):
-            yield RagasCompatProblem.from_parent(self, name=f"expectations[problem-{index}]", problem=problem)
+        # what else makes run's verdict, as junit.xml shows it: a pair with findings, an expectations problem,
+        # a recorded score the replay does not reproduce, a dataset-level finding (the verdict counts them all)
+        for pair, found in audit.pairs_with_findings():
+            if found:
+                yield RagasCompatFinding.from_parent(
+                    self, name=f"{pair.case.id}[{pair.legacy.target} vs {pair.collections.target}:"
+                               f"{pair.classification.name}]", found=found,
+                    message=f"ragas-compat: case {pair.case.id!r}, {pair.legacy.target} vs {pair.collections.target}: "
+                            + "; ".join(f"{f.kind}: {f.message}" for f in found))
+        for index, problem in enumerate(audit.expectation_problems):  # each an ``unexplained`` finding (findings.py)
+            yield RagasCompatFinding.from_parent(self, name=f"expectations[problem-{index}]",
+                                                 found=(Finding("unexplained", None, None, None, None, problem),),
+                                                 message=f"ragas-compat: expectations file problem: {problem}")
+        for index, finding in enumerate(audit.unattached_findings()):
+            name = (f"{finding.case_id}[replay {finding.target}]" if finding.kind == "replay_mismatch"
+                    and finding.case_id is not None else f"findings[finding-{index}]")
+            yield RagasCompatFinding.from_parent(self, name=name, found=(finding,),
+                                                 message=f"ragas-compat: {finding.line()}")
 
 
 class RagasCompatItem(pytest.Item):
@@ -214,19 +236,27 @@ class RagasCompatItem(pytest.Item):
         return self.path, None, f"ragas-compat {self.row.case.id} {self.row.target}"
 
 
-class RagasCompatProblem(pytest.Item):
-    def __init__(self, *, problem: str, **kwargs: Any) -> None:
+class RagasCompatFinding(pytest.Item):
+    """A finding no row item shows (a legacy-vs-collections pair's, an expectations problem, a replay
+    mismatch, a dataset-level one): fails when one of ``found`` is of a ``ragas_compat_fail_on`` kind."""
+
+    def __init__(self, *, found: tuple[Any, ...], message: str, **kwargs: Any) -> None:
         super().__init__(**kwargs)
-        self.problem = problem
+        self.found, self.message = found, message
 
     def runtest(self) -> None:
-        raise RagasDrift(f"ragas-compat: expectations file problem: {self.problem}")
+        from ragas_compat.compare.verdict import failing, parse_fail_on
+
+        if failing(list(self.found), parse_fail_on(self.config.getini(FAIL_ON_INI))):
+            raise RagasDrift(self.message)
 
     def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> str:
-        return str(excinfo.value)
+        if isinstance(excinfo.value, RagasDrift):
+            return str(excinfo.value)
+        return super().repr_failure(excinfo)
 
     def reportinfo(self) -> tuple[Any, int | None, str]:
-        return self.path, None, "ragas-compat expectations"
+        return self.path, None, f"ragas-compat {self.name}"
 
 
 _CACHE_KEY = pytest.StashKey[dict]()

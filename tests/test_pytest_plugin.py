@@ -126,3 +126,49 @@ def test_one_item_per_case_and_target_with_the_classification_in_its_name(pytest
         "dedup; * expects coercion: a deliberately wrong expectation*",
         "*why: Ragas turns IDs into str()*",
     ])
+
+
+# one case scored by every string metric in both APIs (no judge: fast): 28 rows, one pair per metric
+STRINGS = {"schema_version": 1, "suite": "plugin-pairs", "cases": [{
+    "id": "strings-identical", "category": "edge", "user_input": "What is the capital of France?",
+    "reference": "The capital of France is Paris.", "response": "The capital of France is Paris.",
+    "retrieved_contexts": [], "string_metrics": True}]}
+
+PAIR_MOVED = """
+[[path_case]]
+case = "strings-identical"
+legacy_targets = ["legacy:ExactMatch"]
+collections_targets = ["collections:ExactMatch"]
+classification = "variant"
+reason = "a blessed pair that moved"
+
+[[case]]
+case = "strings-identical"
+targets = ["legacy:ExactMatch"]
+classification = "identical"
+reason = "one row named by two entries: a problem of the file"
+
+[[case]]
+case = "strings-identical"
+targets = ["legacy:ExactMatch"]
+classification = "identical"
+reason = "the second entry"
+"""
+
+
+@pytest.mark.slow
+def test_items_fail_on_a_pair_finding_and_honour_fail_on_for_expectations_problems(pytester):
+    """The items mode judged rows only: a legacy-vs-collections pair that moved (run: exit 1, junit: a failing
+    test case) passed every item; and an expectations problem failed whatever ``ragas_compat_fail_on`` said."""
+    pytester.makefile(".json", cases=json.dumps(STRINGS))
+    pytester.makefile(".toml", moved=PAIR_MOVED)
+    ini = "[pytest]\nragas_compat_cases =\n    cases.json::moved.toml\nragas_compat_fail_on = {}\n"
+    pytester.makeini(ini.format("all"))
+    result = pytester.runpytest_subprocess("-p", "no:cacheprovider", *NO_LANGSMITH, "-v")
+    result.stdout.fnmatch_lines(["*strings-identical[[]legacy:ExactMatch vs collections:ExactMatch:identical[]] FAILED*"])
+    result.stdout.fnmatch_lines(["*expectations[[]problem-0[]] FAILED*"])
+    result.stdout.fnmatch_lines(["*legacy:ExactMatch vs collections:ExactMatch: unexplained*"])
+    result.assert_outcomes(passed=28, failed=2)  # every row passes; the pair and the problem fail
+    pytester.makeini(ini.format("divergence"))  # neither the pair's kind nor a problem's (unexplained)
+    result = pytester.runpytest_subprocess("-p", "no:cacheprovider", *NO_LANGSMITH)
+    result.assert_outcomes(passed=30)

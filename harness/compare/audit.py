@@ -65,6 +65,17 @@ class Audit:
         """Each legacy-vs-collections pair with its drift findings (empty when it has none), in pair order."""
         return zip(self.pairs, self._judged(self.pair_findings, self.pairs), strict=True)
 
+    def unattached_findings(self) -> list[Finding]:
+        """The findings of ``findings`` that no row, pair or expectations problem shows, in order: recorded
+        scores the replay does not reproduce (they name a row, but are not among its findings), the
+        dataset-level findings and any other finding of no row or pair. Row and pair findings always name
+        their case; an expectations-file problem is an ``unexplained`` finding of no case and no target.
+        junit.xml and the pytest plugin's items give each a test of its own."""
+        problems = set(self.expectation_problems)
+        return [finding for finding in self.findings
+                if finding.kind == "replay_mismatch" or (finding.case_id is None and not (
+                    finding.kind == "unexplained" and finding.target is None and finding.message in problems))]
+
     def _judged(self, found: tuple[tuple[Finding, ...], ...], items: tuple) -> tuple[tuple[Finding, ...], ...]:
         if len(found) != len(items):  # an audit ``judged`` has not seen (or rows replaced after it)
             raise ValueError("an audit's findings are read after build_audit (or judged) computed them")

@@ -54,7 +54,7 @@ def junit_chunks(audit: Audit) -> Iterator[str]:
     ``<testcase>`` at a time (the layout of ``ET.indent`` on the whole tree)."""
     failing_pairs = [(pair, found) for pair, found in audit.pairs_with_findings() if found]
     row_failures = sum(1 for _, found in audit.rows_with_findings() if found)
-    others = unattached_findings(audit)
+    others = audit.unattached_findings()
     failures = row_failures + len(failing_pairs) + len(audit.expectation_problems) + len(others)
     suite = ET.Element("testsuite", name=f"ragas-compat.{audit.suite.name}",
                        tests=str(len(audit.rows) + len(failing_pairs) + len(audit.expectation_problems) + len(others)),
@@ -75,17 +75,6 @@ def junit_chunks(audit: Audit) -> Iterator[str]:
         ET.indent(case, level=1)
         yield "\n  " + ET.tostring(case, encoding="unicode")
     yield "\n</testsuite>\n"
-
-
-def unattached_findings(audit: Audit) -> list[Finding]:
-    """The findings of ``Audit.findings`` that no row, pair or expectations-problem test case shows, in order:
-    recorded scores the replay does not reproduce (they name a row, but are not among its findings), the
-    dataset-level findings and any other finding of no row or pair. Row and pair findings always name their
-    case; an expectations-file problem is an ``unexplained`` finding of no case and no target."""
-    problems = set(audit.expectation_problems)
-    return [finding for finding in audit.findings
-            if finding.kind == "replay_mismatch" or (finding.case_id is None and not (
-                finding.kind == "unexplained" and finding.target is None and finding.message in problems))]
 
 
 def _row_case(row: AuditRow, found: tuple[Finding, ...]) -> ET.Element:
