@@ -17,6 +17,7 @@ from types import SimpleNamespace
 import pytest
 
 from ragas_compat.compare.replay import replay_account, replay_problems
+from ragas_compat.values import RagasError
 
 needs_ragas = pytest.mark.skipif(importlib.util.find_spec("ragas") is None,
                                  reason="Ragas is not installed in this interpreter")
@@ -96,3 +97,34 @@ def test_a_recording_whose_one_live_score_has_no_replayed_row_exits_1_naming_it(
     assert finding["kind"] == "replay_mismatch" and finding["target"] == "legacy:Faithfulness"
     assert "no replayed row" in finding["message"]
     assert summary["replay"]["no_row"] == 1 and summary["replay"]["live"] == 3
+
+
+def _recorded_under(python: str | None, replayed_under: str, live: dict, rows: dict):
+    audit = _audit(live, rows)
+    if python is not None:
+        audit.suite.cases[0].raw["recording"]["python"] = python
+    audit.provenance["python"] = {"version": replayed_under}
+    return audit
+
+
+LIVE_311 = {"legacy:LLMContextPrecisionWithReference": 0.47777777776185176,
+            "legacy:NonLLMContextRecall": {"error": {"type": "ValueError", "message": "max() arg is an empty sequence"}}}
+REPLAYED_313 = {"legacy:LLMContextPrecisionWithReference": 0.4777777777618519,  # 3.12's exact sum(): 2 ulps
+                "legacy:NonLLMContextRecall": RagasError("ValueError", "max() iterable argument is empty")}
+
+
+def test_a_recording_replayed_under_another_python_differs_only_as_the_pythons_compute_it():
+    """A recording made under Python 3.11 replayed under 3.13 was two replay_mismatch findings (exit 1): an
+    average 2 ulps off (3.12 made sum() exact) and max()'s reworded error. Under another Python they are
+    counted as such; under the same Python, or beyond a few ulps, or another exception type, they differ."""
+    audit = _recorded_under("3.11.7", "3.13.0", LIVE_311, REPLAYED_313)
+    assert replay_problems(audit) == []
+    account = replay_account(audit)
+    assert (account.python, account.differs, account.reproduced) == (2, 0, 0)
+    assert "2 differ only as two Pythons compute them" in account.line()
+    assert "recorded under Python 3.11, replayed under 3.13" in account.line()
+    for same in ("3.13.1", None):  # the same Python, or a recording that does not say which
+        assert [p[1] for p in replay_problems(_recorded_under(same, "3.13.0", LIVE_311, REPLAYED_313))] == list(LIVE_311)
+    far = {**REPLAYED_313, "legacy:LLMContextPrecisionWithReference": 0.4777777777,
+           "legacy:NonLLMContextRecall": RagasError("TypeError", "max() iterable argument is empty")}
+    assert [p[1] for p in replay_problems(_recorded_under("3.11.7", "3.13.0", LIVE_311, far))] == list(LIVE_311)

@@ -66,6 +66,31 @@ def same_value(live: Any, replayed: Any) -> bool:
     return False
 
 
+# a replayed float this close to the live one (in units in the last place) differs only as two Pythons compute
+# it, when the recording's Python is not the replay's: CPython 3.12 made sum() of floats exact, which moves
+# Ragas's averages by an ulp or two (tests/data/python_sum_order_cases.json: 405 of 2,046 0/1 lists)
+PYTHON_ULPS = 16
+
+
+def python_minor(version: Any) -> str | None:
+    """``3.11`` of ``3.11.7`` (None for anything else)."""
+    parts = str(version or "").split(".")
+    return ".".join(parts[:2]) if len(parts) >= 2 and all(p.isdigit() for p in parts[:2]) else None
+
+
+def python_difference(live: Any, replayed: Any) -> bool:
+    """Two values that are not the same (``same_value``) but differ only as two Python versions compute
+    them: finite floats within PYTHON_ULPS of each other, or the same exception type from Ragas worded
+    otherwise (``max() arg is an empty sequence`` became ``max() iterable argument is empty`` in 3.12). Asked
+    only when the recording's Python is not the replay's."""
+    if isinstance(live, RagasError) or isinstance(replayed, RagasError):
+        return (isinstance(live, RagasError) and isinstance(replayed, RagasError) and live.type == replayed.type
+                and not live.raised_by_harness and not replayed.raised_by_harness)
+    if type(live) is float and type(replayed) is float and math.isfinite(live) and math.isfinite(replayed):
+        return abs(live - replayed) <= PYTHON_ULPS * math.ulp(max(abs(live), abs(replayed)))
+    return False
+
+
 def _shown(value: Any) -> str:
     if isinstance(value, RagasError):
         return f"error {value.type}: {(value.message.strip().splitlines() or [''])[0][:160]}"
@@ -92,7 +117,7 @@ class _Outcome:
     case_id: str
     target: str
     status: str            # reproduced, raised, not_frozen, differs, calls_differ, not_replayable, accepted, no_row,
-    #                        unchecked
+    #                        unchecked, python (differs only as the recording's Python and the replay's compute it)
     classification: str | None
     message: str | None
     why: str | None = None       # the recording's not-replayable reason (not_replayable, accepted)
@@ -124,6 +149,7 @@ def _outcomes(audit: Any) -> Iterator[_Outcome]:
     recorded = {case.id for case in audit.suite.cases if isinstance((case.raw or {}).get("recording"), dict)}
     rows = {(row.case.id, str(row.target)): row for row in audit.rows if row.case.id in recorded}
     selected = _selected(audit)
+    replayed_under = python_minor(((getattr(audit, "provenance", None) or {}).get("python") or {}).get("version"))
     for case in audit.suite.cases:
         recording = (case.raw or {}).get("recording")
         if not isinstance(recording, dict):
@@ -152,8 +178,14 @@ def _outcomes(audit: Any) -> Iterator[_Outcome]:
                 continue
             retried = _retried_calls(case, recording, target)
             if not same_value(live, row.ragas_value):
-                yield _Outcome(case.id, target, "differs", classification,
-                               f"the offline replay gave {_shown(row.ragas_value)}, the live recording {_shown(live)}")
+                recorded_under = python_minor(recording.get("python"))
+                if recorded_under not in (None, replayed_under) and python_difference(live, row.ragas_value):
+                    yield _Outcome(case.id, target, "python", classification, None,
+                                   why=f"recorded under Python {recorded_under}, replayed under {replayed_under}")
+                else:
+                    yield _Outcome(case.id, target, "differs", classification,
+                                   f"the offline replay gave {_shown(row.ragas_value)}, the live recording "
+                                   f"{_shown(live)}")
             elif retried is not None and row.prompts is not None and row.prompts != retried[1]:
                 metric, calls, scripted = retried
                 yield _Outcome(case.id, target, "calls_differ", classification,
@@ -232,6 +264,8 @@ class ReplayAccount:
     raised: int = 0              # Ragas raised the recorded type again before asking the judge (recording.raised)
     accepted: int = 0            # of the not replayable: accepted by an expectations file's entry
     accepted_by: tuple[str, ...] = ()  # those files
+    python: int = 0              # differ only as the recording's Python and the replay's compute them
+    pythons: tuple[str, ...] = ()  # "recorded under Python 3.11, replayed under 3.13", each once
 
     def line(self) -> str:
         """``replay: 12 live scores, 11 reproduced bit for bit, 1 not replayable (why), 0 unchecked``."""
@@ -244,6 +278,9 @@ class ReplayAccount:
             parts.append(f"{self.calls_differ} with the live value but not the live run's judge calls")
         if self.raised:
             parts.append(f"{self.raised} raised the recorded exception type again before asking the judge")
+        if self.python:
+            parts.append(f"{self.python} differ only as two Pythons compute them (within {PYTHON_ULPS} ulps, or the "
+                         f"same exception type worded otherwise: {'; '.join(self.pythons)})")
         if self.differs:
             parts.append(f"{self.differs} differ")
         if self.no_row:
@@ -263,7 +300,8 @@ class ReplayAccount:
                 "calls_differ": self.calls_differ, "not_frozen": self.not_frozen,
                 "differs": self.differs, "no_row": self.no_row, "unchecked": self.unchecked,
                 "not_replayable": dict(sorted(self.not_replayable.items())), "raised": self.raised,
-                "accepted": self.accepted, "accepted_by": list(self.accepted_by), "line": self.line()}
+                "accepted": self.accepted, "accepted_by": list(self.accepted_by), "python": self.python,
+                "line": self.line()}
 
 
 def replay_account(audit: Any) -> ReplayAccount | None:
@@ -279,7 +317,8 @@ def replay_account(audit: Any) -> ReplayAccount | None:
                          calls_differ=status["calls_differ"], not_frozen=status["not_frozen"],
                          differs=status["differs"], no_row=status["no_row"], unchecked=status["unchecked"],
                          not_replayable=dict(reasons), raised=status["raised"], accepted=status["accepted"],
-                         accepted_by=accepted_by)
+                         accepted_by=accepted_by, python=status["python"],
+                         pythons=tuple(dict.fromkeys(o.why or "" for o in outcomes if o.status == "python")))
 
 
 def _reason(why: str) -> str:
@@ -322,4 +361,5 @@ def replay_problems(audit: Any) -> list[tuple[str, str, str | None, str]]:
     live score the replay does not reproduce, or whose reproduction nothing checked."""
     outcomes = list(_outcomes(audit))
     return [(o.case_id, o.target, o.classification, o.message or "") for o in outcomes
-            if o.status not in ("reproduced", "raised", "unchecked", "accepted")] + list(_stale_entries(audit, outcomes))
+            if o.status not in ("reproduced", "raised", "unchecked", "accepted", "python")] + list(
+                _stale_entries(audit, outcomes))
