@@ -225,3 +225,25 @@ def test_the_means_chart_follows_the_findings_order(audit):
     named = [m for h in _gaps(audit) for m in h.sentence.split(" mean")[0].removeprefix("evaluate()'s ").split(" and ")]
     assert charted == named
     assert charted.index("context_precision_with_reference") < 3
+
+
+def test_a_dataset_level_finding_is_not_called_an_expectations_problem():
+    """Findings of no row were all "(an expectations-file problem)", and one headline quoted the first of
+    them: a dataset-level evaluate() disagreement read as a problem of the user's file, beside a real one."""
+    from types import SimpleNamespace
+
+    from ragas_compat.compare.findings import Finding
+    from ragas_compat.compare.headlines import _unexplained
+
+    problem = "mine.toml: case[0] names (c, legacy:X), which the run did not produce"
+    dataset = "dataset level: legacy:Faithfulness: evaluate()'s row is not single_turn_ascore's value for 1 case(s): f1"
+    audit = SimpleNamespace(rows=[], expectation_problems=(problem,),
+                            findings=[Finding("unexplained", None, None, None, None, dataset),
+                                      Finding("unexplained", None, None, None, None, problem)])
+    sentences = {h.key: h.sentence for h in _unexplained(audit)}
+    assert sentences == {
+        "unexplained:unexplained:dataset_level":
+            f"1 finding of kind unexplained (a dataset-level evaluate() result) that no rule or case entry explains: "
+            f"{dataset}",
+        "unexplained:unexplained:None":
+            f"1 finding of kind unexplained (an expectations-file problem) that no rule or case entry explains: {problem}"}

@@ -168,21 +168,36 @@ def _class(target: str) -> str:
 
 # --------------------------------------------------------------------------- the findings
 
+def _what(audit: Audit, finding: Any) -> tuple[str | None, str]:
+    """What an unexplained finding is about: a part of its headline's stable key (its classification; for a
+    finding of none, None or what sets it apart) and the words: its row's classification, or what a finding
+    of no classification is (a recorded live score, the harness's own error, a dataset-level evaluate()
+    result, a problem of the expectations file)."""
+    if finding.classification:
+        return finding.classification, f"classified {finding.classification}"
+    if finding.kind == "replay_mismatch":
+        return None, "a recorded live score"
+    if finding.kind == "harness_error":
+        return None, "not scored: the harness's own error"
+    if finding.message.startswith("dataset level: "):
+        return "dataset_level", "a dataset-level evaluate() result"
+    if finding.message in audit.expectation_problems:
+        return None, "an expectations-file problem"
+    return "no_row", "a finding of no row"
+
+
 def _unexplained(audit: Audit) -> list[Headline]:
-    groups: dict[tuple[str, str | None], list[Any]] = {}
-    for finding in audit.findings:
-        groups.setdefault((finding.kind, finding.classification), []).append(finding)
+    groups: dict[tuple[str, str | None, str], list[Any]] = {}
+    for finding in audit.findings:  # grouped by what they are about, so a headline quotes one of a kind
+        groups.setdefault((finding.kind, *_what(audit, finding)), []).append(finding)
     out = []
-    for (kind, classification), members in groups.items():
+    for (kind, key, what), members in groups.items():
         first = members[0]
         row = next((r for r in audit.rows if r.case.id == first.case_id and r.target == first.target), None)
         example = example_of(row) if row is not None else ExampleRow(first.case_id, None, first.target, "—", "—")
-        what = f"classified {classification}" if classification else \
-            "a recorded live score" if kind == "replay_mismatch" else \
-            "not scored: the harness's own error" if kind == "harness_error" else "an expectations-file problem"
         sentence = (f"{len(members)} finding{'' if len(members) == 1 else 's'} of kind {kind} ({what}) that no rule "
                     f"or case entry explains: {first.message}")
-        out.append(Headline(f"unexplained:{kind}:{classification}", "unexplained", sentence, example, len(members)))
+        out.append(Headline(f"unexplained:{kind}:{key}", "unexplained", sentence, example, len(members)))
     return out
 
 
