@@ -107,6 +107,25 @@ def test_merge_refuses_shards_of_different_runs_naming_the_field():
         check_together([_doc(1, 3), _doc(3, 3)])
 
 
+def test_merge_refuses_shards_classified_under_another_python_than_its_own(monkeypatch):
+    """Shards of a run under Python 3.13, merged by a 3.11 harness, gave reports that were not the unsharded
+    run's (the merge recomputes the reference in its own process: 3.12 made sum() exact). Refused, naming
+    host.python; shards that do not say which Python (written before they recorded it) are merged as before."""
+    import platform
+
+    monkeypatch.setattr(platform, "python_version", lambda: "3.11.7")
+    here, there = _doc(1, 2, host={"python": "3.11.2"}), _doc(2, 2, host={"python": "3.13.0"})
+    shards.check_same_python([here, _doc(2, 2, host={"python": "3.11.9"})])  # the patch level does not matter
+    shards.check_same_python([_doc(1, 2), _doc(2, 2)])
+    with pytest.raises(HarnessInputError) as caught:
+        shards.check_same_python([there, _doc(1, 2, host={"python": "3.13.0"})])
+    assert caught.value.field == "host.python" and caught.value.exit_code == 2
+    assert "classified under Python 3.13" in str(caught.value) and "runs under 3.11" in str(caught.value)
+    with pytest.raises(HarnessInputError) as caught:
+        check_together([here, there])
+    assert caught.value.field == "host.python"
+
+
 def _run(api: str, targets: list[str], rows: list[tuple[str, dict]], scores: dict, **extra) -> dict:
     return {"api": api, "metric_set": "legacy_llm", "targets": targets, "scores": scores, "errors": [],
             "rows": [{"case_id": case_id, "values": values} for case_id, values in rows], "run_error": None,

@@ -14,7 +14,8 @@ A shard classifies nothing and writes no report; its exit code is 0 once its fil
 
 **The merge** (``merge_shards``) refuses (exit 2, naming the field) shards of different runs: another
 shard count, a shard missing or given twice, another provenance (Ragas, the pin, the suite, Python,
-the expectations...), another suite digest or ``--metric`` selection, and shards that do not hold exactly
+the expectations...), shards classified under another Python than each other or than the merge's own
+(``host.python``, major.minor: the merge recomputes the reference, whose float arithmetic differs), another suite digest or ``--metric`` selection, and shards that do not hold exactly
 the rows of the run (``check_complete``: counted against the suite read again). It then rebuilds the probe output
 of the unsharded run: every shard's per-row results, and per (API, target) the ``evaluate()`` rows
 in suite order. The dataset-level mean is the one place where a shard's work is not the whole run's:
@@ -34,6 +35,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import platform
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -135,6 +137,9 @@ def run_shard(suite: Suite, spec: ShardSpec, expectations: Expectations, source:
                    "expectations_digest": file_digest(expectations_file)},
         "metrics": list(metrics) if metrics else None,
         "rules_version": source.rules_version,
+        # the Python that classifies: the merge recomputes the reference in its own process, so a merge under
+        # another Python is not byte for byte the unsharded run (3.12 made sum() of floats exact)
+        "host": {"python": platform.python_version()},
         "provenance": provenance(probe, source, suite, expectations, metrics),
         "probe": probe.output,
     }
@@ -192,7 +197,26 @@ def _compared(document: dict[str, Any]) -> dict[str, Any]:
     provenance = {k: v for k, v in (document.get("provenance") or {}).items() if k not in NETWORK_FIELDS}
     return {**provenance, "suite": {**(provenance.get("suite") or {}), **(document.get("suite") or {})},
             "expectations_digest": (document.get("inputs") or {}).get("expectations_digest"),
-            "metrics": document.get("metrics"), "rules_version": document.get("rules_version")}
+            "metrics": document.get("metrics"), "rules_version": document.get("rules_version"),
+            "host": {"python": _minor((document.get("host") or {}).get("python"))}}
+
+
+def _minor(version: Any) -> str | None:
+    """``3.11`` of ``3.11.7``; None when absent (a shard written before it recorded its host's Python)."""
+    return ".".join(str(version).split(".")[:2]) if version else None
+
+
+def check_same_python(shards: Sequence[dict[str, Any]]) -> None:
+    """Refuse (exit 2) a merge under another Python (major.minor) than the one that ran the shards: the merge
+    recomputes the reference and classifies in this process, and the two Pythons' float arithmetic differs
+    (a merged report would not be byte for byte the unsharded run's)."""
+    theirs = _minor((shards[0].get("host") or {}).get("python")) if shards else None
+    mine = _minor(platform.python_version())
+    if theirs is not None and theirs != mine:
+        raise HarnessInputError(f"merge: the shards were classified under Python {theirs} ({shards[0]['path']}: "
+                                f"host.python), this merge runs under {mine}: merge under Python {theirs} (the "
+                                "reference's float arithmetic differs between Pythons, so the merged reports would "
+                                "not be those of the unsharded run)", field="host.python", value=[theirs, mine])
 
 
 def _at(value: Any, path: str) -> Any:
@@ -354,6 +378,7 @@ def merge_shards(folders: Sequence[Path], *, case_files: Sequence[Path] | None =
     the files the shards ran (recorded in them); either must be what the shards ran (digests)."""
     shards = [read_shard(folder) for folder in folders]
     check_together(shards)
+    check_same_python(shards)
     first = shards[0]
     inputs = first["inputs"]
     if case_files is None:
