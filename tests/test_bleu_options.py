@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import math
 import random
+import sys
 from decimal import Decimal, localcontext
 from fractions import Fraction
 
@@ -122,7 +123,9 @@ def test_exp_smoothing_by_hand_is_a_named_variant_not_rounding():
         exact = math.prod(smoothed)
         by_hand = float((Decimal(exact.numerator) / Decimal(exact.denominator)) ** (Decimal(1) / 4))
     ragas = ragas_bleu(reference, response)
-    assert ragas == 0.16515821590069027 and ragas == pytest.approx(by_hand, rel=1e-15)
+    # sacrebleu's doubles under Python 3.11; 3.12 made sum() of floats exact, which moves the last bits
+    assert ragas == (0.16515821590069035 if sys.version_info >= (3, 12) else 0.16515821590069027)
+    assert ragas == pytest.approx(by_hand, rel=1e-15)
     diagnosis = classify(ragas, outcome)
     assert diagnosis.name is Classification.VARIANT and matching_variant(ragas, outcome) == BLEU_EXP_SMOOTHING
     assert "smooth_method='exp'" in diagnosis.explanation

@@ -13,6 +13,7 @@
 
 from __future__ import annotations
 
+import sys
 from fractions import Fraction
 
 from ragas_compat.cases import parse_suite
@@ -175,7 +176,8 @@ def test_bleu_in_doubles_five_ulps_off_is_rounding_by_its_stated_tolerance():
     texts = _case(string_metrics=True, reference='ok,id,score\n,1.0,\n"say ""hi""", x,"a,b"\n',
                   response='ok,id,score\n,1.0,\n"say ""hi""",,"a,b"\n')
     outcome = metric("bleu").outcome(texts)
-    assert outcome.alternatives["rounding"] == 0.8862476419965998
+    # the doubles evaluation under Python 3.11; 3.12 made sum() of floats exact (9 ulps lower here)
+    assert outcome.alternatives["rounding"] == (0.8862476419965989 if sys.version_info >= (3, 12) else 0.8862476419965998)
     assert classify(0.8862476419965998, outcome).name is Classification.ROUNDING
     assert classify(0.0, outcome).name is Classification.DIVERGENCE
 

@@ -156,7 +156,7 @@ def test_stdin_is_read_with_the_same_limit(monkeypatch):
     ('{"n": NaN}', r"x\.json: not valid JSON: NaN is not valid JSON"),
     ('{"s": ["ok", "\\ud800"]}', r"x\.json: \$\.s\[1\]: a string with a lone surrogate"),
     ('{"\\udfff": 1}', r'x\.json: \$\["\\udfff"\]: a key with a lone surrogate'),
-    ('{"a": 1,}', r"x\.json: not valid JSON: .* at line 1 column 9"),
+    ('{"a": 1,}', r"x\.json: not valid JSON: .* line 1 column [89]"),  # 3.13's json: column 8
 ])
 def test_pathological_json_is_refused_with_its_place(text, message):
     with pytest.raises(HarnessInputError, match=message):
@@ -350,7 +350,7 @@ def test_explain_refuses_ten_thousand_labels_at_once():
 @pytest.mark.parametrize(("args", "message"), [
     (["context_precision_with_reference", "1," + "9" * 5000], "LABELS: item 2 is a number of 5000 characters"),
     (["id_context_precision", "--retrieved", "[" * 5000 + "]" * 5000, "--reference", "[]"],
-     "--retrieved: JSON nested deeper than 64"),
+     "nested deeper than 64 arrays/objects"),  # 3.13's json parses it: the message then names the place
     (["id_context_precision", "--retrieved", '["\\ud800"]', "--reference", "[]"],
      "--retrieved: $[0]: a string with a lone surrogate"),
     (["id_context_precision", "--retrieved", "[" + "1" * 400 + "]", "--reference", "[]"],

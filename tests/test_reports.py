@@ -36,6 +36,10 @@ def _this_machine(text: str, committed: str) -> str:
 
 def test_committed_report_json_is_what_the_code_produces(default_run):
     _, files = default_run
+    golden = json.loads((COMMITTED_REPORTS / "report.json").read_text(encoding="utf-8"))["provenance"]["python"]["version"]
+    if golden.split(".")[:2] != [str(v) for v in sys.version_info[:2]]:
+        pytest.skip(f"the committed reports are Python {golden}'s (the reference's floats differ between Pythons: "
+                    f"3.12 made sum() exact); this is {sys.version.split()[0]}")
     for name in ("report.json", "report.md", "report.html", "junit.xml"):
         committed = _this_machine(files[name], (COMMITTED_REPORTS / name).read_text(encoding="utf-8"))
         assert committed == files[name], (
