@@ -127,3 +127,22 @@ def test_expectations_problems_are_unexplained_findings():
     a = audit([("fine", "legacy:Faithfulness", 1.0), ("two", "legacy:ContextPrecision", 0.5)], stale)
     problems = [f for f in findings(a) if f.case_id is None]
     assert [f.kind for f in problems] == ["unexplained"] and "did not produce" in problems[0].message
+
+
+def test_the_line_says_which_drift_is_not_a_row_of_it():
+    """"17 rows, 4 identical, 13 explained, 0 unexplained, 4 unexplained errors" had every row fine: the 4 were
+    legacy-vs-collections pairs, which the line's rows do not show. It says so now, and of findings of no row."""
+    from ragas_compat.compare.findings import Finding
+    from ragas_compat.compare.verdict import _elsewhere, _not_of_rows
+
+    found = [Finding("error", "c", "legacy:A vs collections:A", "error", "identical", "m"),
+             Finding("unexplained", None, None, None, None, "x.toml: a problem"),
+             Finding("replay_mismatch", "c", "legacy:A", None, None, "the replay gave 1.0"),
+             Finding("unexplained", "c", "legacy:A", "divergence", "identical", "m")]
+    assert _not_of_rows(found) == (1, 2) and _elsewhere((1, 2)) == " (1 in legacy-vs-collections pairs, 2 of no row)"
+    assert _elsewhere((0, 0)) == ""
+    from ragas_compat.compare.verdict import Verdict
+
+    line = Verdict("4 errors", 17, 4, 13, 0, 4, errors_elsewhere=(4, 0)).line()
+    assert line == ("Verdict: 4 errors: 17 rows, 4 identical, 13 explained by rules or entries, 0 unexplained, "
+                    "4 unexplained errors (4 in legacy-vs-collections pairs).")

@@ -35,6 +35,10 @@ class Verdict:
     harness_errors: int = 0  # rows not scored: the harness raised its own error (kind "harness_error")
     replay: str | None = None  # a recorded suite: ragas_compat.compare.replay.ReplayAccount.line()
     checks_not_made: int = 0  # dataset-level checks the harness could not make (also counted in harness_errors)
+    # of ``unexplained`` and of ``errors``: (in legacy-vs-collections pairs, of no row: an expectations problem,
+    # a dataset-level result, a recorded score the replay does not reproduce): the line's rows do not show them
+    unexplained_elsewhere: tuple[int, int] = (0, 0)
+    errors_elsewhere: tuple[int, int] = (0, 0)
 
     @property
     def ok(self) -> bool:
@@ -49,8 +53,8 @@ class Verdict:
     def line(self) -> str:
         not_scored = "".join(f", {part}" for part in self.not_checked())
         return (f"Verdict: {self.status}: {self.rows} rows, {self.identical} identical, {self.explained} "
-                f"explained by rules or entries, {self.unexplained} unexplained, {self.errors} unexplained errors"
-                f"{not_scored}.")
+                f"explained by rules or entries, {self.unexplained} unexplained{_elsewhere(self.unexplained_elsewhere)}, "
+                f"{self.errors} unexplained errors{_elsewhere(self.errors_elsewhere)}{not_scored}.")
 
     def meaning(self) -> str:
         """What the verdict means and what to do next, in one line (shown under the verdict line)."""
@@ -63,6 +67,20 @@ class Verdict:
     def notes(self) -> list[str]:
         """The lines shown under the verdict line: the replay accounting (recorded suites), the meaning."""
         return ([self.replay] if self.replay else []) + [self.meaning()]
+
+
+def _elsewhere(counts: tuple[int, int]) -> str:
+    """`` (4 in legacy-vs-collections pairs, 1 of no row)``: what of a count the line's rows do not show."""
+    pairs, no_row = counts
+    parts = ([f"{pairs} in legacy-vs-collections pairs"] if pairs else []) + ([f"{no_row} of no row"] if no_row else [])
+    return f" ({', '.join(parts)})" if parts else ""
+
+
+def _not_of_rows(found: list[Finding]) -> tuple[int, int]:
+    """(findings of legacy-vs-collections pairs, findings of no row) among ``found``: an expectations problem
+    or a dataset-level one names no case; a replay mismatch names a row whose classification it is not."""
+    pairs = sum(1 for f in found if f.target is not None and " vs " in f.target)
+    return pairs, sum(1 for f in found if f.case_id is None or f.kind == "replay_mismatch")
 
 
 def verdict(audit: Audit) -> Verdict:
@@ -78,7 +96,9 @@ def verdict(audit: Audit) -> Verdict:
     parts += [f"{errors} error{'' if errors == 1 else 's'}"] if errors else []
     account = replay_account(audit)
     counted = Verdict("", len(audit.rows), identical, explained, unexplained, errors, harness_errors,
-                      account.line() if account is not None else None, checks_not_made)
+                      account.line() if account is not None else None, checks_not_made,
+                      _not_of_rows([f for f in found if f.kind not in ("error", "harness_error")]),
+                      _not_of_rows([f for f in found if f.kind == "error"]))
     return dataclasses.replace(counted, status=", ".join(parts + counted.not_checked()) or "expected")
 
 
