@@ -42,6 +42,44 @@ def test_a_folder_in_the_way_exits_2_and_leaves_no_temporary_file(tmp_path):
     assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".")] == []
 
 
+def _chunks_then_full_disk():
+    yield "{"
+    raise OSError(28, "No space left on device")
+
+
+def test_a_full_disk_while_staging_leaves_every_old_file_as_it_was(tmp_path):
+    """``run --golden`` on a disk that filled after its write check left report.json and report.md new and
+    junit.xml and report.html old (exit 2): each file was renamed as soon as it was written."""
+    write_golden_files(tmp_path, FILES)
+    old = {name: (tmp_path / name).read_text(encoding="utf-8") for name in FILES}
+    new = {"report.json": "[1]\n", "report.md": "# new\n", "junit.xml": _chunks_then_full_disk()}
+    with pytest.raises(HarnessInputError, match="No space left on device; the files there were left as they were"):
+        write_golden_files(tmp_path, new)
+    assert {name: (tmp_path / name).read_text(encoding="utf-8") for name in FILES} == old
+    assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".")] == []
+
+
+def test_a_ctrl_c_between_renames_leaves_the_new_set_whole(tmp_path, monkeypatch):
+    """A SIGINT right after the first file was renamed left one new file beside the old ones (exit 130)."""
+    import signal
+
+    write_golden_files(tmp_path, FILES)
+    replace, calls = os.replace, []
+
+    def replace_then_interrupt(source, target):
+        replace(source, target)
+        calls.append(target)
+        if len(calls) == 1:
+            signal.raise_signal(signal.SIGINT)
+
+    monkeypatch.setattr(os, "replace", replace_then_interrupt)
+    new = {name: text.replace("\n", " new\n") for name, text in FILES.items()}
+    with pytest.raises(KeyboardInterrupt):
+        write_golden_files(tmp_path, new)
+    assert len(calls) == 3
+    assert {name: (tmp_path / name).read_text(encoding="utf-8") for name in FILES} == new
+
+
 @pytest.mark.parametrize("folder", ["", "matrix"])
 def test_committed_reports_are_plain_files_without_a_set_folder(folder):
     """``ragas-compat run --out reports --golden`` (and ``matrix --out reports/matrix --golden``) keep them

@@ -77,7 +77,7 @@ def write_reports_atomically(folder: Path, files: Mapping[str, str | Iterable[st
         raise ValueError(f"report file names must be plain, visible file names: {names!r}")
     name = name or set_name(names)
     _make_folder(folder)
-    with _signals_held() as pending, _locked(folder, f".{name}-set.lock", pending):
+    with signals_held() as pending, _locked(folder, f".{name}-set.lock", pending):
         _Publication(folder, name, files, first_apart=first_apart).run()
     return [folder / n for n in names]
 
@@ -137,11 +137,11 @@ def _check_in_the_way(folder: Path, names: tuple[str, ...] | list[str], pointer:
 
 
 class _SignalPending(Exception):
-    """Raised inside ``_signals_held`` to stop waiting when SIGINT or SIGTERM arrived meanwhile."""
+    """Raised inside ``signals_held`` to stop waiting when SIGINT or SIGTERM arrived meanwhile."""
 
 
 @contextmanager
-def _signals_held() -> Iterator[list[int]]:
+def signals_held() -> Iterator[list[int]]:
     """Hold SIGINT and SIGTERM back (main thread only; not those that are ignored) and deliver them at
     the end. Yields the list of signals received so far, for loops that should stop waiting."""
     pending: list[int] = []
