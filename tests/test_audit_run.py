@@ -357,3 +357,37 @@ if __name__ == "__main__":  # regenerate tests/data/audit_run/small/
         (target / "langsmith_flat.json").unlink()
         chain_runs_only(target / "langsmith.json")
         print(f"wrote {target} (judge failed once: {server.failed})")
+
+
+@pytest.mark.parametrize("existed", [True, False])
+def test_an_interrupted_audit_run_leaves_the_case_file_as_it_was(tmp_path, monkeypatch, existed):
+    """audit-run wrote --cases-out before the replay and the reports: a Ctrl-C mid-run (exit 130) left the new
+    case file beside the old report set. The case file is now put back as it was (or removed) unless the
+    reports were published."""
+    import ragas_compat.cli.audit_run as command
+
+    def interrupted(*args, **kwargs):
+        assert (tmp_path / "cases.json").read_text(encoding="utf-8") != "old"  # written before the replay
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(command, "run_audit", interrupted)
+    if existed:
+        (tmp_path / "cases.json").write_text("old", encoding="utf-8")
+    proc = cli("audit-run", str(SMALL / "traces.json"), "--scores", str(SMALL / "scores.csv"), "--cases-out",
+               str(tmp_path / "cases.json"), "--out", str(tmp_path / "report"))
+    assert proc.exit_code == 130, proc.stdout + proc.stderr
+    assert sorted(p.name for p in tmp_path.iterdir() if p.name != "report") == (["cases.json"] if existed else [])
+    assert not (tmp_path / "report").exists() or list((tmp_path / "report").iterdir()) == []
+    if existed:
+        assert (tmp_path / "cases.json").read_text(encoding="utf-8") == "old"
+
+
+def test_a_finished_audit_run_keeps_no_copy_of_the_old_case_file(tmp_path):
+    from ragas_compat.cli.audit_run import CaseFileKept
+
+    path = tmp_path / "cases.json"
+    path.write_text("old", encoding="utf-8")
+    with CaseFileKept(path) as kept:
+        path.write_text("new", encoding="utf-8")
+        kept.done()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["cases.json"] and path.read_text(encoding="utf-8") == "new"

@@ -17,6 +17,9 @@ metric unrecorded or not rebuilt: nothing would be checked, as ``run`` refuses a
 
 from __future__ import annotations
 
+import os
+import secrets
+import shutil
 import sys
 from pathlib import Path
 from typing import Optional
@@ -30,7 +33,7 @@ from ragas_compat.compare.verdict import exit_code, parse_fail_on
 from ragas_compat.errors import ExitCode, HarnessInputError
 from ragas_compat.pin import resolve_ragas_source
 from ragas_compat.pipeline import DEFAULT_OUT, REPORT_FILES, load_run_expectations, load_suite, report_chunks, run_audit
-from ragas_compat.report.atomic import check_writable, write_reports_atomically
+from ragas_compat.report.atomic import check_writable, signals_held, write_reports_atomically
 from ragas_compat.runner import StartedProbe, default_workers
 from ragas_compat.tools.audit_run.audit import json_document, json_text, markdown_text, plan_audit, side_by_side
 from ragas_compat.tools.audit_run.rebuild import GRADES
@@ -39,6 +42,43 @@ from ragas_compat.write_preflight import check_output_file
 
 AUDIT_FILES = ("audit-run.md", "audit-run.json")
 FINDING_LINES = 10
+
+
+class CaseFileKept:
+    """``with CaseFileKept(path) as kept:``: the file at ``path`` (the case file, written before the replay
+    reads it) is put back as it was, or the new one removed, unless ``kept.done()`` was called: a run that
+    fails or is interrupted after writing it leaves no new case file beside the old report set."""
+
+    def __init__(self, path: Path) -> None:
+        self.path, self.finished = path, False
+        self.previous: Path | None = None
+
+    def __enter__(self) -> CaseFileKept:
+        if self.path.is_file():
+            self.previous = self.path.with_name(f".{self.path.name}.previous-{secrets.token_hex(4)}")
+            try:
+                try:
+                    os.link(self.path, self.previous)
+                except OSError:  # no hard links here: a copy
+                    shutil.copy2(self.path, self.previous)
+            except OSError as exc:
+                self.previous.unlink(missing_ok=True)
+                raise HarnessInputError(f"--cases-out {self.path}: cannot keep the file there while the run "
+                                        f"replaces it ({exc.strerror or exc}); nothing written",
+                                        field="--cases-out") from None
+        return self
+
+    def done(self) -> None:
+        self.finished = True
+
+    def __exit__(self, kind: object, error: object, trace: object) -> None:
+        if not self.finished:
+            if self.previous is not None:
+                os.replace(self.previous, self.path)
+            else:
+                self.path.unlink(missing_ok=True)
+        elif self.previous is not None:
+            self.previous.unlink(missing_ok=True)
 
 
 @exits_on_harness_errors()
@@ -75,21 +115,25 @@ def audit_run(
     loaded_expectations = load_run_expectations(expectations)
     check_output_file(cases_out, "--cases-out")
     check_writable(out, REPORT_FILES + AUDIT_FILES)
-    with StartedProbe(python=python, timeout=timeout) as started:
-        # --python checked as run checks it (exit 3) before the case file is written
-        source = resolve_ragas_source(python=python, checkout=None, git_url=None, allow_other_commit=False,
-                                      timeout=timeout, located=started.located())
-        write_atomically(cases_out, planned.text)
-        # the case file as `run --cases` reads it, its raw objects packed as `run` holds them while the probe scores
-        suite = packed(load_suite([cases_out]))
-        audit = run_audit(suite, loaded_expectations, source, python=python, timeout=timeout, workers=workers,
-                          metrics=metrics, started=started, keep_output=False).audit
-    if not audit.rows:  # the replay scored nothing: refused as run refuses it, not passed
-        raise HarnessInputError(f"{planned.traces.source}: the replay of {shown(cases_out)} scored no (case, Ragas "
-                                "target) row, so the audit would check nothing; no report written", field="traces")
-    result = side_by_side(planned, audit)
-    write_reports_atomically(out, {**report_chunks(audit), "audit-run.md": markdown_text(planned, result),
-                                   "audit-run.json": json_text(planned, result)})
+    with CaseFileKept(cases_out) as kept:  # the case file and the reports: both new, or both as they were
+        with StartedProbe(python=python, timeout=timeout) as started:
+            # --python checked as run checks it (exit 3) before the case file is written
+            source = resolve_ragas_source(python=python, checkout=None, git_url=None, allow_other_commit=False,
+                                          timeout=timeout, located=started.located())
+            write_atomically(cases_out, planned.text)
+            # the case file as `run --cases` reads it, its raw objects packed as `run` holds them while the probe scores
+            suite = packed(load_suite([cases_out]))
+            audit = run_audit(suite, loaded_expectations, source, python=python, timeout=timeout, workers=workers,
+                              metrics=metrics, started=started, keep_output=False).audit
+        if not audit.rows:  # the replay scored nothing: refused as run refuses it, not passed
+            raise HarnessInputError(f"{planned.traces.source}: the replay of {shown(cases_out)} scored no (case, "
+                                    "Ragas target) row, so the audit would check nothing; no report written",
+                                    field="traces")
+        result = side_by_side(planned, audit)
+        with signals_held():  # a Ctrl-C now comes after the reports are published and the case file kept
+            write_reports_atomically(out, {**report_chunks(audit), "audit-run.md": markdown_text(planned, result),
+                                           "audit-run.json": json_text(planned, result)})
+            kept.done()
     code = max(int(exit_code(audit, kinds)), int(ExitCode.DRIFT) if result.findings else 0)
     if output is OutputFormat.JSON:
         print_json({**json_document(planned, result), "verdict_line": audit.verdict.line(), "exit_code": code,
