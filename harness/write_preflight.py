@@ -1,7 +1,7 @@
 """Check, before any work (and before any judge is paid), that an output can be written.
 
 ``check_output_file(path)`` for a writer of one file (``import``, ``record``, a blessed expectations
-file) and ``check_output_folder(folder)`` for a writer of a folder (reports, a cache) raise one
+file, ``bench --json``; each then writes it with ``ragas_compat.atomic_file.write_atomically``) and ``check_output_folder(folder)`` for a writer of a folder (reports, a cache) raise one
 ``HarnessInputError`` (exit 2) when:
 
 - the path (or what its symlink points at) is a folder, a FIFO, a character or block device (a
@@ -89,18 +89,31 @@ def _probe_folder(folder: Path, shown: Path, option: str, creating: str | None =
             pass
 
 
-def check_output_file(path: str | Path, option: str = "--out") -> None:
-    """HarnessInputError (exit 2) unless a regular file can be written (atomically replaced) at ``path``."""
+def os_error_reason(exc: OSError) -> str:
+    """The words a refusal gives an OSError: "the file system is full" for ``ENOSPC``, else its strerror."""
+    return _reason(exc)
+
+
+def check_regular_file(path: str | Path, option: str = "--out") -> None:
+    """HarnessInputError (exit 2) unless ``path`` is absent or a regular file (a symlink: what it points at).
+    ``check_output_file`` asks it before the work, and ``atomic_file.write_atomically`` again just before
+    its rename, so a device, FIFO or folder found there is refused, never replaced by a regular file."""
     path = Path(path)
     try:
         info = os.stat(path)  # follows a symlink: what would a reader of the path see
     except FileNotFoundError:
-        info = None
+        return
     except OSError as exc:
         raise _refused(option, path, f"cannot inspect it ({_reason(exc)})") from None
-    if info is not None and not stat.S_ISREG(info.st_mode):
+    if not stat.S_ISREG(info.st_mode):
         via = f" (a symlink to {os.path.realpath(path)})" if path.is_symlink() else ""
         raise _refused(option, path, f"it is {_kind(info.st_mode)}{via}, not a regular file; choose another path")
+
+
+def check_output_file(path: str | Path, option: str = "--out") -> None:
+    """HarnessInputError (exit 2) unless a regular file can be written (atomically replaced) at ``path``."""
+    path = Path(path)
+    check_regular_file(path, option)
     parent = path.parent if str(path.parent) else Path(".")
     ancestor = _existing_ancestor(parent)
     _probe_folder(ancestor, path, option, creating=None if ancestor == parent else "its folder")

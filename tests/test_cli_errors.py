@@ -167,7 +167,7 @@ def _bad_inputs(tmp_path: Path) -> dict[tuple[str, ...], tuple[list[str], int, s
         ("bisect",): (["bisect", "--ragas-checkout", str(tmp_path), "--good", "a", "--bad", "b", "--case",
                        "cp-worked-example", "--target", "legacy:[red]x"], 2, "--target 'legacy:[red]x'"),
         ("bench",): (["bench", "--json", "/proc/ragas-compat/[red]bench.json"], 2,
-                     "cannot write /proc/ragas-compat/[red]bench.json"),
+                     "--json /proc/ragas-compat/[red]bench.json: not writable"),
         ("record",): (["record", str(tmp_path / "[red]no\x1bsuch.jsonl"), "--out", str(tmp_path / "r.json")], 2,
                       "[red]no\\x1bsuch.jsonl: dataset not found"),
         ("import",): (["import", str(tmp_path / "[red]no\x1bsuch.jsonl"), str(tmp_path / "l.csv"), "--out",

@@ -1,8 +1,10 @@
 """``ragas-compat bench``: the project's performance measurements as a table (typer + rich).
 
 ``register(app)`` adds the command. The measurements live in ``ragas_compat.tools.bench``; this module
-only prints them and writes ``--json``. Exit code 0 whenever the bench ran (a missed target is
-reported, not an error); 2 when the JSON file cannot be written.
+only prints them and writes ``--json`` (checked with ``write_preflight.check_output_file`` before anything
+is measured, then written atomically). Exit code 0 whenever the bench ran (a missed target is reported,
+not an error); 2 when the JSON file cannot be written (a folder, FIFO or device there is refused, not
+replaced).
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ from ragas_compat.cli.output import (
 from ragas_compat.errors import HarnessInputError
 from ragas_compat.report.markdown.table import markdown_table
 from ragas_compat.tools.bench import ROW_IDS, BenchRow, bench_to_json, run_bench, summarize, write_json
+from ragas_compat.write_preflight import check_output_file
 
 
 def _seconds(value: float, unit: str) -> str:
@@ -118,14 +121,13 @@ def bench_command(
     if unknown:
         raise HarnessInputError(f"--row {unknown[0]}: no such bench row; rows: {', '.join(ROW_IDS)}", field="--row",
                                 value=unknown[0])
+    if json_path is not None:  # a folder, FIFO, device or unwritable place: exit 2 before anything is measured
+        check_output_file(json_path, "--json")
     rows = run_bench(quick, only=row or None,
                      progress=(lambda message: None) if quiet else
                      lambda message: progress.print(f"[dim]bench: {shown(message)}…[/]", highlight=False))
-    if json_path is not None:
-        try:
-            write_json(json_path, bench_to_json(rows, quick=quick))
-        except OSError as exc:
-            raise HarnessInputError(f"cannot write {json_path}: {exc}", field="--json", value=str(json_path)) from exc
+    if json_path is not None:  # HarnessInputError naming --json when it cannot be written (or is no longer a file)
+        write_json(json_path, bench_to_json(rows, quick=quick))
     if output is OutputFormat.JSON:
         print_json(bench_to_json(rows, quick=quick))
         return

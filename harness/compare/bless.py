@@ -17,6 +17,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from ragas_compat.atomic_file import write_atomically
 from ragas_compat.compare.expectations import harness_raised, not_scored
 from ragas_compat.compare.findings import out_of_range
 from ragas_compat.compare.replay import not_replayable_outcomes
@@ -139,9 +140,8 @@ def bless(audit: Any) -> str:
 
 
 def write_blessed(audit: Any, path: Path) -> Path:
-    """Write ``bless(audit)`` to ``path`` (replacing it) and return the path."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(bless(audit), encoding="utf-8")
-    tmp.replace(path)
+    """Write ``bless(audit)`` to ``path`` (replacing it atomically, through a temporary file of a unique
+    name: ``atomic_file.write_atomically``) and return the path; HarnessInputError (exit 2) naming
+    ``--out`` when it cannot be written, the file there left as it was."""
+    write_atomically(path, bless(audit), "--out")
     return path

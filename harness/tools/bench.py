@@ -53,6 +53,7 @@ from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from ragas_compat.atomic_file import write_atomically
 from ragas_compat.metrics.context_precision import context_precision_profile, ragas_float_average_precision
 from ragas_compat.probe.protocol import ENTRY_BENCHMARK, probe_command
 from ragas_compat.runner import request_targets
@@ -657,14 +658,7 @@ def bench_to_json(rows: Sequence[BenchRow], *, quick: bool, python: str = sys.ex
 
 
 def write_json(path: Path, data: dict) -> None:
-    """Write ``data`` to ``path`` atomically (temp file in the same folder, then rename)."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            json.dump(data, handle, indent=1, ensure_ascii=False)
-            handle.write("\n")
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    """Write ``data`` to ``path`` atomically (``atomic_file.write_atomically``: a unique temporary file in the
+    same folder, then renamed; a device, FIFO or folder there is refused, not replaced); HarnessInputError
+    naming ``--json`` when it cannot be written."""
+    write_atomically(path, json.dumps(data, indent=1, ensure_ascii=False) + "\n", "--json")

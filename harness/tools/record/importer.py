@@ -57,6 +57,7 @@ from pathlib import Path
 from typing import Any
 
 import ragas_compat
+from ragas_compat.atomic_file import write_atomically
 from ragas_compat.cases import parse_suite_text
 from ragas_compat.errors import CappedProblems, HarnessInputError
 from ragas_compat.input_limits import MAX_LIST_ITEMS, Limits, decode_utf8, read_bytes
@@ -64,7 +65,6 @@ from ragas_compat.metrics.judge_audit import JudgeAuditSummary, judge_audit, jud
 from ragas_compat.metrics.registry import metric as metric_spec
 from ragas_compat.tools.record.cases import CP_KEYS, DEFAULT_CATEGORY, repeated_prompt_warnings
 from ragas_compat.tools.record.dataset import MAX_PROBLEMS, Dataset, Sample, csv_field_limit, read_dataset
-from ragas_compat.tools.record.session import write_atomically
 from ragas_compat.write_preflight import check_output_file
 
 REQUIRED_COLUMNS = ("sample_id", "claim_id", "human_label", "judge_label")

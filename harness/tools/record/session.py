@@ -41,6 +41,7 @@ from typing import Any
 
 import ragas_compat
 from ragas_compat import http_client
+from ragas_compat.atomic_file import write_atomically  # also imported from here (audit-run, import)
 from ragas_compat.cases import parse_suite_text
 from ragas_compat.cases.loader import check_case_count
 from ragas_compat.errors import HarnessInputError, RagasUnavailable
@@ -296,38 +297,6 @@ def load_existing(out: Path, print_: str) -> dict[str, Any] | None:
         raise HarnessInputError(f"{out.name}: exists from another recording (different dataset, metrics or judge); "
                                 "choose another --out or remove it to start over", field="--out")
     return document
-
-
-def write_atomically(path: Path, text: str) -> None:
-    """Write ``text`` to ``path`` through a temporary file in the same folder, fsync'ed, then renamed."""
-    folder = path.parent
-    try:
-        folder.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=folder)
-    except OSError as exc:
-        raise HarnessInputError(f"--out {path}: cannot write it ({exc.strerror or exc}); nothing was written",
-                                field="--out") from None
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write(text)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(tmp, path)
-    except OSError as exc:  # full or read-only meanwhile: the old file is left as it was
-        Path(tmp).unlink(missing_ok=True)
-        raise HarnessInputError(f"--out {path}: cannot write it ({exc.strerror or exc}); the file there was "
-                                "left as it was", field="--out") from None
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-    try:
-        dir_fd = os.open(folder, os.O_RDONLY)
-        try:
-            os.fsync(dir_fd)
-        finally:
-            os.close(dir_fd)
-    except OSError:
-        pass
 
 
 # -- the run --------------------------------------------------------------------------------------
