@@ -356,3 +356,12 @@ def test_the_cli_report_folders_are_readable_as_before(tmp_path: Path):
     write_reports_atomically(tmp_path, {"report.json": json.dumps({"a": 1}), "report.md": "# r", "junit.xml": "<x/>"})
     assert json.loads((tmp_path / "report.json").read_text()) == {"a": 1}
     assert subprocess.run(["cat", str(tmp_path / "report.md")], capture_output=True, text=True).stdout == "# r"
+
+
+def test_the_write_check_creates_no_folder(tmp_path):
+    """check_writable created --out (and its parents) to try a write in it: a run that stopped before its
+    reports (a full disk, a Ctrl-C, a refused suite) left an empty folder behind."""
+    from ragas_compat.report.atomic import check_writable
+
+    check_writable(tmp_path / "new" / "out", ("report.json",))
+    assert list(tmp_path.iterdir()) == []

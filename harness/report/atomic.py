@@ -84,12 +84,15 @@ def write_reports_atomically(folder: Path, files: Mapping[str, str | Iterable[st
 
 def check_writable(folder: Path, names: tuple[str, ...] | list[str] = ()) -> None:
     """Fail early (before any work) when reports could not be written into ``folder``, or when one of
-    ``names`` there is in the way (a folder, a device...)."""
+    ``names`` there is in the way (a folder, a device...). A folder that does not exist yet is not created
+    here (its nearest existing parent is tried): the writer creates it with the reports."""
     folder = Path(folder)
     check_output_folder(folder)  # read-only, full or not a folder: exit 2 now, nothing created
+    existing = folder  # tried where it will be created, not created yet: a run that stops before its reports
+    while not existing.exists() and existing.parent != existing:  # leaves no empty folder behind
+        existing = existing.parent
     try:
-        folder.mkdir(parents=True, exist_ok=True)
-        with tempfile.NamedTemporaryFile(dir=folder, prefix=".write-check.", delete=True):
+        with tempfile.NamedTemporaryFile(dir=existing, prefix=".write-check.", delete=True):
             pass
     except OSError as exc:
         raise HarnessInputError(f"--out {folder}: not writable: cannot write in it ({exc.strerror or exc})",
