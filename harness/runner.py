@@ -12,8 +12,13 @@ Process hygiene (``run_in_own_group``, also used to locate an installed Ragas):
 - when it ends, however it ends (exit, timeout, an exception such as KeyboardInterrupt in the
   harness), its whole process group is killed (SIGKILL: grandchildren too, and a probe that
   ignores SIGTERM) before it is reaped, and its temporary folder is removed;
-- ``stop_all_probes()`` (the command line's SIGINT/SIGTERM handler calls it) kills every running
-  group at once, from any thread, and makes new ones fail at once until ``allow_probes()``;
+- ``stop_all_probes()`` kills every running group at once, from any thread, and makes new ones fail
+  at once until ``allow_probes()``;
+- ``signals_raise()`` is the SIGINT/SIGTERM handling of the console entry (installed before it starts
+  the early probe) and of every command: it calls ``stop_all_probes()`` and raises KeyboardInterrupt or
+  ``Terminated``, so clean-up runs; ``interruption`` says how such an exception ends the process;
+- the probe is told the host's pid (``HOST_PID_FLAG``) and stops waiting for a request once that
+  process has gone, even when it died before the probe started;
 - paths are made absolute before the subprocess starts (it runs in a temporary folder):
   ``--python`` (``resolve_executable``), the sys.path prefix and relative PYTHONPATH entries;
 - ``check_timeout`` refuses a timeout that is not a positive, finite number of seconds.
@@ -34,16 +39,18 @@ import tempfile
 import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from ragas_compat.errors import HarnessInputError, RagasUnavailable
+from ragas_compat.errors import ExitCode, HarnessInputError, RagasUnavailable
 from ragas_compat.probe.protocol import (
     API_SELFTEST,
     ENTRY_PROBE,
     EXIT_BAD_REQUEST,
     EXIT_OK,
     EXIT_RAGAS_IMPORT,
+    HOST_PID_FLAG,
     LOCATED_FILE,
     PROGRESS_PREFIX,
     RESULTS_LINE,
@@ -128,6 +135,43 @@ def stop_all_probes() -> None:
 def allow_probes() -> None:
     """Undo ``stop_all_probes()`` for subprocesses started from now on."""
     _STOPPING.clear()
+
+
+class Terminated(BaseException):
+    """SIGTERM, raised in the main thread so that clean-up (``finally`` blocks) runs as for Ctrl-C."""
+
+
+@contextmanager
+def signals_raise() -> Iterator[None]:
+    """In the main thread: SIGINT raises KeyboardInterrupt and SIGTERM raises ``Terminated``, both after
+    killing every running probe group (so worker threads waiting on a probe return at once). Signals
+    the caller ignores stay ignored; the previous handlers are restored afterwards."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def on_signal(signum: int, frame: object) -> None:
+        stop_all_probes()
+        raise KeyboardInterrupt() if signum == signal.SIGINT else Terminated()
+
+    previous = {}
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        if signal.getsignal(sig) not in (signal.SIG_IGN, None):
+            previous[sig] = signal.signal(sig, on_signal)
+    try:
+        yield
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+
+
+def interruption(exc: BaseException) -> tuple[str, str, ExitCode]:
+    """How an interruption ends a command: ``("interrupted", "SIGINT", 130)`` for a KeyboardInterrupt,
+    ``("terminated", "SIGTERM", 143)`` for ``Terminated`` (docs/cli.md, exit codes); the one line said
+    is ``<word> (<signal>)``."""
+    if isinstance(exc, Terminated):
+        return "terminated", "SIGTERM", ExitCode.TERMINATED
+    return "interrupted", "SIGINT", ExitCode.INTERRUPTED
 
 
 def _kill_group(proc: subprocess.Popen) -> None:
@@ -464,8 +508,9 @@ class StartedProbe:
         self.request_path, self.output_path = self._paths(0)
         self.located_path = tmp / LOCATED_FILE
         try:
+            # the host's own pid: a probe whose host died before it started would not know whose exit to wait for
             self.process = GroupProcess(probe_command(resolve_executable(python), ENTRY_PROBE, WAIT_FLAG,
-                                                      str(self.request_path)),
+                                                      str(self.request_path), HOST_PID_FLAG, str(os.getpid())),
                                         folder=tmp, cwd=tmp, env=_environment(self.sys_path_prefix, telemetry))
         except OSError as exc:
             self.error = f"cannot start the probe with {python}: {exc}"

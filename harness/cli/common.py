@@ -10,8 +10,9 @@ the one error boundary of every command.
     saved to <path>``, the full traceback saved in ``traceback_folder()``, and exit code 4
     (``ExitCode.INTERNAL``);
   * SIGINT (KeyboardInterrupt) and SIGTERM kill every running probe's process group at once
-    (``ragas_compat.runner.stop_all_probes``), let the clean-up of temporary folders, staged reports and
-    locks run, print one line and exit 130 and 143; no traceback.
+    (``ragas_compat.runner.signals_raise``, also installed by the console entry before anything loads),
+    let the clean-up of temporary folders, staged reports and locks run, print one line and exit 130
+    and 143 (``runner.interruption``); no traceback.
 - ``positive_seconds`` is the callback of every ``--timeout`` option: a positive, finite number, else
   a usage error (exit 2) naming the option.
 - ``shown(text)`` is user-provided text (ids, suite names, paths, messages) ready for rich markup:
@@ -27,9 +28,7 @@ import datetime as _dt
 import math
 import os
 import re
-import signal
 import tempfile
-import threading
 import traceback
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -42,7 +41,7 @@ from rich.markup import escape
 
 from ragas_compat.errors import ExitCode, HarnessError, HarnessInputError, RagasUnavailable
 from ragas_compat.report.escape import terminal_text
-from ragas_compat.runner import allow_probes, stop_all_probes
+from ragas_compat.runner import Terminated, allow_probes, interruption, signals_raise, stop_all_probes
 from ragas_compat.write_preflight import check_output_folder
 
 try:  # typer that vendors click: its usage errors derive from TyperException
@@ -122,10 +121,6 @@ def case_memory_option() -> Any:
                              "did not finish (memory)' cell.")
 
 
-class Terminated(BaseException):
-    """SIGTERM, raised in the main thread so that clean-up (``finally`` blocks) runs as for Ctrl-C."""
-
-
 def traceback_folder() -> Path:
     """Where internal errors' tracebacks are saved: ``$XDG_CACHE_HOME/ragas-compat/tracebacks``
     (default ``~/.cache/ragas-compat/tracebacks``)."""
@@ -168,30 +163,6 @@ def internal_error_line(exc: BaseException, saved_to: str) -> str:
         f"{kind}; traceback saved to {saved_to}"
 
 
-@contextmanager
-def _signals_raise() -> Iterator[None]:
-    """In the main thread: SIGINT raises KeyboardInterrupt and SIGTERM raises ``Terminated``, both after
-    killing every running probe group (so worker threads waiting on a probe return at once). Signals
-    the caller ignores stay ignored; the previous handlers are restored afterwards."""
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-
-    def on_signal(signum: int, frame: object) -> None:
-        stop_all_probes()
-        raise KeyboardInterrupt() if signum == signal.SIGINT else Terminated()
-
-    previous = {}
-    for sig in (signal.SIGINT, signal.SIGTERM):
-        if signal.getsignal(sig) not in (signal.SIG_IGN, None):
-            previous[sig] = signal.signal(sig, on_signal)
-    try:
-        yield
-    finally:
-        for sig, handler in previous.items():
-            signal.signal(sig, handler)
-
-
 def _print_line(text: str) -> None:
     stderr().print(text, highlight=False, soft_wrap=True)
 
@@ -201,7 +172,7 @@ def exits_on_harness_errors() -> Iterator[None]:
     """The error boundary of a command: a ``HarnessError`` exits with its code, an interruption with
     130 (SIGINT) or 143 (SIGTERM), anything else with 4 and its traceback saved; one line each."""
     try:
-        with _signals_raise():
+        with signals_raise():
             yield
     except HarnessError as exc:
         for line in error_lines(exc):
@@ -209,13 +180,11 @@ def exits_on_harness_errors() -> Iterator[None]:
         raise typer.Exit(int(exc.exit_code)) from None
     except (typer.Exit, typer.Abort, _UsageErrorBase):
         raise  # typer.Exit, usage errors (typer.BadParameter ...): typer's own handling
-    except KeyboardInterrupt:
+    except (KeyboardInterrupt, Terminated) as exc:
         stop_all_probes()
-        _print_line("[bold red]interrupted[/] (SIGINT)")
-        raise typer.Exit(int(ExitCode.INTERRUPTED)) from None
-    except Terminated:
-        _print_line("[bold red]terminated[/] (SIGTERM)")
-        raise typer.Exit(int(ExitCode.TERMINATED)) from None
+        word, name, code = interruption(exc)
+        _print_line(f"[bold red]{word}[/] ({name})")
+        raise typer.Exit(int(code)) from None
     except Exception as exc:
         stop_all_probes()
         line = internal_error_line(exc, save_traceback(exc))

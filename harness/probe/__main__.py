@@ -1,10 +1,11 @@
 """The Ragas probe: run Ragas's own metric classes on frozen verdicts; write one JSON document.
 
-Usage: ``ragas_compat_probe [--wait] REQUEST.json`` (``protocol.probe_command(python, ENTRY_PROBE, ...)``:
-the package run as ``__main__`` under its own name). With ``--wait``
+Usage: ``ragas_compat_probe [--wait] REQUEST.json [--host-pid PID]`` (``protocol.probe_command(python,
+ENTRY_PROBE, ...)``: the package run as ``__main__`` under its own name). With ``--wait``
 the probe starts ahead of its request: it writes ``located.json`` (where Ragas is, from
 ``locate``) beside REQUEST.json, imports Ragas, then waits for REQUEST.json to appear
-(while the host that started it is alive).
+while the host that started it is alive (``Host``: process PID, the host's own pid; without
+``--host-pid``, the probe's parent as it starts).
 REQUEST: ``{"cases": [raw case dicts], "targets": [target objects], "output": "result.json"}``
 (``protocol.ProbeRequest``); without "output" the result goes to stdout. Each target is a
 ``protocol.TargetSpec`` the host built from its registry (the probe has no target list of its own);
@@ -56,6 +57,7 @@ from .protocol import (
     EXIT_BAD_REQUEST,
     EXIT_OK,
     EXIT_RAGAS_IMPORT,
+    HOST_PID_FLAG,
     IMPORTED_FILE,
     LOCATED_FILE,
     PROBE_FORMAT,
@@ -127,11 +129,42 @@ def write_imported(request_path: str) -> None:
         pass
 
 
-def wait_for_request(path: str, host_pid: int) -> bool:
+class Host:
+    """The process that started the probe and will write its requests: ``pid`` as the host gave it
+    (``HOST_PID_FLAG``), else the probe's parent as it starts. The host's pid comes from the host because
+    a host killed before the probe starts leaves it a parent that is not the host (init, a subreaper),
+    which would never change."""
+
+    def __init__(self, pid: int | None = None) -> None:
+        self.parent = os.getppid()  # the probe's parent as it starts: the host, or whoever took the probe over
+        self.pid = self.parent if pid is None else pid
+
+    def gone(self) -> bool:
+        """Has the host exited? Yes when the probe's parent changed (the parent it started with died), or,
+        when the host is not that parent (it died before the probe started, or a wrapper of ``--python``
+        is the parent), when the host's pid names no process or a zombie."""
+        if os.getppid() != self.parent:
+            return True
+        if self.pid == self.parent:
+            return False
+        try:
+            os.kill(self.pid, 0)
+        except ProcessLookupError:
+            return True
+        except OSError:  # a process we may not signal: it exists
+            return False
+        try:  # Linux: a dead host its own parent has not reaped yet is still there, as a zombie
+            with open(f"/proc/{self.pid}/stat", "rb") as stat:
+                return stat.read().rpartition(b")")[2].split()[:1] == [b"Z"]
+        except OSError:
+            return False
+
+
+def wait_for_request(path: str, host: Host) -> bool:
     """Wait until ``path`` exists; False when the host that started the probe has gone."""
     pause = 0.001
     while not os.path.exists(path):
-        if os.getppid() != host_pid:
+        if host.gone():
             return False
         time.sleep(pause)
         pause = min(pause * 2, 0.02)
@@ -501,12 +534,15 @@ def new_document(attempts: list[dict], ragas_section: dict | None = None) -> Pro
 
 def main(argv: list[str]) -> int:
     faulthandler.enable()  # a hard crash still leaves a traceback on stderr
-    host_pid = os.getppid()
+    host_pid = None
+    if len(argv) > 2 and argv[-2] == HOST_PID_FLAG and argv[-1].isdigit():
+        host_pid, argv = int(argv[-1]), argv[:-2]
+    host = Host(host_pid)
     attempts: list[dict] = []
     network_guard.install(attempts)
     waiting = len(argv) == 3 and argv[1] == WAIT_FLAG
     if len(argv) != 2 and not waiting:
-        print(f"usage: ragas_compat_probe [{WAIT_FLAG}] REQUEST.json", file=sys.stderr)
+        print(f"usage: ragas_compat_probe [{WAIT_FLAG}] REQUEST.json [{HOST_PID_FLAG} PID]", file=sys.stderr)
         return EXIT_BAD_REQUEST
     request_path = argv[-1]
     document = new_document(attempts)
@@ -515,7 +551,7 @@ def main(argv: list[str]) -> int:
         write_located(request_path)
         imported = import_ragas(document)
         write_imported(request_path)
-        if not wait_for_request(request_path, host_pid):
+        if not wait_for_request(request_path, host):
             print("bad request: the host that started the probe has gone", file=sys.stderr)
             return EXIT_BAD_REQUEST
     while True:
@@ -560,7 +596,7 @@ def main(argv: list[str]) -> int:
         # the next request of the chain: a new document, the attempts of this one written already
         attempts.clear()
         document = new_document(attempts, document["ragas"])
-        if not wait_for_request(request_path, host_pid):
+        if not wait_for_request(request_path, host):
             print("bad request: the host that started the probe has gone", file=sys.stderr)
             return EXIT_BAD_REQUEST
 

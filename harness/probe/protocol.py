@@ -85,10 +85,13 @@ EXIT_RAGAS_IMPORT = 3    # Ragas could not be imported; output written with raga
 FROZEN_REASON = "frozen verdict (ragas-compat scripted judge)"
 
 # -- starting ahead of the request ---------------------------------------------------------
-# ``probe --wait REQUEST.json``: write LOCATED_FILE (``locate``'s answer) beside REQUEST.json, import
-# Ragas, then wait for REQUEST.json to appear (the host writes it atomically), while the host is
-# alive. ``probe REQUEST.json``: the request is there already.
+# ``probe --wait REQUEST.json --host-pid PID``: write LOCATED_FILE (``locate``'s answer) beside REQUEST.json,
+# import Ragas, then wait for REQUEST.json to appear (the host writes it atomically), while the host,
+# process PID (the host's ``os.getpid()``), is alive: the probe stops waiting once it has gone, even if it
+# died before the probe started (without HOST_PID_FLAG the host is the probe's parent when it starts).
+# ``probe REQUEST.json``: the request is there already.
 WAIT_FLAG = "--wait"
+HOST_PID_FLAG = "--host-pid"
 LOCATED_FILE = "located.json"
 TELEMETRY_ENV = "RAGAS_COMPAT_TELEMETRY"  # "on": the probe leaves Ragas's telemetry on (the probe reads it first)
 IMPORTED_FILE = "imported.txt"  # written beside REQUEST.json once the import is over (watched by benchmarks)
