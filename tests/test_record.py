@@ -376,6 +376,20 @@ def test_the_recording_probe_ends_when_the_command_is_killed():
             os.kill(pid, signal.SIGKILL)
 
 
+def test_a_recording_probe_whose_host_died_before_it_started_ends(tmp_path):
+    """The early recording probe took its host to be its parent as it started: a host killed before that left
+    it a parent that never changes (init), and it waited for a request forever. The start file names the
+    host's pid, and the probe ends when that process is gone."""
+    dead = subprocess.Popen([sys.executable, "-c", "pass"])
+    dead.wait()
+    start = tmp_path / "start.json"
+    start.write_text(json.dumps({"early": True, "host_pid": dead.pid}), encoding="utf-8")
+    code = ("import time; from ragas_compat.probe.record.__main__ import exit_with_parent, host_of; "
+            f"exit_with_parent(0.05, host=host_of({str(start)!r})); time.sleep(60)")
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=30)
+    assert proc.returncode == 2, proc.stderr
+
+
 def _threads(pid: int) -> int:
     try:
         return len(list(Path(f"/proc/{pid}/task").iterdir()))

@@ -84,6 +84,7 @@ import warnings
 
 from .. import network_guard
 from ..budget import BUDGET, OverBudget, limit_memory, renew_memory_limit, set_budget
+from ..host import Host
 from ..protocol import (
     EXIT_BAD_REQUEST,
     EXIT_OK,
@@ -441,22 +442,33 @@ class Batches:
         renew_memory_limit()  # each batch's samples get the allowance anew (the results written are gone)
 
 
-def exit_with_parent(interval: float = 0.5, folder: str | None = None) -> None:
-    """End this process when the command that started it is gone (killed with SIGKILL, say): an
-    orphaned recording would go on asking (and paying) the judge for a file nobody writes. ``folder``
-    (the host's temporary folder of this probe, ``ragas-compat-record-*``) is removed first: the host
-    that would have removed it is gone."""
-    parent = os.getppid()
+def exit_with_parent(interval: float = 0.5, folder: str | None = None, host: Host | None = None) -> None:
+    """End this process when the command that started it is gone (killed with SIGKILL, say; ``Host.gone``:
+    also a host gone before this probe started): an orphaned recording would go on asking (and paying)
+    the judge for a file nobody writes, or wait for a request forever. ``folder`` (the host's temporary
+    folder of this probe, ``ragas-compat-record-*``) is removed first: the host that would have removed it
+    is gone. ``host``: by default this probe's parent as it starts."""
+    host = host or Host()
 
     def watch() -> None:
         while True:
             time.sleep(interval)
-            if os.getppid() != parent:
+            if host.gone():
                 if folder and os.path.basename(folder).startswith("ragas-compat-record-"):
                     shutil.rmtree(folder, ignore_errors=True)
                 os._exit(EXIT_BAD_REQUEST)
 
     threading.Thread(target=watch, name="exit-with-parent", daemon=True).start()
+
+
+def host_of(path: str) -> Host:
+    """The host named by the early start file at ``path`` (``host_pid``), else this probe's parent."""
+    try:
+        with open(path, encoding="utf-8") as handle:
+            pid = json.load(handle).get("host_pid")
+    except (OSError, ValueError, AttributeError):
+        pid = None
+    return Host(pid if isinstance(pid, int) and not isinstance(pid, bool) and pid > 0 else None)
 
 
 def _read_json(path: str) -> dict:
@@ -489,7 +501,8 @@ def main(argv: list[str]) -> int:
     installed and Ragas imported at once, then the request is awaited at PATH and must name the same
     endpoints and import path (else it is refused, exit 2)."""
     faulthandler.enable()
-    exit_with_parent(folder=os.path.dirname(os.path.abspath(argv[1])) if len(argv) == 2 else None)
+    exit_with_parent(folder=os.path.dirname(os.path.abspath(argv[1])) if len(argv) == 2 else None,
+                     host=host_of(argv[1]) if len(argv) == 2 else None)
     if len(argv) != 2:
         print("record error: usage: ragas_compat_probe.record REQUEST.json", file=sys.stderr)
         return EXIT_BAD_REQUEST

@@ -77,7 +77,7 @@ class EarlyProbe:
         self.process: GroupProcess | None = None
         try:
             start.write_text(json.dumps({"early": True, "allow": allow, "sys_path": sys_path,
-                                         "request": str(self.request)}), encoding="utf-8")
+                                         "request": str(self.request), "host_pid": os.getpid()}), encoding="utf-8")
             self.process = GroupProcess(probe_command(self.python, ENTRY_RECORD, str(start)), folder=self.folder,
                                         cwd=self.folder, env=probe_env())
         except OSError:
