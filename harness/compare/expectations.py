@@ -272,12 +272,12 @@ class NotReplayableEntry:
 
 
 def unproduced(patterns: Sequence[T], run_targets: Sequence[T], produced: Collection[T],
-               match: Callable[[T, T], bool] = lambda name, pattern: matches_any(name, (pattern,))) -> list[T]:
+               match: Callable[[T, T], bool]) -> list[T]:
     """What of an entry's target ``patterns`` names rows the case did not produce (``produced``), among the
     run's targets (``run_targets``; a target the run did not score is not stale): a name (a pattern equal
-    to a run target) without its row, or a glob that matches run targets (``match``) but none of the case's
-    rows. A glob means "the case's rows that match" (``legacy:*``): it is not stale for each matching
-    target the case could never produce, only when it names none of its rows."""
+    to a run target) without its row, or a glob that matches run targets (``match(target, pattern)``) but
+    none of the case's rows. A glob means "the case's rows that match" (``legacy:*``): it is not stale for
+    each matching target the case could never produce, only when it names none of its rows."""
     out = []
     for pattern in patterns:
         if pattern in run_targets:
@@ -288,6 +288,10 @@ def unproduced(patterns: Sequence[T], run_targets: Sequence[T], produced: Collec
         if matching and not any(target in produced for target in matching):
             out.append(pattern)
     return out
+
+
+def _matches(name: str, pattern: str) -> bool:
+    return matches_any(name, (pattern,))
 
 
 def _same_origin(entries: list[CaseEntry]) -> list[CaseEntry]:
@@ -400,7 +404,7 @@ class Expectations:
             for case_id in entry.cases:
                 if case_id not in case_ids:
                     continue
-                for named in unproduced(entry.targets or ("*",), targets, produced.get(case_id, set())):
+                for named in unproduced(entry.targets or ("*",), targets, produced.get(case_id, set()), _matches):
                     problems.append(f"{entry.origin}: {entry.where} names ({case_id}, {named}), "
                                     "which the run did not produce")
         return problems
