@@ -119,7 +119,9 @@ def bless(audit: Any) -> str:
     provenance = audit.provenance or {}
     header = [
         f"# Expected classifications of suite {audit.suite.name!r} ({audit.suite.source}), blessed from a run",
-        f"# with Ragas {provenance.get('ragas_version') or 'unknown'} by `ragas-compat expect bless`.",
+        f"# with Ragas {provenance.get('ragas_version') or 'unknown'} under Python "
+        f"{(provenance.get('python') or {}).get('version') or 'unknown'} by `ragas-compat expect bless` (under",
+        "# another Python a few rows may move between identical and rounding: 3.12 made sum() of floats exact).",
         "# Review it and commit it; run with `--expectations THIS_FILE`. Every row and legacy-vs-collections",
         "# pair of the suite is named with the classification it had (case entries are strict: a row that",
         "# moves is drift); the pin's rules still explain cases added to the suite later.",
