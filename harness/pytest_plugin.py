@@ -207,11 +207,13 @@ class RagasCompatFile(pytest.File):
             yield RagasCompatFinding.from_parent(self, name=f"expectations[problem-{index}]",
                                                  found=(Finding("unexplained", None, None, None, None, problem),),
                                                  message=f"ragas-compat: expectations file problem: {problem}")
+        named: dict[str, int] = {}
         for index, finding in enumerate(audit.unattached_findings()):
             name = (f"{finding.case_id}[replay {finding.target}]" if finding.kind == "replay_mismatch"
                     and finding.case_id is not None else f"findings[finding-{index}]")
-            yield RagasCompatFinding.from_parent(self, name=name, found=(finding,),
-                                                 message=f"ragas-compat: {finding.line()}")
+            named[name] = named.get(name, 0) + 1  # one (case, target) may have two replay findings
+            yield RagasCompatFinding.from_parent(self, name=name if named[name] == 1 else f"{name}-{named[name]}",
+                                                 found=(finding,), message=f"ragas-compat: {finding.line()}")
 
 
 class RagasCompatItem(pytest.Item):

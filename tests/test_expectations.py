@@ -298,3 +298,27 @@ def test_unreadable_files_name_the_file(tmp_path: Path):
         load_expectations(bad)
     with pytest.raises(HarnessInputError, match=r"expectations file gone\.toml does not exist"):
         load_expectations(tmp_path / "gone.toml")
+
+
+def test_a_path_entry_naming_two_targets_that_are_never_a_pair_is_stale():
+    """The glob-aware rewrite took a named (legacy, collections) combination the run never pairs for a glob
+    and stopped reporting it stale."""
+    text = """
+[[path_case]]
+case = "c"
+legacy_targets = ["legacy:A"]
+collections_targets = ["collections:B"]
+classification = "identical"
+reason = "A and B are never paired"
+
+[[path_case]]
+case = "c"
+legacy_targets = ["legacy:*"]
+collections_targets = ["collections:*"]
+classification = "identical"
+reason = "every pair of c"
+"""
+    expectations = parse_expectations_text(text, "x.toml")
+    pairs = [("c", "legacy:A", "collections:A"), ("c", "legacy:B", "collections:B")]
+    assert expectations.check_path_coverage(pairs, {"c"}) == [
+        "x.toml: path_case[0] names (c, legacy:A vs collections:B), which the run did not produce"]

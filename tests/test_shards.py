@@ -124,6 +124,8 @@ def test_merge_refuses_shards_classified_under_another_python_than_its_own(monke
     with pytest.raises(HarnessInputError) as caught:
         check_together([here, there])
     assert caught.value.field == "host.python"
+    odd = _doc(1, 2, host="x")  # not a shard this harness writes: no Python said, not a crash (exit 4)
+    shards.check_same_python([odd, _doc(2, 2, host={"python": "x.y"})])
 
 
 def _run(api: str, targets: list[str], rows: list[tuple[str, dict]], scores: dict, **extra) -> dict:

@@ -26,6 +26,7 @@ from typing import Optional
 
 import typer
 
+from ragas_compat.atomic_file import write_atomically
 from ragas_compat.cases.loader import packed
 from ragas_compat.cli.common import exits_on_harness_errors, positive_seconds, shown, stdout
 from ragas_compat.cli.output import OutputFormat, format_option, print_json, quiet_option
@@ -37,7 +38,6 @@ from ragas_compat.report.atomic import check_writable, signals_held, write_repor
 from ragas_compat.runner import StartedProbe, default_workers
 from ragas_compat.tools.audit_run.audit import json_document, json_text, markdown_text, plan_audit, side_by_side
 from ragas_compat.tools.audit_run.rebuild import GRADES
-from ragas_compat.tools.record.session import write_atomically
 from ragas_compat.write_preflight import check_output_file
 
 AUDIT_FILES = ("audit-run.md", "audit-run.json")
@@ -120,7 +120,7 @@ def audit_run(
             # --python checked as run checks it (exit 3) before the case file is written
             source = resolve_ragas_source(python=python, checkout=None, git_url=None, allow_other_commit=False,
                                           timeout=timeout, located=started.located())
-            write_atomically(cases_out, planned.text)
+            write_atomically(cases_out, planned.text, "--cases-out")
             # the case file as `run --cases` reads it, its raw objects packed as `run` holds them while the probe scores
             suite = packed(load_suite([cases_out]))
             audit = run_audit(suite, loaded_expectations, source, python=python, timeout=timeout, workers=workers,

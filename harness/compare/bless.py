@@ -133,7 +133,9 @@ def bless(audit: Any) -> str:
     not_replayable = _not_replayable_entries(audit)
     skipped = unblessable(audit)
     if skipped:
-        header[-3:-3] = ["# Not blessed: rows that were not scored, which no case entry explains (they stay drift):",
+        header[-3:-3] = ["# Not blessed: rows that were not scored, which no case entry explains. They stay drift: a",
+                         "# budget stop or a missing class until a [[rule]] (and [[path_rule]]) with",
+                         "# when = { error_type = [\"<its type>\"] } accepts it, the harness's own error until fixed:",
                          *(f"#   ({case_id}, {target}) {why}" for case_id, target, why in skipped)]
     if not_replayable:
         header[-3:-3] = ["# A recorded live score the replay cannot reproduce is accepted by its [[not_replayable]]",

@@ -446,7 +446,10 @@ class Expectations:
         produced: dict[str, set[tuple[str, str]]] = {}
         for case_id, legacy, collections in pairs:
             produced.setdefault(case_id, set()).add((legacy, collections))
-        names = sorted({(legacy, collections) for _, legacy, collections in pairs})
+        # every (legacy, collections) of the run's targets, paired or not: an entry naming two of them that are
+        # never a pair names no pair the run could produce, and is stale as before
+        legacies, collections_targets = {legacy for _, legacy, _ in pairs}, {c for _, _, c in pairs}
+        names = sorted((legacy, collections) for legacy in legacies for collections in collections_targets)
 
         def match(name: tuple[str, str], pattern: tuple[str, str]) -> bool:
             return matches_any(name[0], (pattern[0],)) and matches_any(name[1], (pattern[1],))

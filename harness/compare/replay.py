@@ -72,20 +72,29 @@ def same_value(live: Any, replayed: Any) -> bool:
 PYTHON_ULPS = 16
 
 
+# an error message CPython words otherwise from one version to the next (3.11 -> 3.12), each way
+PYTHON_REWORDINGS = frozenset({
+    frozenset({"max() arg is an empty sequence", "max() iterable argument is empty"}),
+    frozenset({"min() arg is an empty sequence", "min() iterable argument is empty"}),
+})
+
+
 def python_minor(version: Any) -> str | None:
-    """``3.11`` of ``3.11.7`` (None for anything else)."""
+    """``3.11`` of CPython's ``3.11.7`` (None for anything else: no Python 3 version)."""
     parts = str(version or "").split(".")
-    return ".".join(parts[:2]) if len(parts) >= 2 and all(p.isdigit() for p in parts[:2]) else None
+    return ".".join(parts[:2]) if len(parts) >= 2 and parts[0] == "3" and parts[1].isdigit() else None
 
 
 def python_difference(live: Any, replayed: Any) -> bool:
     """Two values that are not the same (``same_value``) but differ only as two Python versions compute
-    them: finite floats within PYTHON_ULPS of each other, or the same exception type from Ragas worded
-    otherwise (``max() arg is an empty sequence`` became ``max() iterable argument is empty`` in 3.12). Asked
-    only when the recording's Python is not the replay's."""
+    them: finite floats within PYTHON_ULPS of each other, or the same exception type from Ragas whose
+    message one Python words as the other does (``PYTHON_REWORDINGS``: ``max() arg is an empty sequence``
+    became ``max() iterable argument is empty`` in 3.12). Asked only when the recording's Python is not the
+    replay's."""
     if isinstance(live, RagasError) or isinstance(replayed, RagasError):
         return (isinstance(live, RagasError) and isinstance(replayed, RagasError) and live.type == replayed.type
-                and not live.raised_by_harness and not replayed.raised_by_harness)
+                and not live.raised_by_harness and not replayed.raised_by_harness
+                and frozenset({live.message.strip(), replayed.message.strip()}) in PYTHON_REWORDINGS)
     if type(live) is float and type(replayed) is float and math.isfinite(live) and math.isfinite(replayed):
         return abs(live - replayed) <= PYTHON_ULPS * math.ulp(max(abs(live), abs(replayed)))
     return False
@@ -177,15 +186,15 @@ def _outcomes(audit: Any) -> Iterator[_Outcome]:
                 yield _Outcome(case.id, target, "differs" if problem else "raised", classification, problem)
                 continue
             retried = _retried_calls(case, recording, target)
+            across = None  # "recorded under Python 3.11, replayed under 3.13" when only that tells them apart
             if not same_value(live, row.ragas_value):
                 recorded_under = python_minor(recording.get("python"))
-                if recorded_under not in (None, replayed_under) and python_difference(live, row.ragas_value):
-                    yield _Outcome(case.id, target, "python", classification, None,
-                                   why=f"recorded under Python {recorded_under}, replayed under {replayed_under}")
-                else:
-                    yield _Outcome(case.id, target, "differs", classification,
-                                   f"the offline replay gave {_shown(row.ragas_value)}, the live recording "
-                                   f"{_shown(live)}")
+                if None not in (recorded_under, replayed_under) and recorded_under != replayed_under \
+                        and python_difference(live, row.ragas_value):
+                    across = f"recorded under Python {recorded_under}, replayed under {replayed_under}"
+            if not same_value(live, row.ragas_value) and across is None:
+                yield _Outcome(case.id, target, "differs", classification,
+                               f"the offline replay gave {_shown(row.ragas_value)}, the live recording {_shown(live)}")
             elif retried is not None and row.prompts is not None and row.prompts != retried[1]:
                 metric, calls, scripted = retried
                 yield _Outcome(case.id, target, "calls_differ", classification,
@@ -198,6 +207,8 @@ def _outcomes(audit: Any) -> Iterator[_Outcome]:
                 yield _Outcome(case.id, target, "not_frozen", classification,
                                f"the offline replay reproduces the live value ({_shown(live)}) from the verdicts Ragas "
                                f"scored, but part of the live run is not in them: {not_frozen[target]}")
+            elif across is not None:  # the value as the two Pythons compute it, the live run wholly replayed
+                yield _Outcome(case.id, target, "python", classification, None, why=across)
             else:
                 yield _Outcome(case.id, target, "reproduced", classification, None, call_for_call=retried is not None)
 

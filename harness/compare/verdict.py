@@ -76,10 +76,11 @@ def _elsewhere(counts: tuple[int, int]) -> str:
     return f" ({', '.join(parts)})" if parts else ""
 
 
-def _not_of_rows(found: list[Finding]) -> tuple[int, int]:
-    """(findings of legacy-vs-collections pairs, findings of no row) among ``found``: an expectations problem
-    or a dataset-level one names no case; a replay mismatch names a row whose classification it is not."""
-    pairs = sum(1 for f in found if f.target is not None and " vs " in f.target)
+def _not_of_rows(found: list[Finding], of_pairs: set[int]) -> tuple[int, int]:
+    """(findings of legacy-vs-collections pairs, findings of no row) among ``found``: a pair's is one of
+    ``Audit.pair_findings`` (``of_pairs``: their ids); an expectations problem or a dataset-level finding
+    names no case; a replay mismatch names a row whose classification it is not."""
+    pairs = sum(1 for f in found if id(f) in of_pairs)
     return pairs, sum(1 for f in found if f.case_id is None or f.kind == "replay_mismatch")
 
 
@@ -95,10 +96,11 @@ def verdict(audit: Audit) -> Verdict:
     parts = [f"{unexplained} unexplained"] if unexplained else []
     parts += [f"{errors} error{'' if errors == 1 else 's'}"] if errors else []
     account = replay_account(audit)
+    of_pairs = {id(finding) for _, pair_found in audit.pairs_with_findings() for finding in pair_found}
     counted = Verdict("", len(audit.rows), identical, explained, unexplained, errors, harness_errors,
                       account.line() if account is not None else None, checks_not_made,
-                      _not_of_rows([f for f in found if f.kind not in ("error", "harness_error")]),
-                      _not_of_rows([f for f in found if f.kind == "error"]))
+                      _not_of_rows([f for f in found if f.kind not in ("error", "harness_error")], of_pairs),
+                      _not_of_rows([f for f in found if f.kind == "error"], of_pairs))
     return dataclasses.replace(counted, status=", ".join(parts + counted.not_checked()) or "expected")
 
 

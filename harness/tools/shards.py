@@ -48,6 +48,7 @@ from ragas_compat.compare.audit import Audit, build_audit
 from ragas_compat.compare.dataset_level import numpy_nanmean
 from ragas_compat.compare.expectations import Expectations
 from ragas_compat.compare.reference_book import ReferenceBook
+from ragas_compat.compare.replay import python_minor
 from ragas_compat.errors import HarnessInputError, RagasUnavailable
 from ragas_compat.input_limits import READ_BACK_FACTOR, STDIN, read_text
 from ragas_compat.pin import RagasSource
@@ -198,20 +199,22 @@ def _compared(document: dict[str, Any]) -> dict[str, Any]:
     return {**provenance, "suite": {**(provenance.get("suite") or {}), **(document.get("suite") or {})},
             "expectations_digest": (document.get("inputs") or {}).get("expectations_digest"),
             "metrics": document.get("metrics"), "rules_version": document.get("rules_version"),
-            "host": {"python": _minor((document.get("host") or {}).get("python"))}}
+            "host": {"python": _host_python(document)}}
 
 
-def _minor(version: Any) -> str | None:
-    """``3.11`` of ``3.11.7``; None when absent (a shard written before it recorded its host's Python)."""
-    return ".".join(str(version).split(".")[:2]) if version else None
+def _host_python(document: dict[str, Any]) -> str | None:
+    """The major.minor of the Python that ran the shard (``host.python``); None when it does not say (a shard
+    written before it recorded it, or a value that is no Python version)."""
+    host = document.get("host")
+    return python_minor(host.get("python")) if isinstance(host, dict) else None
 
 
 def check_same_python(shards: Sequence[dict[str, Any]]) -> None:
     """Refuse (exit 2) a merge under another Python (major.minor) than the one that ran the shards: the merge
     recomputes the reference and classifies in this process, and the two Pythons' float arithmetic differs
     (a merged report would not be byte for byte the unsharded run's)."""
-    theirs = _minor((shards[0].get("host") or {}).get("python")) if shards else None
-    mine = _minor(platform.python_version())
+    theirs = _host_python(shards[0]) if shards else None
+    mine = python_minor(platform.python_version())
     if theirs is not None and theirs != mine:
         raise HarnessInputError(f"merge: the shards were classified under Python {theirs} ({shards[0]['path']}: "
                                 f"host.python), this merge runs under {mine}: merge under Python {theirs} (the "

@@ -312,8 +312,9 @@ def call_for_call(metric: str, api: str, contexts: list[Any], calls: list[dict[s
     return script or None
 
 
-def build_case(sample: Sample, result: dict[str, Any]) -> Built:
-    """The case of ``sample`` from the probe's record of it (``record_probe.py``'s ``samples[i]``)."""
+def build_case(sample: Sample, result: dict[str, Any], python: str | None = None) -> Built:
+    """The case of ``sample`` from the probe's record of it (``record_probe.py``'s ``samples[i]``); ``python``: the
+    recording probe's Python version, kept in the case's recording (``compare.replay`` reads it)."""
     fields = sample.fields
     contexts = list(fields.get("retrieved_contexts") or [])
     case: dict[str, Any] = {
@@ -328,7 +329,7 @@ def build_case(sample: Sample, result: dict[str, Any]) -> Built:
         if optional in fields:
             case[optional] = fields[optional]
     out: dict[str, Any] = {"verdicts": {}, "judge_replies": {}, "judge_calls": {},
-                           "recording": {"dataset_row": sample.row, "live": {}, "replies": {},
+                           "recording": {"dataset_row": sample.row, "python": python, "live": {}, "replies": {},
                                          "not_replayable": {}, "not_frozen": {}, "unjudged": {},
                                          "raised": {}}}
     judged: list[tuple[str, Any, list[dict[str, Any]], str | None]] = []  # (metric, target, calls, problem)

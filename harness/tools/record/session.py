@@ -383,7 +383,8 @@ def record(dataset_path: Path, out: Path, *, judge: Judge | None, metrics: list[
                                for m in (r.get("metrics") or {}).values() if isinstance(m, dict))
         for sample in batch:
             result = results.get(sample.id)
-            built = build_case(sample, result) if result is not None else None
+            built = (build_case(sample, result, python=document.get("python", {}).get("version"))
+                     if result is not None else None)
             if built is None:
                 failed.append(f"{sample.id}: the recording probe gave no result for it; rerun to record it")
             elif built.case is None:
