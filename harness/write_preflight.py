@@ -1,7 +1,8 @@
 """Check, before any work (and before any judge is paid), that an output can be written.
 
-``check_output_file(path)`` for a writer of one file (``import``, ``record``, a blessed expectations
-file, ``bench --json``; each then writes it with ``ragas_compat.atomic_file.write_atomically``) and ``check_output_folder(folder)`` for a writer of a folder (reports, a cache) raise one
+``check_output_file(path)`` for a writer of one file (``import``, ``record``, a blessed expectations file,
+``bench --json``; each then writes it with ``ragas_compat.atomic_file.write_atomically``) and
+``check_output_folder(folder)`` for a writer of a folder (reports, a cache) raise one
 ``HarnessInputError`` (exit 2) when:
 
 - the path (or what its symlink points at) is a folder, a FIFO, a character or block device (a

@@ -53,8 +53,9 @@ class Verdict:
     def line(self) -> str:
         not_scored = "".join(f", {part}" for part in self.not_checked())
         return (f"Verdict: {self.status}: {self.rows} rows, {self.identical} identical, {self.explained} "
-                f"explained by rules or entries, {self.unexplained} unexplained{_elsewhere(self.unexplained_elsewhere)}, "
-                f"{self.errors} unexplained errors{_elsewhere(self.errors_elsewhere)}{not_scored}.")
+                f"explained by rules or entries, {self.unexplained} unexplained"
+                f"{_elsewhere(self.unexplained_elsewhere)}, {self.errors} unexplained errors"
+                f"{_elsewhere(self.errors_elsewhere)}{not_scored}.")
 
     def meaning(self) -> str:
         """What the verdict means and what to do next, in one line (shown under the verdict line)."""

@@ -8,9 +8,9 @@ import os
 
 class Host:
     """The process that started the probe and will write its requests: ``pid`` as the host gave it
-    (``HOST_PID_FLAG``; the recording probe: its start file's ``host_pid``), else the probe's parent as it starts. The host's pid comes from the host because
-    a host killed before the probe starts leaves it a parent that is not the host (init, a subreaper),
-    which would never change."""
+    (``HOST_PID_FLAG``; the recording probe: its start file's ``host_pid``), else the probe's parent as it
+    starts. The host's pid comes from the host because a host killed before the probe starts leaves it a
+    parent that is not the host (init, a subreaper), which would never change."""
 
     def __init__(self, pid: int | None = None) -> None:
         self.parent = os.getppid()  # the probe's parent as it starts: the host, or whoever took the probe over

@@ -12,11 +12,12 @@ needs to check that the shards belong together (the suite's content digest, the 
 files, the expectations digest, the ``--metric`` selection, the release position of the rules).
 A shard classifies nothing and writes no report; its exit code is 0 once its file is written.
 
-**The merge** (``merge_shards``) refuses (exit 2, naming the field) shards of different runs: another
-shard count, a shard missing or given twice, another provenance (Ragas, the pin, the suite, Python,
-the expectations...), shards classified under another Python than each other or than the merge's own
-(``host.python``, major.minor: the merge recomputes the reference, whose float arithmetic differs), another suite digest or ``--metric`` selection, and shards that do not hold exactly
-the rows of the run (``check_complete``: counted against the suite read again). It then rebuilds the probe output
+**The merge** (``merge_shards``) refuses (exit 2, naming the field) shards of different runs: another shard
+count, a shard missing or given twice, another provenance (Ragas, the pin, the suite, Python, the
+expectations...), shards classified under another Python than each other or than the merge's own
+(``host.python``, major.minor: the merge recomputes the reference, whose float arithmetic differs), another
+suite digest or ``--metric`` selection, and shards that do not hold exactly the rows of the run
+(``check_complete``: counted against the suite read again). It then rebuilds the probe output
 of the unsharded run: every shard's per-row results, and per (API, target) the ``evaluate()`` rows
 in suite order. The dataset-level mean is the one place where a shard's work is not the whole run's:
 Ragas's ``evaluate()`` reports ``safe_nanmean`` over its per-row values, and a shard's ``evaluate()``
