@@ -24,13 +24,13 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
+from ragas_compat.atomic_file import write_atomically
 from ragas_compat.cases import parse_suite
 from ragas_compat.compare.audit import build_audit
 from ragas_compat.compare.bless import bless, write_blessed
 from ragas_compat.compare.expectations import parse_expectations_text
 from ragas_compat.errors import HarnessInputError
 from ragas_compat.tools.bench_rows import BenchRow
-from ragas_compat.tools.record.session import write_atomically  # where record, import and audit-run find it
 
 CASE = {"id": "cp", "category": "single_source", "user_input": "q", "reference": "r", "response": "a",
         "retrieved_contexts": ["c1", "c2"], "verdicts": {"context_precision_with_reference": [1, 0]}}

@@ -41,7 +41,7 @@ from typing import Any
 
 import ragas_compat
 from ragas_compat import http_client
-from ragas_compat.atomic_file import write_atomically  # also imported from here (audit-run, import)
+from ragas_compat.atomic_file import write_atomically
 from ragas_compat.cases import parse_suite_text
 from ragas_compat.cases.loader import check_case_count
 from ragas_compat.errors import HarnessInputError, RagasUnavailable
