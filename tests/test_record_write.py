@@ -59,3 +59,20 @@ def test_any_cases_give_the_same_bytes_as_json_dumps(bodies, suite):
     texts: dict = {}
     assert document_text(document, texts) == _plain(document)
     assert document_text(document, texts) == _plain(document)  # from the kept texts
+
+
+def test_a_dangling_symlink_as_out_is_named_as_one(tmp_path):
+    """``record --out LINK`` with LINK pointing at nothing said "exists and is not a readable case file (case file
+    not found)": exists and not found at once."""
+    import pytest
+
+    from ragas_compat.errors import HarnessInputError
+    from ragas_compat.tools.record.session import load_existing
+
+    link = tmp_path / "rec.json"
+    link.symlink_to(tmp_path / "gone.json")
+    with pytest.raises(HarnessInputError) as caught:
+        load_existing(link, "fingerprint")
+    message = str(caught.value)
+    assert "rec.json: is a symlink to a missing file" in message and "gone.json" in message
+    assert "exists" not in message and caught.value.exit_code == 2

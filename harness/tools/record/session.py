@@ -283,6 +283,9 @@ def load_existing(out: Path, print_: str) -> dict[str, Any] | None:
     HarnessInputError when the file is something else."""
     if not os.path.lexists(out):
         return None
+    if out.is_symlink() and not out.exists():  # not "exists and is not readable": it points at nothing
+        raise HarnessInputError(f"{out.name}: is a symlink to a missing file ({os.readlink(out)}); choose another "
+                                "--out or remove the link", field="--out")
     try:  # a regular file within the input limits (never a device such as /dev/zero), strict JSON
         document = loads_json(decode_utf8(read_bytes(out, "case file", allow_stdin=False), out.name, "case file"),
                               out.name, field="--out")
