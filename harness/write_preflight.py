@@ -43,7 +43,8 @@ def _kind(mode: int) -> str:
     return next((name for test, name in _KINDS if test(mode)), "not a regular file")
 
 
-def _reason(exc: OSError) -> str:
+def os_error_reason(exc: OSError) -> str:
+    """The words a refusal gives an OSError: "the file system is full" for ``ENOSPC``, else its strerror."""
     return _REASONS.get(exc.errno or 0) or exc.strerror or str(exc)
 
 
@@ -66,14 +67,14 @@ def _probe_folder(folder: Path, shown: Path, option: str, creating: str | None =
     try:
         info = os.stat(folder)
     except OSError as exc:
-        raise _refused(option, shown, f"cannot use the folder {folder} ({_reason(exc)})") from None
+        raise _refused(option, shown, f"cannot use the folder {folder} ({os_error_reason(exc)})") from None
     if not stat.S_ISDIR(info.st_mode):
         raise _refused(option, shown, f"{folder} is {_kind(info.st_mode)}, not a folder")
     cannot = f"cannot create {creating} in {folder}" if creating else f"cannot write in {folder}"
     try:
         fd, name = tempfile.mkstemp(prefix=".ragas-compat-write-check.", dir=folder)
     except OSError as exc:
-        raise _refused(option, shown, f"{cannot} ({_reason(exc)})") from None
+        raise _refused(option, shown, f"{cannot} ({os_error_reason(exc)})") from None
     try:
         block = b"\0" * PROBE_BYTES
         written = 0
@@ -81,18 +82,13 @@ def _probe_folder(folder: Path, shown: Path, option: str, creating: str | None =
             written += os.write(fd, block[written:])
         os.fsync(fd)
     except OSError as exc:
-        raise _refused(option, shown, f"{cannot} ({_reason(exc)})") from None
+        raise _refused(option, shown, f"{cannot} ({os_error_reason(exc)})") from None
     finally:
         os.close(fd)
         try:
             os.unlink(name)
         except OSError:
             pass
-
-
-def os_error_reason(exc: OSError) -> str:
-    """The words a refusal gives an OSError: "the file system is full" for ``ENOSPC``, else its strerror."""
-    return _reason(exc)
 
 
 def check_regular_file(path: str | Path, option: str = "--out") -> None:
@@ -105,7 +101,7 @@ def check_regular_file(path: str | Path, option: str = "--out") -> None:
     except FileNotFoundError:
         return
     except OSError as exc:
-        raise _refused(option, path, f"cannot inspect it ({_reason(exc)})") from None
+        raise _refused(option, path, f"cannot inspect it ({os_error_reason(exc)})") from None
     if not stat.S_ISREG(info.st_mode):
         via = f" (a symlink to {os.path.realpath(path)})" if path.is_symlink() else ""
         raise _refused(option, path, f"it is {_kind(info.st_mode)}{via}, not a regular file; choose another path")

@@ -61,10 +61,9 @@ def unblessable(audit: Any) -> list[tuple[str, str, str]]:
     return out
 
 
-def _row_entries(audit: Any) -> list[str]:
+def _row_entries(audit: Any, skipped: set[tuple[str, str]]) -> list[str]:
     lines: list[str] = []
     rows_by_case: dict[str, list[Any]] = {}
-    skipped = {(case_id, target) for case_id, target, _ in unblessable(audit)}
     for row in audit.rows:
         if (row.case.id, row.target) not in skipped:
             rows_by_case.setdefault(row.case.id, []).append(row)
@@ -80,10 +79,9 @@ def _row_entries(audit: Any) -> list[str]:
     return lines
 
 
-def _pair_entries(audit: Any) -> list[str]:
+def _pair_entries(audit: Any, skipped: set[tuple[str, str]]) -> list[str]:
     lines: list[str] = []
     pairs_by_case: dict[str, list[Any]] = {}
-    skipped = {(case_id, target) for case_id, target, _ in unblessable(audit)}
     for pair in audit.pairs:
         if (pair.case.id, pair.legacy.target) not in skipped and (pair.case.id, pair.collections.target) not in skipped:
             pairs_by_case.setdefault(pair.case.id, []).append(pair)
@@ -140,7 +138,9 @@ def bless(audit: Any) -> str:
     if not_replayable:
         header[-3:-3] = ["# A recorded live score the replay cannot reproduce is accepted by its [[not_replayable]]",
                          "# entry only while the recording lists the same reason."]
-    return "\n".join(header + _row_entries(audit) + _pair_entries(audit) + not_replayable).rstrip() + "\n"
+    left_out = {(case_id, target) for case_id, target, _ in skipped}  # rows, and the pairs they are a side of
+    return "\n".join(header + _row_entries(audit, left_out) + _pair_entries(audit, left_out)
+                     + not_replayable).rstrip() + "\n"
 
 
 def write_blessed(audit: Any, path: Path) -> Path:
